@@ -1,0 +1,48 @@
+//! `labelguard rules` and `labelguard rule CODE`: the catalogue, from the rules' doc comments.
+
+use crate::emit;
+use anyhow::anyhow;
+use labelguard_core::rules::{by_code, ALL};
+use std::process::ExitCode;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum RulesFormat {
+    Text,
+    Json,
+    /// The docs/rules.md page.
+    Markdown,
+}
+
+#[derive(clap::Args)]
+pub struct RulesArgs {
+    #[arg(long, value_enum, default_value_t = RulesFormat::Text)]
+    format: RulesFormat,
+}
+
+#[derive(clap::Args)]
+pub struct RuleArgs {
+    /// A rule code (LG101) or name (void-label-not-ignored).
+    code: String,
+}
+
+pub fn list(args: RulesArgs, style: labelguard_report::Style) -> anyhow::Result<ExitCode> {
+    emit(&match args.format {
+        RulesFormat::Text => labelguard_report::rules_text(ALL, style),
+        RulesFormat::Json => labelguard_report::rules_json(ALL) + "\n",
+        RulesFormat::Markdown => labelguard_report::rules_markdown(ALL),
+    });
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn show(args: RuleArgs) -> anyhow::Result<ExitCode> {
+    let rule = by_code(&args.code)
+        .ok_or_else(|| anyhow!("no rule '{}'; `labelguard rules` lists them", args.code))?;
+    emit(&format!(
+        "{} {} ({})\n\n{}",
+        rule.code,
+        rule.name,
+        rule.severity.as_str(),
+        rule.documentation()
+    ));
+    Ok(ExitCode::SUCCESS)
+}

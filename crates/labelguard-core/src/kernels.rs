@@ -1,0 +1,658 @@
+//! The hot loops: one pass over a tensor's bytes at memory bandwidth.
+//!
+//! The first pass (`scan_int`, `scan_float`) only counts: min, max, how many elements are
+//! outside the valid range (the ignore value excluded), how many are NaN or infinite. It is
+//! branch-free over fixed-width lanes so that LLVM vectorizes it; on x86-64 the same code is
+//! compiled a second time for AVX2 and picked at run time. The detailed pass (`locate`), which
+//! finds coordinates and a histogram of the bad values, runs only when the first one found
+//! something, so a valid tensor costs one read of its bytes.
+
+use crate::dtype::DType;
+use crate::tensor::TensorView;
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+/// What one pass over an integer tensor found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct IntStats {
+    /// Elements read.
+    pub count: u64,
+    /// Smallest and largest element (over all elements, ignored ones included); `None` when empty.
+    pub min: Option<i64>,
+    pub max: Option<i64>,
+    /// Elements outside `[lo, hi]` that are not the ignore value.
+    pub bad: u64,
+    /// Elements equal to the ignore value.
+    pub ignored: u64,
+}
+
+impl IntStats {
+    fn merge(self, o: IntStats) -> IntStats {
+        IntStats {
+            count: self.count + o.count,
+            min: opt(self.min, o.min, i64::min),
+            max: opt(self.max, o.max, i64::max),
+            bad: self.bad + o.bad,
+            ignored: self.ignored + o.ignored,
+        }
+    }
+}
+
+fn opt<T: Copy>(a: Option<T>, b: Option<T>, f: fn(T, T) -> T) -> Option<T> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(f(a, b)),
+        (a, None) => a,
+        (None, b) => b,
+    }
+}
+
+/// The valid range and the ignore value of an integer check, in i64.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IntRange {
+    pub lo: i64,
+    pub hi: i64,
+    pub ignore: Option<i64>,
+}
+
+impl IntRange {
+    /// `[0, n-1]`: class ids or indices into a dimension of size `n`.
+    pub fn below(n: i64, ignore: Option<i64>) -> IntRange {
+        IntRange {
+            lo: 0,
+            hi: n - 1,
+            ignore,
+        }
+    }
+    pub fn is_bad(&self, v: i64) -> bool {
+        (v < self.lo || v > self.hi) && Some(v) != self.ignore
+    }
+}
+
+/// An integer element type that the vectorized scan runs on natively.
+trait Lane: Copy + Ord + Default + 'static {
+    type Count: Copy + Default + std::ops::Add<Output = Self::Count> + Into<u64>;
+    const MIN: Self;
+    const MAX: Self;
+    const ONE: Self::Count;
+    const ZERO: Self::Count;
+    fn to_i64(self) -> i64;
+    fn from_i64_clamped(v: i64) -> Self;
+}
+
+macro_rules! lane {
+    ($t:ty, $c:ty) => {
+        impl Lane for $t {
+            type Count = $c;
+            const MIN: Self = <$t>::MIN;
+            const MAX: Self = <$t>::MAX;
+            const ONE: $c = 1;
+            const ZERO: $c = 0;
+            #[inline(always)]
+            fn to_i64(self) -> i64 {
+                self as i64
+            }
+            #[inline(always)]
+            fn from_i64_clamped(v: i64) -> Self {
+                v.clamp(<$t>::MIN as i64, <$t>::MAX as i64) as $t
+            }
+        }
+    };
+}
+lane!(u8, u8);
+lane!(i8, u8);
+lane!(i16, u16);
+lane!(u16, u16);
+lane!(i32, u32);
+lane!(i64, u64);
+
+/// The range and ignore value converted to the element type. An empty range is expressed as
+/// `lo = MAX, hi = MIN`; an ignore value the type cannot hold is switched off.
+#[derive(Clone, Copy)]
+struct Native<T> {
+    lo: T,
+    hi: T,
+    ignore: T,
+    has_ignore: bool,
+}
+
+impl<T: Lane> Native<T> {
+    fn new(r: &IntRange) -> Self {
+        let (lo, hi) = if r.lo > r.hi || r.lo > T::MAX.to_i64() || r.hi < T::MIN.to_i64() {
+            (T::MAX, T::MIN)
+        } else {
+            (T::from_i64_clamped(r.lo), T::from_i64_clamped(r.hi))
+        };
+        let ignore = r
+            .ignore
+            .filter(|&i| i >= T::MIN.to_i64() && i <= T::MAX.to_i64());
+        Native {
+            lo,
+            hi,
+            ignore: ignore.map(T::from_i64_clamped).unwrap_or_default(),
+            has_ignore: ignore.is_some(),
+        }
+    }
+}
+
+/// Lane-parallel scan of one slice. `L` lanes of `T` make one 64-byte step; counts live in
+/// lanes of the same width and are flushed every 255 steps so they cannot overflow.
+#[inline(always)]
+fn scan_lanes<T: Lane, const L: usize>(data: &[T], p: Native<T>) -> IntStats {
+    let mut stats = IntStats::default();
+    let mut mins = [T::MAX; L];
+    let mut maxs = [T::MIN; L];
+    let body = data.len() - data.len() % L;
+    let tail = &data[body..];
+    for block in data[..body].chunks(L * 255) {
+        let mut bad = [T::ZERO; L];
+        let mut ign = [T::ZERO; L];
+        for chunk in block.chunks_exact(L) {
+            for l in 0..L {
+                let v = chunk[l];
+                mins[l] = mins[l].min(v);
+                maxs[l] = maxs[l].max(v);
+                let is_ign = (v == p.ignore) & p.has_ignore;
+                let outside = (v < p.lo) | (v > p.hi);
+                bad[l] = bad[l] + if outside & !is_ign { T::ONE } else { T::ZERO };
+                ign[l] = ign[l] + if is_ign { T::ONE } else { T::ZERO };
+            }
+        }
+        stats.bad += bad.iter().map(|&c| c.into()).sum::<u64>();
+        stats.ignored += ign.iter().map(|&c| c.into()).sum::<u64>();
+    }
+    if body > 0 {
+        stats.min = mins.iter().min().map(|v| v.to_i64());
+        stats.max = maxs.iter().max().map(|v| v.to_i64());
+    }
+    for &v in tail {
+        let v64 = v.to_i64();
+        stats.min = Some(stats.min.map_or(v64, |m| m.min(v64)));
+        stats.max = Some(stats.max.map_or(v64, |m| m.max(v64)));
+        let is_ign = p.has_ignore && v == p.ignore;
+        stats.ignored += is_ign as u64;
+        stats.bad += (!is_ign && (v < p.lo || v > p.hi)) as u64;
+    }
+    stats.count = data.len() as u64;
+    stats
+}
+
+macro_rules! dispatch_simd {
+    ($name:ident, $avx2:ident, $t:ty, $l:literal) => {
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx2")]
+        fn $avx2(data: &[$t], p: Native<$t>) -> IntStats {
+            scan_lanes::<$t, $l>(data, p)
+        }
+        fn $name(data: &[$t], p: Native<$t>) -> IntStats {
+            #[cfg(target_arch = "x86_64")]
+            if std::is_x86_feature_detected!("avx2") {
+                // SAFETY: the CPU supports AVX2, checked just above.
+                return unsafe { $avx2(data, p) };
+            }
+            scan_lanes::<$t, $l>(data, p)
+        }
+    };
+}
+dispatch_simd!(scan_u8, scan_u8_avx2, u8, 64);
+dispatch_simd!(scan_i8, scan_i8_avx2, i8, 64);
+dispatch_simd!(scan_i16, scan_i16_avx2, i16, 32);
+dispatch_simd!(scan_u16, scan_u16_avx2, u16, 32);
+dispatch_simd!(scan_i32, scan_i32_avx2, i32, 16);
+dispatch_simd!(scan_i64, scan_i64_avx2, i64, 8);
+
+/// Reinterprets little-endian bytes as `T`, copying only when they are not aligned.
+///
+/// Callers use it only with plain integer and float types, for which every bit pattern is a
+/// valid value.
+pub(crate) fn typed<T: Copy + Default>(bytes: &[u8]) -> Cow<'_, [T]> {
+    let size = std::mem::size_of::<T>();
+    // SAFETY: T is a primitive integer or float (see callers); any bytes are a valid T.
+    let (head, body, _) = unsafe { bytes.align_to::<T>() };
+    if head.is_empty() {
+        Cow::Borrowed(&body[..bytes.len() / size])
+    } else {
+        let mut out = vec![T::default(); bytes.len() / size];
+        // SAFETY: out has exactly bytes.len() / size elements of T.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                bytes.as_ptr(),
+                out.as_mut_ptr() as *mut u8,
+                out.len() * size,
+            )
+        };
+        Cow::Owned(out)
+    }
+}
+
+/// One pass over an integer or bool tensor: min, max, count of elements outside
+/// `[range.lo, range.hi]` that are not `range.ignore`. Floats are read as their truncation,
+/// which callers use only for hints.
+pub fn scan_int(t: &TensorView<'_>, range: IntRange) -> IntStats {
+    if t.numel() == 0 {
+        return IntStats::default();
+    }
+    if !t.is_dense() {
+        let mut s = IntStats::default();
+        for o in t.offsets() {
+            let v = t.read_i64(o);
+            s = s.merge(IntStats {
+                count: 1,
+                min: Some(v),
+                max: Some(v),
+                bad: range.is_bad(v) as u64,
+                ignored: (Some(v) == range.ignore) as u64,
+            });
+        }
+        return s;
+    }
+    let bytes = t.bytes();
+    match t.dtype() {
+        DType::U8 | DType::Bool => scan_u8(bytes, Native::new(&range)),
+        DType::I8 => scan_i8(&typed::<i8>(bytes), Native::new(&range)),
+        DType::I16 => scan_i16(&typed::<i16>(bytes), Native::new(&range)),
+        DType::U16 => scan_u16(&typed::<u16>(bytes), Native::new(&range)),
+        DType::I32 => scan_i32(&typed::<i32>(bytes), Native::new(&range)),
+        DType::I64 => scan_i64(&typed::<i64>(bytes), Native::new(&range)),
+        _ => {
+            let mut s = IntStats::default();
+            for o in 0..t.numel() {
+                let v = t.read_i64(o);
+                s = s.merge(IntStats {
+                    count: 1,
+                    min: Some(v),
+                    max: Some(v),
+                    bad: range.is_bad(v) as u64,
+                    ignored: (Some(v) == range.ignore) as u64,
+                });
+            }
+            s
+        }
+    }
+}
+
+/// What one pass over a float tensor found.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct FloatStats {
+    pub count: u64,
+    /// Smallest and largest finite-or-infinite value, NaN excluded; `None` when there is none.
+    pub min: Option<f64>,
+    pub max: Option<f64>,
+    pub nan: u64,
+    pub pos_inf: u64,
+    pub neg_inf: u64,
+    /// Values below `lo` or above `hi` (infinities included, NaN not).
+    pub below: u64,
+    pub above: u64,
+    /// Values with a fractional part (NaN and infinities not counted).
+    pub fractional: u64,
+}
+
+impl FloatStats {
+    pub fn non_finite(&self) -> u64 {
+        self.nan + self.pos_inf + self.neg_inf
+    }
+}
+
+#[inline(always)]
+fn scan_float_lanes<const L: usize>(data: &[f32], lo: f32, hi: f32) -> FloatStats {
+    // The f64 path widens; f32 (and f16/bf16 via f32) is the common case for speed.
+    let mut s = FloatStats::default();
+    let mut mins = [f32::INFINITY; L];
+    let mut maxs = [f32::NEG_INFINITY; L];
+    let mut nan = [0u32; L];
+    let mut below = [0u32; L];
+    let mut above = [0u32; L];
+    let mut frac = [0u32; L];
+    let mut pinf = [0u32; L];
+    let mut ninf = [0u32; L];
+    let flush = |s: &mut FloatStats, a: &mut [[u32; L]; 6]| {
+        s.nan += a[0].iter().map(|&c| c as u64).sum::<u64>();
+        s.below += a[1].iter().map(|&c| c as u64).sum::<u64>();
+        s.above += a[2].iter().map(|&c| c as u64).sum::<u64>();
+        s.fractional += a[3].iter().map(|&c| c as u64).sum::<u64>();
+        s.pos_inf += a[4].iter().map(|&c| c as u64).sum::<u64>();
+        s.neg_inf += a[5].iter().map(|&c| c as u64).sum::<u64>();
+        *a = [[0; L]; 6];
+    };
+    let chunks = data.chunks_exact(L);
+    let tail = chunks.remainder();
+    for chunk in chunks {
+        for l in 0..L {
+            let v = chunk[l];
+            let is_nan = v.is_nan();
+            mins[l] = if v < mins[l] { v } else { mins[l] };
+            maxs[l] = if v > maxs[l] { v } else { maxs[l] };
+            nan[l] += is_nan as u32;
+            below[l] += (v < lo) as u32;
+            above[l] += (v > hi) as u32;
+            frac[l] += (v.is_finite() & (v != v.trunc())) as u32;
+            pinf[l] += (v == f32::INFINITY) as u32;
+            ninf[l] += (v == f32::NEG_INFINITY) as u32;
+        }
+    }
+    let mut acc = [nan, below, above, frac, pinf, ninf];
+    flush(&mut s, &mut acc);
+    let mut min = mins.iter().copied().fold(f32::INFINITY, f32::min);
+    let mut max = maxs.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    for &v in tail {
+        s.nan += v.is_nan() as u64;
+        s.below += (v < lo) as u64;
+        s.above += (v > hi) as u64;
+        s.fractional += (v.is_finite() && v != v.trunc()) as u64;
+        s.pos_inf += (v == f32::INFINITY) as u64;
+        s.neg_inf += (v == f32::NEG_INFINITY) as u64;
+        if v < min {
+            min = v
+        }
+        if v > max {
+            max = v
+        }
+    }
+    s.count = data.len() as u64;
+    if s.count > s.nan {
+        s.min = Some(min as f64);
+        s.max = Some(max as f64);
+    }
+    s
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn scan_f32_avx2(data: &[f32], lo: f32, hi: f32) -> FloatStats {
+    scan_float_lanes::<16>(data, lo, hi)
+}
+
+fn scan_f32(data: &[f32], lo: f32, hi: f32) -> FloatStats {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU supports AVX2, checked just above.
+        return unsafe { scan_f32_avx2(data, lo, hi) };
+    }
+    scan_float_lanes::<16>(data, lo, hi)
+}
+
+fn scan_f64_values(values: impl Iterator<Item = f64>, lo: f64, hi: f64) -> FloatStats {
+    let mut s = FloatStats::default();
+    for v in values {
+        s.count += 1;
+        if v.is_nan() {
+            s.nan += 1;
+            continue;
+        }
+        s.min = Some(s.min.map_or(v, |m: f64| m.min(v)));
+        s.max = Some(s.max.map_or(v, |m: f64| m.max(v)));
+        s.below += (v < lo) as u64;
+        s.above += (v > hi) as u64;
+        s.fractional += (v.is_finite() && v != v.trunc()) as u64;
+        s.pos_inf += (v == f64::INFINITY) as u64;
+        s.neg_inf += (v == f64::NEG_INFINITY) as u64;
+    }
+    s
+}
+
+/// One pass over a tensor read as floats: NaN/Inf counts, min, max, and how many values fall
+/// below `lo` or above `hi`. Integer tensors are widened.
+pub fn scan_float(t: &TensorView<'_>, lo: f64, hi: f64) -> FloatStats {
+    if t.numel() == 0 {
+        return FloatStats::default();
+    }
+    // f32 comparisons against the bounds rounded to f32 are exact only when the bounds are
+    // f32-representable; the bounds used by the contracts (0, 1) are.
+    if t.is_dense() && t.dtype() == DType::F32 && lo as f32 as f64 == lo && hi as f32 as f64 == hi {
+        return scan_f32(&typed::<f32>(t.bytes()), lo as f32, hi as f32);
+    }
+    if t.is_dense() && matches!(t.dtype(), DType::F16 | DType::BF16) {
+        let raw = typed::<u16>(t.bytes());
+        let mut s = FloatStats::default();
+        let mut buf = vec![0f32; 4096];
+        for chunk in raw.chunks(4096) {
+            let out = &mut buf[..chunk.len()];
+            if t.dtype() == DType::F16 {
+                for (o, &b) in out.iter_mut().zip(chunk) {
+                    *o = half::f16::from_bits(b).to_f32();
+                }
+            } else {
+                for (o, &b) in out.iter_mut().zip(chunk) {
+                    *o = half::bf16::from_bits(b).to_f32();
+                }
+            }
+            let part = scan_f32(out, lo as f32, hi as f32);
+            s = FloatStats {
+                count: s.count + part.count,
+                min: opt(s.min, part.min, f64::min),
+                max: opt(s.max, part.max, f64::max),
+                nan: s.nan + part.nan,
+                pos_inf: s.pos_inf + part.pos_inf,
+                neg_inf: s.neg_inf + part.neg_inf,
+                below: s.below + part.below,
+                above: s.above + part.above,
+                fractional: s.fractional + part.fractional,
+            };
+        }
+        return s;
+    }
+    scan_f64_values(t.offsets().map(|o| t.read_f64(o)), lo, hi)
+}
+
+/// Where the bad elements are: the first few in PyTorch's (row-major) order with their
+/// multi-dimensional index, and how often each bad value occurs.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Located {
+    /// (index, printable value), first offending elements in row-major order.
+    pub first: Vec<(Vec<usize>, String)>,
+    /// Bad value (as printed) to count, at most `MAX_DISTINCT` values; the rest in `other`.
+    pub values: BTreeMap<OrderedValue, u64>,
+    pub other_values: u64,
+    pub total: u64,
+}
+
+/// A value key that orders integers numerically and keeps floats printable.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum OrderedValue {
+    Int(i64),
+    Float(String),
+}
+
+impl std::fmt::Display for OrderedValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OrderedValue::Int(v) => write!(f, "{v}"),
+            OrderedValue::Float(s) => f.write_str(s),
+        }
+    }
+}
+
+const MAX_DISTINCT: usize = 64;
+
+/// The detailed pass: visits elements in row-major order and records those `is_bad` accepts.
+pub fn locate(
+    t: &TensorView<'_>,
+    limit: usize,
+    is_bad: impl Fn(&TensorView<'_>, usize) -> bool,
+) -> Located {
+    let mut out = Located::default();
+    for (flat, off) in t.offsets().enumerate() {
+        if !is_bad(t, off) {
+            continue;
+        }
+        out.total += 1;
+        let value = if t.dtype().is_floating() {
+            OrderedValue::Float(t.format_value(off))
+        } else {
+            OrderedValue::Int(t.read_i64(off))
+        };
+        if out.first.len() < limit {
+            out.first.push((t.unravel(flat), value.to_string()));
+        }
+        if let Some(c) = out.values.get_mut(&value) {
+            *c += 1;
+        } else if out.values.len() < MAX_DISTINCT {
+            out.values.insert(value, 1);
+        } else {
+            out.other_values += 1;
+        }
+    }
+    out
+}
+
+/// Distinct values of an integer tensor with their counts, up to `cap` distinct values
+/// (`None` past that): the class profile that hints are inferred from.
+pub fn int_histogram(t: &TensorView<'_>, cap: usize) -> Option<BTreeMap<i64, u64>> {
+    let mut h = BTreeMap::new();
+    if t.dtype() == DType::U8 && t.is_dense() {
+        let mut bins = [0u64; 256];
+        for &b in t.bytes() {
+            bins[b as usize] += 1;
+        }
+        for (v, &c) in bins.iter().enumerate() {
+            if c > 0 {
+                h.insert(v as i64, c);
+            }
+        }
+        return (h.len() <= cap).then_some(h);
+    }
+    for o in t.offsets() {
+        *h.entry(t.read_i64(o)).or_insert(0) += 1;
+        if h.len() > cap {
+            return None;
+        }
+    }
+    Some(h)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn view<'a>(dtype: DType, shape: &[usize], bytes: &'a [u8]) -> TensorView<'a> {
+        TensorView::new(dtype, shape, bytes).unwrap()
+    }
+
+    fn naive(values: &[i64], r: IntRange) -> IntStats {
+        IntStats {
+            count: values.len() as u64,
+            min: values.iter().copied().min(),
+            max: values.iter().copied().max(),
+            bad: values.iter().filter(|&&v| r.is_bad(v)).count() as u64,
+            ignored: values.iter().filter(|&&v| Some(v) == r.ignore).count() as u64,
+        }
+    }
+
+    #[test]
+    fn int_scan_matches_naive_for_every_dtype_and_length() {
+        let mut seed = 0x9E3779B97F4A7C15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for len in [0usize, 1, 7, 63, 64, 65, 200, 255 * 64 + 3, 70_000] {
+            for dtype in [
+                DType::U8,
+                DType::I8,
+                DType::I16,
+                DType::U16,
+                DType::I32,
+                DType::I64,
+            ] {
+                let vals: Vec<i64> = (0..len)
+                    .map(|_| match dtype {
+                        DType::U8 => (next() % 256) as i64,
+                        DType::I8 => (next() % 256) as i64 - 128,
+                        DType::I16 => (next() % 700) as i64 - 350,
+                        DType::U16 => (next() % 700) as i64,
+                        _ => (next() % 700) as i64 - 350,
+                    })
+                    .collect();
+                let bytes: Vec<u8> = vals
+                    .iter()
+                    .flat_map(|&v| match dtype {
+                        DType::U8 | DType::I8 => vec![v as u8],
+                        DType::I16 | DType::U16 => (v as i16).to_le_bytes().to_vec(),
+                        DType::I32 => (v as i32).to_le_bytes().to_vec(),
+                        _ => v.to_le_bytes().to_vec(),
+                    })
+                    .collect();
+                let t = view(dtype, &[len], &bytes);
+                for r in [
+                    IntRange::below(19, Some(255)),
+                    IntRange::below(19, Some(-100)),
+                    IntRange::below(300, None),
+                    IntRange {
+                        lo: 5,
+                        hi: 2,
+                        ignore: None,
+                    },
+                    IntRange {
+                        lo: -1000,
+                        hi: 1000,
+                        ignore: Some(7),
+                    },
+                    IntRange::below(i64::MAX, Some(i64::MIN)),
+                ] {
+                    assert_eq!(scan_int(&t, r), naive(&vals, r), "{dtype} len {len} {r:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn unaligned_bytes_give_the_same_answer() {
+        let vals: Vec<i64> = (0..1000).map(|i| i % 23).collect();
+        let mut bytes = vec![0u8];
+        bytes.extend(vals.iter().flat_map(|v| v.to_le_bytes()));
+        let t = view(DType::I64, &[1000], &bytes[1..]);
+        let r = IntRange::below(20, None);
+        assert_eq!(scan_int(&t, r), naive(&vals, r));
+    }
+
+    #[test]
+    fn strided_views_are_scanned_in_full() {
+        // A [3,4] int32 tensor viewed transposed (strides 1,4) and as an expanded row.
+        let vals: Vec<i32> = (0..12).collect();
+        let bytes: Vec<u8> = vals.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let t = TensorView::with_strides(DType::I32, &[4, 3], &[1, 4], &bytes).unwrap();
+        assert!(t.is_dense() && !t.is_contiguous());
+        let s = scan_int(&t, IntRange::below(10, None));
+        assert_eq!((s.count, s.bad, s.min, s.max), (12, 2, Some(0), Some(11)));
+        let loc = locate(&t, 10, |t, o| t.read_i64(o) >= 10);
+        // Element [i,j] of the transposed view is i + 4j; in row-major order 10 comes first at [2,2].
+        assert_eq!(loc.first[0].0, vec![2, 2]);
+        let e = TensorView::with_strides(DType::I32, &[5, 4], &[0, 1], &bytes).unwrap();
+        assert!(!e.is_dense());
+        assert_eq!(scan_int(&e, IntRange::below(3, None)).bad, 5);
+    }
+
+    #[test]
+    fn float_scan_counts_nan_inf_and_range() {
+        let vals = [
+            0.0f32,
+            1.0,
+            1.5,
+            -0.25,
+            f32::NAN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            0.5,
+        ];
+        let bytes: Vec<u8> = vals.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let t = view(DType::F32, &[8], &bytes);
+        let s = scan_float(&t, 0.0, 1.0);
+        assert_eq!(
+            (s.nan, s.pos_inf, s.neg_inf, s.below, s.above),
+            (1, 1, 1, 2, 2)
+        );
+        assert_eq!(
+            (s.min, s.max),
+            (Some(f64::NEG_INFINITY), Some(f64::INFINITY))
+        );
+        assert_eq!(s.fractional, 3);
+        let halfs: Vec<u8> = vals
+            .iter()
+            .flat_map(|&v| half::f16::from_f32(v).to_le_bytes())
+            .collect();
+        let h = scan_float(&view(DType::F16, &[8], &halfs), 0.0, 1.0);
+        assert_eq!(h, s);
+    }
+}

@@ -1,0 +1,25 @@
+//! labelguard's contract engine: given a PyTorch op and its arguments' shapes, dtypes and
+//! values, decide exactly what PyTorch would do (accept, raise on the host, assert on the
+//! device, or silently compute garbage), and say why, where, and how to fix it.
+//!
+//! No I/O happens here: readers hand in [`TensorView`]s over borrowed bytes.
+
+// A contract that stops early returns its finding as the error: that is the normal outcome,
+// not an exceptional one, so it is not boxed.
+#![allow(clippy::result_large_err)]
+
+pub mod call;
+pub mod dtype;
+pub mod finding;
+pub mod kernels;
+pub mod ops;
+pub mod rule;
+pub mod rules;
+pub mod tensor;
+
+pub use call::{Call, CallError, Value};
+pub use dtype::DType;
+pub use finding::{Finding, Location, Report, Severity, Verdict};
+pub use ops::{lookup, spec, OpSpec, OPS};
+pub use rule::Rule;
+pub use tensor::{Tensor, TensorView};

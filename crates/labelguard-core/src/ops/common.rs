@@ -1,0 +1,489 @@
+//! Checks shared by several contracts: reduction, dtypes, broadcasting, index ranges, and the
+//! class-id analysis that names the likely cause of out-of-range targets.
+
+use crate::call::Call;
+use crate::dtype::DType;
+use crate::finding::{shape_str, values_str, Finding, Verdict, MAX_LOCATIONS};
+use crate::kernels::{int_histogram, locate, scan_float, scan_int, IntRange, IntStats};
+use crate::rule::Rule;
+use crate::rules::*;
+use crate::tensor::TensorView;
+use std::collections::BTreeMap;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reduction {
+    None,
+    Mean,
+    Sum,
+}
+
+/// `reduction` as PyTorch's Python wrappers parse it (`_Reduction.get_enum`).
+pub fn reduction(call: &Call<'_>) -> Result<Reduction, Finding> {
+    match call.str("reduction") {
+        "none" => Ok(Reduction::None),
+        "mean" => Ok(Reduction::Mean),
+        "sum" => Ok(Reduction::Sum),
+        other => Err(Finding::new(
+            &LG208,
+            Verdict::Error,
+            format!("{other} is not a valid value for reduction"),
+        )
+        .fix("use reduction='mean', 'sum' or 'none'")),
+    }
+}
+
+/// LG206 when a tensor that must be floating point is not.
+pub fn require_float(t: &TensorView<'_>, name: &str, kernel: &str) -> Option<Finding> {
+    (!t.dtype().is_floating()).then(|| {
+        Finding::new(
+            &LG206,
+            Verdict::Error,
+            format!(
+                "{name} is {}; \"{kernel}\" is not implemented for '{}'",
+                t.dtype(),
+                t.dtype().scalar_type_name()
+            ),
+        )
+        .fix(format!("pass floating-point values: {name}.float()"))
+    })
+}
+
+/// The broadcast shape of two shapes, or `None` when they do not broadcast.
+pub fn broadcast(a: &[usize], b: &[usize]) -> Option<Vec<usize>> {
+    let n = a.len().max(b.len());
+    let mut out = vec![0; n];
+    for i in 0..n {
+        let da = if i + a.len() >= n {
+            a[i + a.len() - n]
+        } else {
+            1
+        };
+        let db = if i + b.len() >= n {
+            b[i + b.len() - n]
+        } else {
+            1
+        };
+        out[i] = match (da, db) {
+            (x, y) if x == y => x,
+            (1, y) => y,
+            (x, 1) => x,
+            _ => return None,
+        };
+    }
+    Some(out)
+}
+
+/// PyTorch's `maybe_wrap_dim`: a 0-d tensor accepts dims -1 and 0.
+pub fn wrap_dim(dim: i64, ndim: usize) -> Option<usize> {
+    let n = ndim.max(1) as i64;
+    let d = if dim < 0 { dim + n } else { dim };
+    (0..n).contains(&d).then_some(d as usize)
+}
+
+/// LG207 for a `dim` outside the tensor.
+pub fn dim_finding(dim: i64, ndim: usize) -> Finding {
+    let n = ndim.max(1) as i64;
+    Finding::new(
+        &LG207,
+        Verdict::Error,
+        format!(
+            "Dimension out of range (expected to be in range of [{}, {}], but got {dim})",
+            -n,
+            n - 1
+        ),
+    )
+    .fix(format!("use a dim between {} and {}", -n, n - 1))
+}
+
+/// PyTorch's `ensure_nonempty_size`: a 0-d tensor has size 1 along its one pseudo-dimension.
+pub fn nonempty_size(t: &TensorView<'_>, d: usize) -> usize {
+    if t.dim() == 0 {
+        1
+    } else {
+        t.shape()[d]
+    }
+}
+
+/// LG205 when an index tensor's dtype is not one of `allowed`.
+pub fn index_dtype(
+    t: &TensorView<'_>,
+    name: &str,
+    allowed: &[DType],
+    message: String,
+) -> Option<Finding> {
+    (!allowed.contains(&t.dtype())).then(|| {
+        Finding::new(&LG205, Verdict::Error, message).fix(format!(
+            "cast once where the tensor is made: {name}.long(){}",
+            if t.dtype().is_floating() {
+                " (after checking that the values are whole numbers)"
+            } else {
+                ""
+            }
+        ))
+    })
+}
+
+/// Checks every element of an integer tensor against `[0, size-1]` (negative values are out
+/// of range: none of these ops wraps them) and builds `rule`'s finding with locations.
+pub fn index_range(
+    t: &TensorView<'_>,
+    name: &str,
+    size: usize,
+    rule: &Rule,
+    verdict: Verdict,
+    what: &str,
+    fix: String,
+) -> Option<Finding> {
+    let range = IntRange::below(size as i64, None);
+    let stats = scan_int(t, range);
+    if stats.bad == 0 {
+        return None;
+    }
+    let located = locate(t, MAX_LOCATIONS, |t, o| range.is_bad(t.read_i64(o)));
+    let (index, value) = &located.first[0];
+    let finding = Finding::new(
+        rule,
+        verdict,
+        format!(
+            "{} of {} values of {name} are outside [0, {}] ({what} has size {size}); first: {name}{} = {value}",
+            stats.bad,
+            stats.count,
+            size as i64 - 1,
+            shape_str(index),
+        ),
+    )
+    .fix(fix)
+    .located(name, &located);
+    let hint = index_hint(&stats, size as i64);
+    Some(finding.maybe_hint(hint))
+}
+
+fn index_hint(stats: &IntStats, size: i64) -> Option<String> {
+    let (min, max) = (stats.min?, stats.max?);
+    if min == -100 || min == -1 {
+        Some(format!(
+            "{min} is a padding or ignore marker: mask it out before using the tensor as an index"
+        ))
+    } else if max == size {
+        Some(format!(
+            "the largest value equals the size ({size}): an off-by-one, or a table one entry too short"
+        ))
+    } else if max >= 255 && max <= 255 + size && size <= 255 {
+        Some("255 is the usual void label: mask it out before indexing".into())
+    } else {
+        None
+    }
+}
+
+/// LG302 when weights hold negative, NaN or infinite values (silent: PyTorch multiplies blindly).
+pub fn weight_values(t: &TensorView<'_>, name: &str) -> Option<Finding> {
+    if !t.dtype().is_floating() && t.dtype() != DType::Bool {
+        let s = scan_int(
+            t,
+            IntRange {
+                lo: 0,
+                hi: i64::MAX,
+                ignore: None,
+            },
+        );
+        return (s.bad > 0).then(|| {
+            let located = locate(t, MAX_LOCATIONS, |t, o| t.read_i64(o) < 0);
+            Finding::new(
+                &LG302,
+                Verdict::Silent,
+                format!("{name} has {} negative entries", s.bad),
+            )
+            .fix("recompute the weights; they must be non-negative and finite")
+            .located(name, &located)
+        });
+    }
+    let s = scan_float(t, 0.0, f64::INFINITY);
+    let bad = s.nan + s.pos_inf + s.below;
+    (bad > 0).then(|| {
+        let located = locate(t, MAX_LOCATIONS, |t, o| {
+            let v = t.read_f64(o);
+            !(v.is_finite() && v >= 0.0)
+        });
+        Finding::new(
+            &LG302,
+            Verdict::Silent,
+            format!("{name} has {bad} entries that are negative, NaN or infinite"),
+        )
+        .fix("recompute the weights; they must be non-negative and finite")
+        .located(name, &located)
+    })
+}
+
+/// LG508 when logits or log-probabilities hold NaN or +inf. (-inf is a legitimate masked
+/// logit or zero probability.)
+pub fn non_finite(t: &TensorView<'_>, name: &str) -> Option<Finding> {
+    if !t.dtype().is_floating() {
+        return None;
+    }
+    let s = scan_float(t, f64::NEG_INFINITY, f64::INFINITY);
+    let bad = s.nan + s.pos_inf;
+    (bad > 0).then(|| {
+        let located = locate(t, MAX_LOCATIONS, |t, o| {
+            let v = t.read_f64(o);
+            v.is_nan() || v == f64::INFINITY
+        });
+        Finding::new(
+            &LG508,
+            Verdict::Silent,
+            format!("{name} holds {} NaN and {} +inf values; the loss and the gradients will be NaN", s.nan, s.pos_inf),
+        )
+        .fix("find where the NaN appears (learning rate, fp16 overflow, log(0)); torch.autograd.set_detect_anomaly(True) helps")
+        .located(name, &located)
+    })
+}
+
+/// Whether a tensor holds only 0 and 1 (read as integers or floats).
+pub fn is_binary(t: &TensorView<'_>) -> bool {
+    if t.dtype().is_floating() {
+        let s = scan_float(t, 0.0, 1.0);
+        s.count > 0 && s.nan == 0 && s.below == 0 && s.above == 0 && s.fractional == 0
+    } else {
+        let s = scan_int(
+            t,
+            IntRange {
+                lo: 0,
+                hi: 1,
+                ignore: None,
+            },
+        );
+        s.count > 0 && s.bad == 0
+    }
+}
+
+/// A hint for a float tensor given where class ids are expected.
+pub fn float_ids_hint(t: &TensorView<'_>) -> Option<String> {
+    let s = scan_float(t, 0.0, 1.0);
+    if s.count == 0 || s.nan > 0 {
+        return None;
+    }
+    if s.fractional == 0 {
+        Some(
+            "the values are whole numbers: the class ids were converted to float on the way".into(),
+        )
+    } else if s.below == 0 && s.above == 0 {
+        Some("the values lie in [0, 1] with fractions: ids divided by 255 (torchvision's ToTensor() on a mask)?".into())
+    } else {
+        None
+    }
+}
+
+/// One group of out-of-range class ids and the rule that explains it.
+struct Group {
+    rule: &'static Rule,
+    values: Vec<i64>,
+}
+
+/// The class-id analysis of a class-index target: finds every non-ignored value outside
+/// `[0, c-1]`, groups the bad values by likely cause (void 255, -1 padding, Cityscapes
+/// labelIds, 1-based, 0-means-ignore, plain out of range) and builds one finding per group.
+pub fn class_ids(
+    target: &TensorView<'_>,
+    name: &str,
+    c: i64,
+    ignore: i64,
+    verdict: Verdict,
+) -> Vec<Finding> {
+    let range = IntRange::below(c, Some(ignore));
+    let stats = scan_int(target, range);
+    if stats.bad == 0 {
+        return Vec::new();
+    }
+    // Only now: the value profile, for the cause.
+    let all = locate(target, 0, |t, o| range.is_bad(t.read_i64(o)));
+    let bad_values: Vec<i64> = all
+        .values
+        .keys()
+        .filter_map(|k| match k {
+            crate::kernels::OrderedValue::Int(v) => Some(*v),
+            _ => None,
+        })
+        .collect();
+    let histogram = int_histogram(target, 4096);
+    let labelled: Option<Vec<i64>> = histogram
+        .as_ref()
+        .map(|h| h.keys().copied().filter(|&v| v != ignore).collect());
+    let (min, max) = match &labelled {
+        Some(v) if !v.is_empty() => (v[0], v[v.len() - 1]),
+        _ => (stats.min.unwrap_or(0), stats.max.unwrap_or(0)),
+    };
+    let groups = group_causes(
+        &bad_values,
+        all.other_values > 0,
+        c,
+        ignore,
+        min,
+        max,
+        histogram.as_ref(),
+    );
+    groups
+        .into_iter()
+        .map(|g| {
+            let wanted = g.values.clone();
+            let everything = wanted.is_empty();
+            let located = locate(target, MAX_LOCATIONS, |t, o| {
+                let v = t.read_i64(o);
+                range.is_bad(v) && (everything || wanted.contains(&v))
+            });
+            class_finding(g.rule, verdict, name, c, ignore, min, max, &located, &stats)
+        })
+        .collect()
+}
+
+fn group_causes(
+    bad: &[i64],
+    more_values: bool,
+    c: i64,
+    ignore: i64,
+    min: i64,
+    max: i64,
+    histogram: Option<&BTreeMap<i64, u64>>,
+) -> Vec<Group> {
+    let one = |rule: &'static Rule| {
+        vec![Group {
+            rule,
+            values: Vec::new(),
+        }]
+    };
+    if !more_values {
+        // Whole-dataset conventions first: they explain every bad value at once.
+        let only_c = bad == [c];
+        if c == 19 && max <= 33 && bad.iter().all(|&v| (19..=33).contains(&v)) {
+            return one(&LG105);
+        }
+        if only_c && min >= 1 && c >= 2 {
+            return one(&LG104);
+        }
+        if only_c && min == 0 && c >= 100 {
+            return one(&LG106);
+        }
+        let binary_255 =
+            histogram.is_some_and(|h| h.keys().all(|&v| v == 0 || v == 255 || v == ignore));
+        if binary_255 && bad == [255] && c <= 2 {
+            return one(&LG101);
+        }
+    }
+    let mut groups: Vec<Group> = Vec::new();
+    let mut push =
+        |rule: &'static Rule, v: i64| match groups.iter_mut().find(|g| g.rule.code == rule.code) {
+            Some(g) => g.values.push(v),
+            None => groups.push(Group {
+                rule,
+                values: vec![v],
+            }),
+        };
+    for &v in bad {
+        if v == 255 && ignore != 255 {
+            push(&LG103, v);
+        } else if v == -1 && ignore != -1 {
+            push(&LG107, v);
+        } else if v < 0 {
+            push(&LG102, v);
+        } else {
+            push(&LG101, v);
+        }
+    }
+    if more_values {
+        // More distinct bad values than were tallied: let the generic rule cover the rest.
+        match groups.iter_mut().find(|g| g.rule.code == LG101.code) {
+            Some(g) => g.values.clear(),
+            None => groups.push(Group {
+                rule: &LG101,
+                values: Vec::new(),
+            }),
+        }
+    }
+    groups
+}
+
+#[allow(clippy::too_many_arguments)]
+fn class_finding(
+    rule: &'static Rule,
+    verdict: Verdict,
+    name: &str,
+    c: i64,
+    ignore: i64,
+    min: i64,
+    max: i64,
+    located: &crate::kernels::Located,
+    stats: &IntStats,
+) -> Finding {
+    let f = Finding::new(rule, verdict, String::new()).located(name, located);
+    let first = located
+        .first
+        .first()
+        .map(|(i, v)| format!("; first: {name}{} = {v}", shape_str(i)))
+        .unwrap_or_default();
+    let values = values_str(&f.values, 6);
+    let n = located.total;
+    let range = format!("[0, {}]", c - 1);
+    let (message, hint, fix): (String, Option<String>, String) = match rule.code {
+        "LG103" => (
+            format!("{n} targets are 255, the void label, but ignore_index is {ignore} and the model has {c} classes{first}"),
+            Some("255 marks unlabelled pixels (object borders, padding) in VOC, Cityscapes trainIds and most segmentation pipelines".into()),
+            "pass ignore_index=255 (nn.CrossEntropyLoss(ignore_index=255))".into(),
+        ),
+        "LG107" => (
+            format!("{n} targets are -1, but ignore_index is {ignore}{first}"),
+            Some(format!("-1 is a padding or 'unknown' marker; PyTorch ignores only ignore_index ({ignore})")),
+            "pass ignore_index=-1, or pad the labels with -100 (PyTorch's and Hugging Face's ignore value)".into(),
+        ),
+        "LG102" => (
+            format!("{n} targets are negative and not ignore_index ({ignore}): {values}{first}"),
+            Some("a negative marker for unlabelled targets that is not the loss's ignore_index".into()),
+            format!("pass ignore_index={} if that value marks unlabelled targets, or replace it with -100", located.values.keys().next().map(|v| v.to_string()).unwrap_or_default()),
+        ),
+        "LG104" => (
+            format!("targets run from {min} to {max} with {c} classes: the labels are 1-based, so {n} targets equal {c}{first}"),
+            Some(format!("no target is 0 and the largest is exactly C={c}: the classes were numbered from 1")),
+            "subtract one where the labels are loaded: target = target - 1".into(),
+        ),
+        "LG105" => (
+            format!("{n} targets lie in 19..=33 with 19 classes: these are Cityscapes labelIds, not trainIds ({values}){first}"),
+            Some("Cityscapes *_gtFine_labelIds.png hold 34 ids (0..33); the 19 training classes are the *_labelTrainIds.png ids 0..18 with 255 as void".into()),
+            "use the *_gtFine_labelTrainIds.png masks (cityscapesScripts createTrainIdLabelImgs.py) or map labelIds to trainIds, and pass ignore_index=255".into(),
+        ),
+        "LG106" => (
+            format!("targets run from 0 to {c} with {c} classes: {n} targets equal {c}{first}"),
+            Some(format!("C+1 distinct ids 0..{c} for a {c}-class model: as in ADE20K, 0 probably means 'other/unlabelled' and the classes are 1..{c}")),
+            "reduce the zero label: t = t.long() - 1; t[t == -1] = 255; then pass ignore_index=255 (mmseg: reduce_zero_label=True)".into(),
+        ),
+        _ => {
+            let hint = if max == c && min == 0 {
+                Some(format!("the ids span 0..{c}, one more than the {c} classes: either the head needs {} outputs (background not counted?) or 0 means 'ignore' (ADE20K-style, reduce_zero_label)", c + 1))
+            } else if max == c {
+                Some(format!("the largest id equals C={c}: the model may have one output too few"))
+            } else if located.values.keys().all(|k| matches!(k, crate::kernels::OrderedValue::Int(255))) && c <= 2 {
+                Some("a binary mask stored as 0/255: 255 is the foreground, not a void label".into())
+            } else if located.values.len() > 8 {
+                Some(format!("{} distinct ids beyond the classes: colour values, instance ids, or a mask resized with bilinear interpolation?", located.values.len()))
+            } else {
+                None
+            };
+            let fix = if hint.as_deref().is_some_and(|h| h.starts_with("a binary mask")) {
+                "map the mask to 0/1: target = (mask > 127).long()".to_string()
+            } else {
+                format!(
+                    "make the class dimension of input {} wide (num_classes={}), or remap the labels to 0..{}",
+                    max.max(c) + 1,
+                    max.max(c) + 1,
+                    c - 1
+                )
+            };
+            (
+                format!("{n} of {} targets are outside {range} (C={c}, ignore_index={ignore}): {values}{first}", stats.count),
+                hint,
+                fix,
+            )
+        }
+    };
+    let mut f = f;
+    f.message = message;
+    f.hint = hint;
+    f.fix = fix;
+    f
+}

@@ -1,0 +1,224 @@
+//! `gather`, `scatter`, `scatter_add` (ScatterGatherChecks.h, TensorAdvancedIndexing.cpp,
+//! ScatterGatherKernel.cu) and `index_select` (TensorAdvancedIndexing.cpp, Indexing.cu).
+
+use super::common::*;
+use crate::call::Call;
+use crate::dtype::DType;
+use crate::finding::{shape_str, Finding, Verdict};
+use crate::rules::*;
+use crate::tensor::TensorView;
+
+const INDEX_DTYPES: &[DType] = &[DType::I64, DType::I32];
+
+fn index_fix(op: &str, size: usize) -> String {
+    format!(
+        "keep {op}'s index in [0, {}] along dim; mask ignore values (255, -100) out before using labels as indices",
+        size as i64 - 1
+    )
+}
+
+pub fn gather(call: &Call<'_>) -> Vec<Finding> {
+    let input = call.required("input");
+    let index = call.required("index");
+    let Some(dim) = wrap_dim(call.int("dim"), input.dim()) else {
+        return vec![dim_finding(call.int("dim"), input.dim())];
+    };
+    if index.numel() == 0 {
+        return Vec::new();
+    }
+    if let Some(f) = index_dtype(
+        index,
+        "index",
+        INDEX_DTYPES,
+        "gather(): Expected dtype int32/int64 for index".into(),
+    ) {
+        return vec![f];
+    }
+    let ndim = input.dim().max(1);
+    if index.dim().max(1) != ndim {
+        return vec![shape_finding(format!(
+            "index of shape {} and input of shape {}: Index tensor must have the same number of dimensions as input tensor",
+            shape_str(index.shape()),
+            shape_str(input.shape())
+        ))];
+    }
+    for d in (0..ndim).filter(|&d| d != dim) {
+        if nonempty_size(index, d) > nonempty_size(input, d) {
+            return vec![shape_finding(format!(
+                "Size does not match at dimension {d} expected index {} to be no larger than self {} apart from dimension {dim}",
+                shape_str(index.shape()),
+                shape_str(input.shape())
+            ))];
+        }
+    }
+    let size = nonempty_size(input, dim);
+    index_range(
+        index,
+        "index",
+        size,
+        &LG402,
+        Verdict::DeviceAssert,
+        &format!("input along dim {dim}"),
+        index_fix("gather", size),
+    )
+    .into_iter()
+    .collect()
+}
+
+fn shape_finding(message: String) -> Finding {
+    Finding::new(&LG204, Verdict::Error, message)
+        .fix("index must have as many dimensions as input, and be no larger than input (and src) outside dim")
+}
+
+fn scatter_common(call: &Call<'_>, op: &str, src: Option<&TensorView<'_>>) -> Vec<Finding> {
+    let input = call.required("input");
+    let index = call.required("index");
+    let Some(dim) = wrap_dim(call.int("dim"), input.dim()) else {
+        return vec![dim_finding(call.int("dim"), input.dim())];
+    };
+    if index.numel() != 0 {
+        if let Some(f) = index_dtype(
+            index,
+            "index",
+            INDEX_DTYPES,
+            format!("{op}(): Expected dtype int32/int64 for index"),
+        ) {
+            return vec![f];
+        }
+    }
+    if let Some(src) = src {
+        if src.dtype() != input.dtype() {
+            return vec![Finding::new(
+                &LG209,
+                Verdict::Error,
+                format!(
+                    "src is {} but input is {}: {op}(): Expected self.dtype to be equal to src.dtype",
+                    src.dtype(),
+                    input.dtype()
+                ),
+            )
+            .fix("src = src.to(input.dtype)")];
+        }
+    }
+    if index.numel() == 0 {
+        return Vec::new();
+    }
+    let ndim = input.dim().max(1);
+    if index.dim().max(1) != ndim {
+        return vec![shape_finding(format!(
+            "index of shape {} and input of shape {}: Index tensor must have the same number of dimensions as self tensor",
+            shape_str(index.shape()),
+            shape_str(input.shape())
+        ))];
+    }
+    if let Some(src) = src {
+        if src.dim().max(1) != ndim {
+            return vec![shape_finding(format!(
+                "index of shape {} and src of shape {}: Index tensor must have the same number of dimensions as src tensor",
+                shape_str(index.shape()),
+                shape_str(src.shape())
+            ))];
+        }
+    }
+    let too_big = (0..ndim).any(|d| d != dim && nonempty_size(index, d) > nonempty_size(input, d))
+        || src.is_some_and(|s| (0..ndim).any(|d| nonempty_size(index, d) > nonempty_size(s, d)));
+    if too_big {
+        return vec![shape_finding(format!(
+            "Expected index {} to be no larger than self {} apart from dimension {dim}{}",
+            shape_str(index.shape()),
+            shape_str(input.shape()),
+            src.map(|s| format!(
+                " and to be no larger size than src {}",
+                shape_str(s.shape())
+            ))
+            .unwrap_or_default()
+        ))];
+    }
+    let size = nonempty_size(input, dim);
+    index_range(
+        index,
+        "index",
+        size,
+        &LG402,
+        Verdict::DeviceAssert,
+        &format!("input along dim {dim}"),
+        index_fix(op, size),
+    )
+    .into_iter()
+    .collect()
+}
+
+pub fn scatter(call: &Call<'_>) -> Vec<Finding> {
+    let src = call.tensor("src");
+    if src.is_some() == call.opt_float("value").is_some() {
+        return vec![Finding::new(
+            &LG208,
+            Verdict::Error,
+            "scatter takes either a tensor 'src' or a scalar value=V, exactly one of them",
+        )
+        .fix("give src in the tensor file, or --arg value=V")];
+    }
+    scatter_common(call, "scatter", src)
+}
+
+pub fn scatter_add(call: &Call<'_>) -> Vec<Finding> {
+    scatter_common(call, "scatter_add", call.tensor("src"))
+}
+
+pub fn index_select(call: &Call<'_>) -> Vec<Finding> {
+    let input = call.required("input");
+    let index = call.required("index");
+    let Some(dim) = wrap_dim(call.int("dim"), input.dim()) else {
+        return vec![dim_finding(call.int("dim"), input.dim())];
+    };
+    if index.dim() > 1 {
+        return vec![Finding::new(
+            &LG210,
+            Verdict::Error,
+            format!(
+                "index of shape {}: index_select(): Index is supposed to be a vector",
+                shape_str(index.shape())
+            ),
+        )
+        .fix("flatten the index: index.flatten(), then reshape the result")];
+    }
+    if input.dim() == 0 && index.numel() != 1 {
+        return vec![Finding::new(
+            &LG204,
+            Verdict::Error,
+            format!(
+                "index_select(): Index to scalar can have only 1 value, got {} value(s)",
+                index.numel()
+            ),
+        )
+        .fix("a 0-d input can only be indexed with one index, 0")];
+    }
+    if let Some(f) = index_dtype(
+        index,
+        "index",
+        INDEX_DTYPES,
+        "index_select(): Expected dtype int32 or int64 for index".into(),
+    ) {
+        return vec![f];
+    }
+    let size = nonempty_size(input, dim);
+    if input.dim() > 1 && size == 0 && index.numel() > 0 {
+        return vec![Finding::new(
+            &LG204,
+            Verdict::Error,
+            format!("input has size 0 along dim {dim}: index_select(): self indexing axis dim should be positive"),
+        )
+        .fix("there is nothing to select from: check why the input is empty")];
+    }
+    index_range(
+        index,
+        "index",
+        size,
+        &LG402,
+        Verdict::DeviceAssert,
+        &format!("input along dim {dim}"),
+        index_fix("index_select", size),
+    )
+    .into_iter()
+    .collect()
+}

@@ -1,0 +1,222 @@
+//! Op contracts: for each PyTorch op, exactly what PyTorch 2.x does with a call.
+//!
+//! Each contract follows the order of PyTorch's own checks (Python wrapper, then host checks in
+//! ATen, then the kernel), so that the verdict is the one PyTorch would reach. Findings for host
+//! errors stop the contract where PyTorch would stop, except where a later value check still
+//! helps the user (say, int32 targets that also hold 255).
+
+mod bce;
+mod bincount;
+mod classification;
+pub(crate) mod common;
+mod ctc;
+mod embedding;
+mod indexing;
+mod multinomial;
+mod one_hot;
+
+use crate::call::{Call, CallError, Default as D, Kind, Param, TensorParam, Value};
+use crate::finding::{Finding, Report};
+use crate::tensor::TensorView;
+
+/// An op: its PyTorch parameters and its contract.
+pub struct OpSpec {
+    pub name: &'static str,
+    /// How PyTorch spells the call, for help texts.
+    pub signature: &'static str,
+    pub tensors: &'static [TensorParam],
+    pub params: &'static [Param],
+    check: fn(&Call<'_>) -> Vec<Finding>,
+}
+
+const fn t(name: &'static str) -> TensorParam {
+    TensorParam {
+        name,
+        required: true,
+    }
+}
+const fn opt(name: &'static str) -> TensorParam {
+    TensorParam {
+        name,
+        required: false,
+    }
+}
+const fn p(name: &'static str, kind: Kind, default: Option<D>) -> Param {
+    Param {
+        name,
+        kind,
+        default,
+    }
+}
+const REDUCTION: Param = p("reduction", Kind::Str, Some(D::Str("mean")));
+
+/// Every op labelguard knows, in the order of `labelguard check --help`.
+pub const OPS: &[OpSpec] = &[
+    OpSpec {
+        name: "cross_entropy",
+        signature: "F.cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean', label_smoothing=0.0)",
+        tensors: &[t("input"), t("target"), opt("weight")],
+        params: &[
+            p("ignore_index", Kind::Int, Some(D::Int(-100))),
+            REDUCTION,
+            p("label_smoothing", Kind::Float, Some(D::Float(0.0))),
+        ],
+        check: classification::cross_entropy,
+    },
+    OpSpec {
+        name: "nll_loss",
+        signature: "F.nll_loss(input, target, weight=None, ignore_index=-100, reduction='mean')",
+        tensors: &[t("input"), t("target"), opt("weight")],
+        params: &[p("ignore_index", Kind::Int, Some(D::Int(-100))), REDUCTION],
+        check: classification::nll_loss,
+    },
+    OpSpec {
+        name: "binary_cross_entropy",
+        signature: "F.binary_cross_entropy(input, target, weight=None, reduction='mean')",
+        tensors: &[t("input"), t("target"), opt("weight")],
+        params: &[REDUCTION],
+        check: bce::binary_cross_entropy,
+    },
+    OpSpec {
+        name: "binary_cross_entropy_with_logits",
+        signature: "F.binary_cross_entropy_with_logits(input, target, weight=None, reduction='mean', pos_weight=None)",
+        tensors: &[t("input"), t("target"), opt("weight"), opt("pos_weight")],
+        params: &[REDUCTION],
+        check: bce::binary_cross_entropy_with_logits,
+    },
+    OpSpec {
+        name: "embedding",
+        signature: "F.embedding(input, weight, padding_idx=None)  (or num_embeddings=N instead of weight)",
+        tensors: &[t("input"), opt("weight")],
+        params: &[
+            p("padding_idx", Kind::OptInt, Some(D::None)),
+            p("num_embeddings", Kind::OptInt, Some(D::None)),
+        ],
+        check: embedding::embedding,
+    },
+    OpSpec {
+        name: "gather",
+        signature: "torch.gather(input, dim, index)",
+        tensors: &[t("input"), t("index")],
+        params: &[p("dim", Kind::Int, None)],
+        check: indexing::gather,
+    },
+    OpSpec {
+        name: "scatter",
+        signature: "torch.scatter(input, dim, index, src)  (or value=V instead of src)",
+        tensors: &[t("input"), t("index"), opt("src")],
+        params: &[
+            p("dim", Kind::Int, None),
+            p("value", Kind::OptFloat, Some(D::None)),
+        ],
+        check: indexing::scatter,
+    },
+    OpSpec {
+        name: "scatter_add",
+        signature: "torch.scatter_add(input, dim, index, src)",
+        tensors: &[t("input"), t("index"), t("src")],
+        params: &[p("dim", Kind::Int, None)],
+        check: indexing::scatter_add,
+    },
+    OpSpec {
+        name: "index_select",
+        signature: "torch.index_select(input, dim, index)",
+        tensors: &[t("input"), t("index")],
+        params: &[p("dim", Kind::Int, None)],
+        check: indexing::index_select,
+    },
+    OpSpec {
+        name: "one_hot",
+        signature: "F.one_hot(tensor, num_classes=-1)",
+        tensors: &[t("tensor")],
+        params: &[p("num_classes", Kind::Int, Some(D::Int(-1)))],
+        check: one_hot::one_hot,
+    },
+    OpSpec {
+        name: "multinomial",
+        signature: "torch.multinomial(input, num_samples, replacement=False)",
+        tensors: &[t("input")],
+        params: &[
+            p("num_samples", Kind::Int, None),
+            p("replacement", Kind::Bool, Some(D::Bool(false))),
+        ],
+        check: multinomial::multinomial,
+    },
+    OpSpec {
+        name: "ctc_loss",
+        signature: "F.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction='mean', zero_infinity=False)",
+        tensors: &[
+            t("log_probs"),
+            t("targets"),
+            opt("input_lengths"),
+            opt("target_lengths"),
+        ],
+        params: &[
+            p("input_lengths", Kind::IntList, Some(D::None)),
+            p("target_lengths", Kind::IntList, Some(D::None)),
+            p("blank", Kind::Int, Some(D::Int(0))),
+            REDUCTION,
+            p("zero_infinity", Kind::Bool, Some(D::Bool(false))),
+        ],
+        check: ctc::ctc_loss,
+    },
+    OpSpec {
+        name: "bincount",
+        signature: "torch.bincount(input, weights=None, minlength=0)",
+        tensors: &[t("input"), opt("weights")],
+        params: &[p("minlength", Kind::Int, Some(D::Int(0)))],
+        check: bincount::bincount,
+    },
+];
+
+/// The op with this name. `F.`/`torch.` prefixes and the module names
+/// (`CrossEntropyLoss`, `NLLLoss`, `BCELoss`, `BCEWithLogitsLoss`, `Embedding`, `CTCLoss`) are accepted.
+pub fn spec(name: &str) -> Option<&'static OpSpec> {
+    let name = name
+        .trim()
+        .trim_start_matches("torch.nn.functional.")
+        .trim_start_matches("torch.")
+        .trim_start_matches("nn.functional.")
+        .trim_start_matches("F.")
+        .trim_start_matches("nn.");
+    let canonical = match name {
+        "CrossEntropyLoss" => "cross_entropy",
+        "NLLLoss" => "nll_loss",
+        "BCELoss" => "binary_cross_entropy",
+        "BCEWithLogitsLoss" => "binary_cross_entropy_with_logits",
+        "Embedding" => "embedding",
+        "CTCLoss" => "ctc_loss",
+        other => other,
+    };
+    OPS.iter().find(|op| op.name == canonical)
+}
+
+/// Looks an op up, with the list of known ops in the error.
+pub fn lookup(name: &str) -> Result<&'static OpSpec, CallError> {
+    spec(name).ok_or_else(|| CallError::UnknownOp {
+        name: name.to_string(),
+        known: OPS.iter().map(|o| o.name).collect::<Vec<_>>().join(", "),
+    })
+}
+
+impl OpSpec {
+    /// Decides what PyTorch does with this call.
+    pub fn check<'a>(
+        &self,
+        tensors: Vec<(String, TensorView<'a>)>,
+        args: Vec<(String, Value)>,
+    ) -> Result<Report, CallError> {
+        let call = Call::new(self.name, self.tensors, self.params, tensors, args)?;
+        Ok(Report::new(self.name, (self.check)(&call)))
+    }
+
+    /// Like `check`, with arguments as `NAME=TEXT` strings (the CLI's `--arg`).
+    pub fn check_text<'a>(
+        &self,
+        tensors: Vec<(String, TensorView<'a>)>,
+        args: &[(String, String)],
+    ) -> Result<Report, CallError> {
+        let args = Call::parse_args(self.params, args)?;
+        self.check(tensors, args)
+    }
+}

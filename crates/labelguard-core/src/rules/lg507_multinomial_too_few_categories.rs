@@ -1,0 +1,16 @@
+use crate::rule::declare_rule;
+
+declare_rule! {
+    /// Sampling without replacement asks for more samples than a row has non-zero probabilities.
+    ///
+    /// ## What it checks
+    /// With `replacement=False`, `num_samples` must not exceed the number of non-zero entries of any row.
+    ///
+    /// ## Why it matters
+    /// PyTorch accepts it and returns categories whose probability is zero, so the "samples" are not draws
+    /// from the distribution.
+    ///
+    /// ## Fix
+    /// Lower `num_samples`, or sample with replacement.
+    "LG507", "multinomial-too-few-categories", Warning
+}

@@ -1,0 +1,127 @@
+//! The rule catalogue: one file per rule, its documentation in its doc comment.
+
+pub mod lg101_class_id_out_of_range;
+pub mod lg102_negative_class_id;
+pub mod lg103_void_label_not_ignored;
+pub mod lg104_one_based_labels;
+pub mod lg105_cityscapes_label_ids;
+pub mod lg106_zero_means_ignore;
+pub mod lg107_padding_value_not_ignored;
+pub mod lg108_nan_loss;
+pub mod lg201_float_class_target;
+pub mod lg202_one_hot_target;
+pub mod lg203_extra_target_dim;
+pub mod lg204_shape_mismatch;
+pub mod lg205_index_dtype;
+pub mod lg206_input_dtype;
+pub mod lg207_dim_out_of_range;
+pub mod lg208_invalid_argument;
+pub mod lg209_dtype_mismatch;
+pub mod lg210_unsupported_rank;
+pub mod lg301_class_weight_length;
+pub mod lg302_weight_values;
+pub mod lg303_weight_not_broadcastable;
+pub mod lg401_embedding_index_out_of_range;
+pub mod lg402_index_out_of_bounds;
+pub mod lg403_one_hot_class_out_of_range;
+pub mod lg404_bincount_negative;
+pub mod lg405_ctc_target_out_of_range;
+pub mod lg406_ctc_target_is_blank;
+pub mod lg407_ctc_invalid_lengths;
+pub mod lg408_ctc_infeasible_alignment;
+pub mod lg501_bce_input_out_of_range;
+pub mod lg502_bce_target_out_of_range;
+pub mod lg503_logits_target_out_of_range;
+pub mod lg504_soft_target_not_distribution;
+pub mod lg505_multinomial_invalid_probabilities;
+pub mod lg506_multinomial_zero_row;
+pub mod lg507_multinomial_too_few_categories;
+pub mod lg508_non_finite_values;
+
+use crate::rule::Rule;
+
+/// Every rule, in code order.
+pub const ALL: &[Rule] = &[
+    lg101_class_id_out_of_range::RULE,
+    lg102_negative_class_id::RULE,
+    lg103_void_label_not_ignored::RULE,
+    lg104_one_based_labels::RULE,
+    lg105_cityscapes_label_ids::RULE,
+    lg106_zero_means_ignore::RULE,
+    lg107_padding_value_not_ignored::RULE,
+    lg108_nan_loss::RULE,
+    lg201_float_class_target::RULE,
+    lg202_one_hot_target::RULE,
+    lg203_extra_target_dim::RULE,
+    lg204_shape_mismatch::RULE,
+    lg205_index_dtype::RULE,
+    lg206_input_dtype::RULE,
+    lg207_dim_out_of_range::RULE,
+    lg208_invalid_argument::RULE,
+    lg209_dtype_mismatch::RULE,
+    lg210_unsupported_rank::RULE,
+    lg301_class_weight_length::RULE,
+    lg302_weight_values::RULE,
+    lg303_weight_not_broadcastable::RULE,
+    lg401_embedding_index_out_of_range::RULE,
+    lg402_index_out_of_bounds::RULE,
+    lg403_one_hot_class_out_of_range::RULE,
+    lg404_bincount_negative::RULE,
+    lg405_ctc_target_out_of_range::RULE,
+    lg406_ctc_target_is_blank::RULE,
+    lg407_ctc_invalid_lengths::RULE,
+    lg408_ctc_infeasible_alignment::RULE,
+    lg501_bce_input_out_of_range::RULE,
+    lg502_bce_target_out_of_range::RULE,
+    lg503_logits_target_out_of_range::RULE,
+    lg504_soft_target_not_distribution::RULE,
+    lg505_multinomial_invalid_probabilities::RULE,
+    lg506_multinomial_zero_row::RULE,
+    lg507_multinomial_too_few_categories::RULE,
+    lg508_non_finite_values::RULE,
+];
+
+/// The rule with this code (case-insensitive), if any.
+pub fn by_code(code: &str) -> Option<&'static Rule> {
+    ALL.iter()
+        .find(|r| r.code.eq_ignore_ascii_case(code) || r.name == code)
+}
+
+// Short names for the op contracts.
+pub use lg101_class_id_out_of_range::RULE as LG101;
+pub use lg102_negative_class_id::RULE as LG102;
+pub use lg103_void_label_not_ignored::RULE as LG103;
+pub use lg104_one_based_labels::RULE as LG104;
+pub use lg105_cityscapes_label_ids::RULE as LG105;
+pub use lg106_zero_means_ignore::RULE as LG106;
+pub use lg107_padding_value_not_ignored::RULE as LG107;
+pub use lg108_nan_loss::RULE as LG108;
+pub use lg201_float_class_target::RULE as LG201;
+pub use lg202_one_hot_target::RULE as LG202;
+pub use lg203_extra_target_dim::RULE as LG203;
+pub use lg204_shape_mismatch::RULE as LG204;
+pub use lg205_index_dtype::RULE as LG205;
+pub use lg206_input_dtype::RULE as LG206;
+pub use lg207_dim_out_of_range::RULE as LG207;
+pub use lg208_invalid_argument::RULE as LG208;
+pub use lg209_dtype_mismatch::RULE as LG209;
+pub use lg210_unsupported_rank::RULE as LG210;
+pub use lg301_class_weight_length::RULE as LG301;
+pub use lg302_weight_values::RULE as LG302;
+pub use lg303_weight_not_broadcastable::RULE as LG303;
+pub use lg401_embedding_index_out_of_range::RULE as LG401;
+pub use lg402_index_out_of_bounds::RULE as LG402;
+pub use lg403_one_hot_class_out_of_range::RULE as LG403;
+pub use lg404_bincount_negative::RULE as LG404;
+pub use lg405_ctc_target_out_of_range::RULE as LG405;
+pub use lg406_ctc_target_is_blank::RULE as LG406;
+pub use lg407_ctc_invalid_lengths::RULE as LG407;
+pub use lg408_ctc_infeasible_alignment::RULE as LG408;
+pub use lg501_bce_input_out_of_range::RULE as LG501;
+pub use lg502_bce_target_out_of_range::RULE as LG502;
+pub use lg503_logits_target_out_of_range::RULE as LG503;
+pub use lg504_soft_target_not_distribution::RULE as LG504;
+pub use lg505_multinomial_invalid_probabilities::RULE as LG505;
+pub use lg506_multinomial_zero_row::RULE as LG506;
+pub use lg507_multinomial_too_few_categories::RULE as LG507;
+pub use lg508_non_finite_values::RULE as LG508;

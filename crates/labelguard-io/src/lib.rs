@@ -1,0 +1,131 @@
+//! Readers: files in, named tensors out. Every reader validates sizes before it allocates,
+//! never panics on malformed input, and reports a message that names the file and the fault.
+
+mod npy;
+mod safetensors;
+
+use labelguard_core::Tensor;
+use std::path::{Path, PathBuf};
+
+pub use npy::{parse_npy, NpyHeader};
+
+/// Hard limits that bound what a reader may allocate.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Largest decompressed size of one tensor, in bytes.
+    pub max_tensor_bytes: u64,
+    /// Largest number of tensors in one file.
+    pub max_tensors: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_tensor_bytes: 16 << 30,
+            max_tensors: 4096,
+        }
+    }
+}
+
+/// Why a file could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}: not a tensor file labelguard reads (expected .npy, .npz or .safetensors)")]
+    UnknownFormat { path: PathBuf },
+    #[error("{path}: {message}")]
+    Malformed { path: PathBuf, message: String },
+    #[error("{path}: {message}")]
+    TooLarge { path: PathBuf, message: String },
+}
+
+impl ReadError {
+    fn malformed(path: &Path, message: impl Into<String>) -> ReadError {
+        ReadError::Malformed {
+            path: path.to_path_buf(),
+            message: message.into(),
+        }
+    }
+}
+
+/// A tensor with the name it has in its file.
+#[derive(Debug, Clone)]
+pub struct NamedTensor {
+    pub name: String,
+    pub tensor: Tensor,
+}
+
+/// Reads every tensor of a `.npz`, `.npy` or `.safetensors` file, in file order. The format
+/// is recognised by its magic bytes, not its extension. A lone `.npy` yields one tensor named
+/// after the file stem.
+pub fn read_tensors(path: &Path, limits: &Limits) -> Result<Vec<NamedTensor>, ReadError> {
+    let io = |source| ReadError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let meta = std::fs::metadata(path).map_err(io)?;
+    if meta.is_dir() {
+        return Err(ReadError::malformed(
+            path,
+            "is a directory, not a tensor file",
+        ));
+    }
+    if !meta.is_file() {
+        return Err(ReadError::malformed(
+            path,
+            "is not a regular file (a FIFO, socket or device?)",
+        ));
+    }
+    let file = std::fs::File::open(path).map_err(io)?;
+    if meta.len() == 0 {
+        return Err(ReadError::malformed(path, "is empty (0 bytes)"));
+    }
+    // SAFETY: the map is read-only; a file truncated by another process while mapped can
+    // raise SIGBUS, the accepted risk of every mmap reader (numpy's and safetensors' too).
+    let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io)?;
+    let bytes: &[u8] = &map;
+    if bytes.starts_with(b"\x93NUMPY") {
+        let stem = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "array".into());
+        let shared: std::sync::Arc<dyn AsRef<[u8]> + Send + Sync> = std::sync::Arc::new(map);
+        let tensor = npy::tensor_from_npy(shared, path, limits)?;
+        return Ok(vec![NamedTensor { name: stem, tensor }]);
+    }
+    if bytes.starts_with(b"PK\x03\x04") || bytes.starts_with(b"PK\x05\x06") {
+        return npy::read_npz(path, file_reader(path)?, limits);
+    }
+    if safetensors::looks_like(bytes) {
+        return safetensors::read(path, map, limits);
+    }
+    Err(ReadError::UnknownFormat {
+        path: path.to_path_buf(),
+    })
+}
+
+fn file_reader(path: &Path) -> Result<std::io::BufReader<std::fs::File>, ReadError> {
+    std::fs::File::open(path)
+        .map(std::io::BufReader::new)
+        .map_err(|source| ReadError::Io {
+            path: path.to_path_buf(),
+            source,
+        })
+}
+
+/// Metadata stored beside the tensors (safetensors' `__metadata__`), empty for NumPy files.
+pub fn read_metadata(path: &Path) -> Result<Vec<(String, String)>, ReadError> {
+    let bytes = std::fs::read(path).map_err(|source| ReadError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    if safetensors::looks_like(&bytes) {
+        return safetensors::metadata(path, &bytes);
+    }
+    Ok(Vec::new())
+}

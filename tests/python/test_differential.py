@@ -1,0 +1,127 @@
+"""The differential test: labelguard's verdict is `error` or `device_assert` exactly when
+PyTorch's CPU path raises, over thousands of random calls across every op."""
+
+from __future__ import annotations
+
+import collections
+import concurrent.futures
+import json
+import os
+import re
+import subprocess
+import tempfile
+
+import torch
+from safetensors.torch import save_file
+
+from differential import arg_text, cases
+
+N_CASES = int(os.environ.get("LABELGUARD_DIFF_CASES", "6000"))
+SEED = int(os.environ.get("LABELGUARD_DIFF_SEED", "20261120"))
+
+# CPU messages that stand for a CUDA kernel assertion (the rest are host-side errors).
+DEVICE_ASSERT_MESSAGES = {
+    # With reduction='none' and uint8 targets PyTorch formats the bad target as a raw byte, and
+    # Python fails to decode the message: the UnicodeDecodeError stands for the same IndexError.
+    "cross_entropy": r"^IndexError: Target |^UnicodeDecodeError: 'utf-8' codec can't decode",
+    "nll_loss": r"^IndexError: Target |^UnicodeDecodeError: 'utf-8' codec can't decode",
+    "binary_cross_entropy": r"all elements of (input|target) should be between 0 and 1",
+    "embedding": r"index out of range in self|INDICES element is out of DATA bounds",
+    "index_select": r"index out of range in self|INDICES element is out of DATA bounds",
+    "gather": r"is out of bounds for dimension",
+    "scatter": r"is out of bounds for dimension",
+    "scatter_add": r"is out of bounds for dimension",
+    "one_hot": r"Class values must be",
+    "multinomial": r"invalid multinomial distribution \((encountering|sum of probabilities)",
+}
+
+
+def expected_verdict_class(case, raised: bool, message: str) -> str:
+    """'ok' when torch did not raise; 'device_assert' or 'error' from its message otherwise."""
+    if not raised:
+        return "ok"
+    pattern = DEVICE_ASSERT_MESSAGES.get(case.op)
+    if case.op == "one_hot" and case.args["num_classes"] not in (-1,) and case.args["num_classes"] < 1:
+        return "error"  # CUDA checks num_classes >= 1 on the host
+    if case.op == "multinomial" and not (case.args["replacement"] and case.args["num_samples"] > 1):
+        return "error"  # the fast path checks on the host, on CUDA too
+    if pattern and re.search(pattern, message):
+        return "device_assert"
+    return "error"
+
+
+def run_case(binary: str, directory: str, i: int, case):
+    path = os.path.join(directory, f"case{i}.safetensors")
+    save_file({k: v.contiguous().clone() for k, v in case.tensors.items()}, path)
+    cmd = [binary, "check", case.op, path, "--format", "json", "--color", "never"]
+    for k, v in case.args.items():
+        cmd += ["--arg", f"{k}={arg_text(v)}"]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    os.remove(path)
+    if p.returncode == 2 or not p.stdout.strip():
+        return None, p.returncode, p.stderr.strip()
+    return json.loads(p.stdout), p.returncode, p.stderr.strip()
+
+
+def describe(case) -> str:
+    tensors = ", ".join(f"{k}={list(v.shape)}:{str(v.dtype).replace('torch.', '')}" for k, v in case.tensors.items())
+    return f"{case.op}({tensors}; {case.args})"
+
+
+def differential(binary: str, n: int = N_CASES, seed: int = SEED):
+    """Runs n random calls; returns (per-op counts, disagreements)."""
+    counts = collections.Counter()
+    wrong = []
+    all_cases = list(cases(n, seed))
+    expectations = [case.run_torch() for case in all_cases]
+    with tempfile.TemporaryDirectory() as d, concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        results = list(pool.map(lambda ic: run_case(binary, d, *ic), enumerate(all_cases)))
+    for case, (raised, message), (report, code, stderr) in zip(all_cases, expectations, results):
+        counts[case.op] += 1
+        if report is None:
+            wrong.append(f"{describe(case)}: labelguard failed (exit {code}): {stderr} | torch: {message or 'ok'}")
+            continue
+        verdict = report["verdict"]
+        expect = expected_verdict_class(case, raised, message)
+        got = verdict if verdict in ("error", "device_assert") else "ok"
+        exit_ok = code == (1 if got != "ok" else 0)
+        if got != expect or not exit_ok:
+            codes = [f["code"] for f in report["findings"]]
+            wrong.append(f"{describe(case)}: labelguard {verdict} {codes} exit {code}, torch: {message or 'ok'} (expected {expect})")
+    return counts, wrong
+
+
+def test_verdicts_agree_with_pytorch_cpu(labelguard):
+    counts, wrong = differential(labelguard)
+    assert sum(counts.values()) >= 5000 or N_CASES < 5000
+    assert set(counts) >= {
+        "cross_entropy", "nll_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
+        "embedding", "gather", "scatter", "scatter_add", "index_select", "one_hot",
+        "multinomial", "ctc_loss", "bincount",
+    }
+    assert not wrong, f"{len(wrong)} disagreements of {sum(counts.values())} calls:\n" + "\n".join(wrong[:40])
+
+
+def test_generator_reaches_every_verdict(labelguard):
+    """A differential run that never raised would prove nothing: the cases must hit all sides."""
+    seen = collections.defaultdict(set)
+    for case in cases(1500, SEED + 1):
+        raised, message = case.run_torch()
+        seen[case.op].add(expected_verdict_class(case, raised, message))
+    for op, kinds in seen.items():
+        assert "ok" in kinds and "error" in kinds, (op, kinds)
+    for op in ("cross_entropy", "nll_loss", "binary_cross_entropy", "embedding", "gather", "scatter", "index_select", "one_hot"):
+        assert "device_assert" in seen[op], (op, seen[op])
+
+
+if __name__ == "__main__":
+    import sys
+
+    from conftest import labelguard_bin
+
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else N_CASES
+    counts, wrong = differential(labelguard_bin(), n)
+    print(dict(counts))
+    print(f"{len(wrong)} disagreements")
+    for w in wrong[:200]:
+        print(w)
