@@ -20,6 +20,7 @@ pub mod tensor;
 pub use call::{Call, CallError, Value};
 pub use dtype::DType;
 pub use finding::{Finding, Location, Report, Severity, Verdict};
+pub use ops::common::class_ids;
 pub use ops::{lookup, spec, OpSpec, OPS};
 pub use rule::Rule;
 pub use tensor::{Tensor, TensorView};

@@ -8,7 +8,7 @@
 mod bce;
 mod bincount;
 mod classification;
-pub(crate) mod common;
+pub mod common;
 mod ctc;
 mod embedding;
 mod indexing;
