@@ -1,1 +1,100 @@
-fn main() {}
+//! Benchmark driver for bench/range_scan.py: times labelguard's kernels on a tensor file and
+//! measures this machine's single-core memory read bandwidth, printing JSON.
+//!
+//!   labelguard-bench range-scan FILE.npy LO HI IGNORE REPS
+//!   labelguard-bench bandwidth MIB REPS
+
+use labelguard_core::kernels::{scan_int, IntRange};
+use labelguard_io::{read_tensors, Limits};
+use std::hint::black_box;
+use std::path::Path;
+use std::time::Instant;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let out = match args.first().map(String::as_str) {
+        Some("range-scan") if args.len() == 6 => range_scan(&args[1..]),
+        Some("bandwidth") if args.len() == 3 => bandwidth(&args[1..]),
+        _ => Err("usage: labelguard-bench range-scan FILE LO HI IGNORE REPS | bandwidth MIB REPS".into()),
+    };
+    match out {
+        Ok(json) => println!("{json}"),
+        Err(e) => {
+            eprintln!("labelguard-bench: {e}");
+            std::process::exit(2);
+        }
+    }
+}
+
+fn num<T: std::str::FromStr>(s: &str) -> Result<T, String> {
+    s.parse().map_err(|_| format!("not a number: {s}"))
+}
+
+/// Times `scan_int` over a memory-mapped .npy (page cache warm after the first pass).
+fn range_scan(a: &[String]) -> Result<String, String> {
+    let tensors = read_tensors(Path::new(&a[0]), &Limits::default()).map_err(|e| e.to_string())?;
+    let view = tensors[0].tensor.view();
+    let ignore: i64 = num(&a[3])?;
+    let range = IntRange { lo: num(&a[1])?, hi: num(&a[2])?, ignore: Some(ignore) };
+    let reps: usize = num(&a[4])?;
+    let warm = scan_int(&view, range);
+    let mut seconds = Vec::with_capacity(reps);
+    for _ in 0..reps {
+        let t = Instant::now();
+        let s = black_box(scan_int(black_box(&view), range));
+        seconds.push(t.elapsed().as_secs_f64());
+        assert_eq!(s, warm);
+    }
+    Ok(serde_json::json!({
+        "bytes": view.bytes().len(), "seconds": seconds,
+        "bad": warm.bad, "ignored": warm.ignored, "min": warm.min, "max": warm.max,
+    })
+    .to_string())
+}
+
+/// Sums a buffer far larger than the caches: the read bandwidth one core gets from memory.
+fn bandwidth(a: &[String]) -> Result<String, String> {
+    let words = num::<usize>(&a[0])? << 17;
+    let reps: usize = num(&a[1])?;
+    let buf: Vec<u64> = (0..words as u64).collect();
+    let mut seconds = Vec::with_capacity(reps);
+    for _ in 0..reps {
+        let t = Instant::now();
+        black_box(sum(black_box(&buf)));
+        seconds.push(t.elapsed().as_secs_f64());
+    }
+    Ok(serde_json::json!({"bytes": words * 8, "seconds": seconds}).to_string())
+}
+
+/// A plain fold: LLVM's loop vectorizer unrolls it over independent accumulators.
+#[inline(always)]
+fn sum_lanes(buf: &[u64]) -> u64 {
+    buf.iter().fold(0u64, |a, &x| a.wrapping_add(x))
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn sum_avx2(buf: &[u64]) -> u64 {
+    sum_lanes(buf)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+fn sum_avx512(buf: &[u64]) -> u64 {
+    sum_lanes(buf)
+}
+
+/// The widest vector unit available, as the kernels under test use it.
+fn sum(buf: &[u64]) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx512f") {
+        // SAFETY: the CPU supports AVX-512F, checked just above.
+        return unsafe { sum_avx512(buf) };
+    }
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU supports AVX2, checked just above.
+        return unsafe { sum_avx2(buf) };
+    }
+    sum_lanes(buf)
+}

@@ -164,11 +164,13 @@ pub struct TensorParam {
 pub enum CallError {
     #[error("unknown op '{name}'; known ops: {known}")]
     UnknownOp { name: String, known: String },
-    #[error("tensor '{name}' is not a parameter of {op}; its tensors are named {expected}")]
+    #[error("tensor '{name}' is not a parameter of {op}; its tensors are named {expected}{suggestion}")]
     UnknownTensor {
         op: &'static str,
         name: String,
         expected: String,
+        /// ` (rename 'labels' to 'target'?)` when the name is a common synonym.
+        suggestion: String,
     },
     #[error("{op} needs a tensor named '{name}' (its tensors are named {expected})")]
     MissingTensor {
@@ -195,6 +197,18 @@ pub enum CallError {
     },
     #[error("{0}")]
     Conflict(String),
+}
+
+/// The PyTorch parameter name that a common tensor name in training code stands for.
+fn synonym(name: &str) -> Option<&'static str> {
+    Some(match name.to_ascii_lowercase().as_str() {
+        "logits" | "pred" | "preds" | "prediction" | "predictions" | "output" | "outputs" | "probs" | "x"
+        | "input_ids" | "ids" | "tokens" => "input",
+        "labels" | "label" | "y" | "gt" | "mask" | "masks" | "targets" | "seg" | "segmentation" => "target",
+        "idx" | "indices" | "indexes" => "index",
+        "class_weight" | "class_weights" | "weights" => "weight",
+        _ => return None,
+    })
 }
 
 /// A fully described call: tensors by PyTorch parameter name, scalar arguments with defaults.
@@ -224,10 +238,15 @@ impl<'a> Call<'a> {
         let mut by_name = BTreeMap::new();
         for (name, view) in tensors {
             let Some(p) = tensor_params.iter().find(|p| p.name == name) else {
+                let suggestion = synonym(&name)
+                    .filter(|s| tensor_params.iter().any(|p| p.name == *s))
+                    .map(|s| format!(" (rename '{name}' to '{s}'?)"))
+                    .unwrap_or_default();
                 return Err(CallError::UnknownTensor {
                     op,
                     name,
                     expected: tensor_names(),
+                    suggestion,
                 });
             };
             by_name.insert(p.name, view);

@@ -71,6 +71,9 @@ impl IntRange {
 /// An integer element type that the vectorized scan runs on natively.
 trait Lane: Copy + Ord + Default + 'static {
     type Count: Copy + Default + std::ops::Add<Output = Self::Count> + Into<u64>;
+    /// The unsigned type of the same width, for the one-compare range test.
+    type Unsigned: Copy + Ord + Default;
+    fn offset(self, lo: Self) -> Self::Unsigned;
     const MIN: Self;
     const MAX: Self;
     const ONE: Self::Count;
@@ -83,6 +86,11 @@ macro_rules! lane {
     ($t:ty, $c:ty) => {
         impl Lane for $t {
             type Count = $c;
+            type Unsigned = $c;
+            #[inline(always)]
+            fn offset(self, lo: Self) -> $c {
+                (self as $c).wrapping_sub(lo as $c)
+            }
             const MIN: Self = <$t>::MIN;
             const MAX: Self = <$t>::MAX;
             const ONE: $c = 1;
@@ -108,29 +116,34 @@ lane!(i64, u64);
 /// The range and ignore value converted to the element type. An empty range is expressed as
 /// `lo = MAX, hi = MIN`; an ignore value the type cannot hold is switched off.
 #[derive(Clone, Copy)]
-struct Native<T> {
+struct Native<T: Lane> {
     lo: T,
-    hi: T,
+    /// `hi - lo` as unsigned: `v` is inside exactly when `v.offset(lo) <= span`.
+    span: T::Unsigned,
     ignore: T,
     has_ignore: bool,
 }
 
 impl<T: Lane> Native<T> {
-    fn new(r: &IntRange) -> Self {
-        let (lo, hi) = if r.lo > r.hi || r.lo > T::MAX.to_i64() || r.hi < T::MIN.to_i64() {
-            (T::MAX, T::MIN)
+    /// The range in `T`, and whether it is empty for `T` (then every non-ignored element is
+    /// bad: the scan runs with the full range and counts those afterwards).
+    fn new(r: &IntRange) -> (Self, bool) {
+        let empty = r.lo > r.hi || r.lo > T::MAX.to_i64() || r.hi < T::MIN.to_i64();
+        let (lo, hi) = if empty {
+            (T::MIN, T::MAX)
         } else {
             (T::from_i64_clamped(r.lo), T::from_i64_clamped(r.hi))
         };
         let ignore = r
             .ignore
             .filter(|&i| i >= T::MIN.to_i64() && i <= T::MAX.to_i64());
-        Native {
+        let native = Native {
             lo,
-            hi,
+            span: hi.offset(lo),
             ignore: ignore.map(T::from_i64_clamped).unwrap_or_default(),
             has_ignore: ignore.is_some(),
-        }
+        };
+        (native, empty)
     }
 }
 
@@ -149,10 +162,10 @@ fn scan_lanes<T: Lane, const L: usize>(data: &[T], p: Native<T>) -> IntStats {
         for chunk in block.chunks_exact(L) {
             for l in 0..L {
                 let v = chunk[l];
-                mins[l] = mins[l].min(v);
-                maxs[l] = maxs[l].max(v);
+                mins[l] = if v < mins[l] { v } else { mins[l] };
+                maxs[l] = if v > maxs[l] { v } else { maxs[l] };
                 let is_ign = (v == p.ignore) & p.has_ignore;
-                let outside = (v < p.lo) | (v > p.hi);
+                let outside = v.offset(p.lo) > p.span;
                 bad[l] = bad[l] + if outside & !is_ign { T::ONE } else { T::ZERO };
                 ign[l] = ign[l] + if is_ign { T::ONE } else { T::ZERO };
             }
@@ -170,35 +183,86 @@ fn scan_lanes<T: Lane, const L: usize>(data: &[T], p: Native<T>) -> IntStats {
         stats.max = Some(stats.max.map_or(v64, |m| m.max(v64)));
         let is_ign = p.has_ignore && v == p.ignore;
         stats.ignored += is_ign as u64;
-        stats.bad += (!is_ign && (v < p.lo || v > p.hi)) as u64;
+        stats.bad += (!is_ign && v.offset(p.lo) > p.span) as u64;
     }
     stats.count = data.len() as u64;
     stats
 }
 
+/// A plain reduction loop, for 32- and 64-bit elements: LLVM's loop vectorizer picks the
+/// width and interleaves the min/max/count reductions itself. Counts are as wide as the
+/// elements, so they cannot overflow for any slice that fits in memory.
+#[inline(always)]
+fn scan_plain<T: Lane, const L: usize>(data: &[T], p: Native<T>) -> IntStats {
+    let mut min = T::MAX;
+    let mut max = T::MIN;
+    let mut bad = T::ZERO;
+    let mut ign = T::ZERO;
+    for &v in data {
+        min = if v < min { v } else { min };
+        max = if v > max { v } else { max };
+        let is_ign = (v == p.ignore) & p.has_ignore;
+        let outside = v.offset(p.lo) > p.span;
+        bad = bad + if outside & !is_ign { T::ONE } else { T::ZERO };
+        ign = ign + if is_ign { T::ONE } else { T::ZERO };
+    }
+    let nonempty = !data.is_empty();
+    IntStats {
+        count: data.len() as u64,
+        min: nonempty.then(|| min.to_i64()),
+        max: nonempty.then(|| max.to_i64()),
+        bad: bad.into(),
+        ignored: ign.into(),
+    }
+}
+
+/// Whether this CPU has the AVX-512 subset the kernels use (checked once; cached by std).
+#[cfg(target_arch = "x86_64")]
+fn has_avx512() -> bool {
+    std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512bw")
+}
+
 macro_rules! dispatch_simd {
-    ($name:ident, $avx2:ident, $t:ty, $l:literal) => {
+    ($name:ident, $avx2:ident, $avx512:ident, $t:ty, $l:literal, $kernel:ident) => {
         #[cfg(target_arch = "x86_64")]
         #[target_feature(enable = "avx2")]
         fn $avx2(data: &[$t], p: Native<$t>) -> IntStats {
-            scan_lanes::<$t, $l>(data, p)
+            $kernel::<$t, $l>(data, p)
         }
-        fn $name(data: &[$t], p: Native<$t>) -> IntStats {
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+        fn $avx512(data: &[$t], p: Native<$t>) -> IntStats {
+            $kernel::<$t, $l>(data, p)
+        }
+        fn $name(data: &[$t], range: &IntRange) -> IntStats {
+            let (p, empty) = Native::new(range);
             #[cfg(target_arch = "x86_64")]
-            if std::is_x86_feature_detected!("avx2") {
+            let mut stats = if has_avx512() {
+                // SAFETY: the CPU supports AVX-512F/BW, checked just above.
+                unsafe { $avx512(data, p) }
+            } else if std::is_x86_feature_detected!("avx2") {
                 // SAFETY: the CPU supports AVX2, checked just above.
-                return unsafe { $avx2(data, p) };
+                unsafe { $avx2(data, p) }
+            } else {
+                $kernel::<$t, $l>(data, p)
+            };
+            #[cfg(not(target_arch = "x86_64"))]
+            let mut stats = $kernel::<$t, $l>(data, p);
+            if empty {
+                stats.bad = stats.count - stats.ignored;
             }
-            scan_lanes::<$t, $l>(data, p)
+            stats
         }
     };
 }
-dispatch_simd!(scan_u8, scan_u8_avx2, u8, 64);
-dispatch_simd!(scan_i8, scan_i8_avx2, i8, 64);
-dispatch_simd!(scan_i16, scan_i16_avx2, i16, 32);
-dispatch_simd!(scan_u16, scan_u16_avx2, u16, 32);
-dispatch_simd!(scan_i32, scan_i32_avx2, i32, 16);
-dispatch_simd!(scan_i64, scan_i64_avx2, i64, 8);
+// 8- and 16-bit elements need narrow counters flushed every 255 steps (`scan_lanes`); 32- and
+// 64-bit ones vectorize best as plain reductions (`scan_plain`).
+dispatch_simd!(scan_u8, scan_u8_avx2, scan_u8_avx512, u8, 64, scan_lanes);
+dispatch_simd!(scan_i8, scan_i8_avx2, scan_i8_avx512, i8, 64, scan_lanes);
+dispatch_simd!(scan_i16, scan_i16_avx2, scan_i16_avx512, i16, 32, scan_lanes);
+dispatch_simd!(scan_u16, scan_u16_avx2, scan_u16_avx512, u16, 32, scan_lanes);
+dispatch_simd!(scan_i32, scan_i32_avx2, scan_i32_avx512, i32, 16, scan_plain);
+dispatch_simd!(scan_i64, scan_i64_avx2, scan_i64_avx512, i64, 8, scan_plain);
 
 /// Reinterprets little-endian bytes as `T`, copying only when they are not aligned.
 ///
@@ -247,12 +311,12 @@ pub fn scan_int(t: &TensorView<'_>, range: IntRange) -> IntStats {
     }
     let bytes = t.bytes();
     match t.dtype() {
-        DType::U8 | DType::Bool => scan_u8(bytes, Native::new(&range)),
-        DType::I8 => scan_i8(&typed::<i8>(bytes), Native::new(&range)),
-        DType::I16 => scan_i16(&typed::<i16>(bytes), Native::new(&range)),
-        DType::U16 => scan_u16(&typed::<u16>(bytes), Native::new(&range)),
-        DType::I32 => scan_i32(&typed::<i32>(bytes), Native::new(&range)),
-        DType::I64 => scan_i64(&typed::<i64>(bytes), Native::new(&range)),
+        DType::U8 | DType::Bool => scan_u8(bytes, &range),
+        DType::I8 => scan_i8(&typed::<i8>(bytes), &range),
+        DType::I16 => scan_i16(&typed::<i16>(bytes), &range),
+        DType::U16 => scan_u16(&typed::<u16>(bytes), &range),
+        DType::I32 => scan_i32(&typed::<i32>(bytes), &range),
+        DType::I64 => scan_i64(&typed::<i64>(bytes), &range),
         _ => {
             let mut s = IntStats::default();
             for o in 0..t.numel() {
