@@ -15,7 +15,9 @@ fn main() {
     let out = match args.first().map(String::as_str) {
         Some("range-scan") if args.len() == 6 => range_scan(&args[1..]),
         Some("bandwidth") if args.len() == 3 => bandwidth(&args[1..]),
-        _ => Err("usage: labelguard-bench range-scan FILE LO HI IGNORE REPS | bandwidth MIB REPS".into()),
+        _ => Err(
+            "usage: labelguard-bench range-scan FILE LO HI IGNORE REPS | bandwidth MIB REPS".into(),
+        ),
     };
     match out {
         Ok(json) => println!("{json}"),
@@ -35,7 +37,11 @@ fn range_scan(a: &[String]) -> Result<String, String> {
     let tensors = read_tensors(Path::new(&a[0]), &Limits::default()).map_err(|e| e.to_string())?;
     let view = tensors[0].tensor.view();
     let ignore: i64 = num(&a[3])?;
-    let range = IntRange { lo: num(&a[1])?, hi: num(&a[2])?, ignore: Some(ignore) };
+    let range = IntRange {
+        lo: num(&a[1])?,
+        hi: num(&a[2])?,
+        ignore: Some(ignore),
+    };
     let reps: usize = num(&a[4])?;
     let warm = scan_int(&view, range);
     let mut seconds = Vec::with_capacity(reps);

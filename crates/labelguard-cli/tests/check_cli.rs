@@ -68,7 +68,8 @@ fn npz(dir: &Path, name: &str, members: &[(&str, Vec<u8>)]) -> PathBuf {
     let path = dir.join(name);
     let mut z = zip::ZipWriter::new(std::fs::File::create(&path).unwrap());
     for (m, bytes) in members {
-        z.start_file(format!("{m}.npy"), zip::write::SimpleFileOptions::default()).unwrap();
+        z.start_file(format!("{m}.npy"), zip::write::SimpleFileOptions::default())
+            .unwrap();
         z.write_all(bytes).unwrap();
     }
     z.finish().unwrap();
@@ -90,7 +91,15 @@ fn void_batch(dir: &Path) -> PathBuf {
 fn a_valid_call_is_ok_and_exits_0() {
     let d = tempfile::tempdir().unwrap();
     let p = void_batch(d.path());
-    let o = labelguard(&["check", "cross_entropy", p.to_str().unwrap(), "--arg", "ignore_index=255", "--format", "json"]);
+    let o = labelguard(&[
+        "check",
+        "cross_entropy",
+        p.to_str().unwrap(),
+        "--arg",
+        "ignore_index=255",
+        "--format",
+        "json",
+    ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(v["verdict"], "ok");
@@ -102,7 +111,13 @@ fn a_valid_call_is_ok_and_exits_0() {
 fn a_device_assert_is_explained_and_exits_1() {
     let d = tempfile::tempdir().unwrap();
     let p = void_batch(d.path());
-    let o = labelguard(&["check", "cross_entropy", p.to_str().unwrap(), "--format", "json"]);
+    let o = labelguard(&[
+        "check",
+        "cross_entropy",
+        p.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
     assert_eq!(o.status.code(), Some(1));
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(v["verdict"], "device_assert");
@@ -112,7 +127,10 @@ fn a_device_assert_is_explained_and_exits_1() {
     assert_eq!(f["severity"], "error");
     assert_eq!(f["count"], 2);
     assert!(f["fix"].as_str().unwrap().contains("ignore_index=255"));
-    assert!(f["hint"].as_str().unwrap().contains("void") || f["hint"].as_str().unwrap().contains("unlabelled"));
+    assert!(
+        f["hint"].as_str().unwrap().contains("void")
+            || f["hint"].as_str().unwrap().contains("unlabelled")
+    );
     assert_eq!(f["locations"][0]["tensor"], "target");
     assert_eq!(f["locations"][0]["index"], serde_json::json!([0, 0, 1]));
     assert_eq!(f["locations"][0]["value"], "255");
@@ -120,7 +138,10 @@ fn a_device_assert_is_explained_and_exits_1() {
     let text = labelguard(&["check", "F.cross_entropy", p.to_str().unwrap()]);
     let out = stdout(&text);
     assert_eq!(text.status.code(), Some(1));
-    assert!(out.contains("error[LG103]") && out.contains("fix: pass ignore_index=255"), "{out}");
+    assert!(
+        out.contains("error[LG103]") && out.contains("fix: pass ignore_index=255"),
+        "{out}"
+    );
     assert!(out.contains("at: target[0, 0, 1] = 255"), "{out}");
     assert!(!out.contains('\x1b'), "NO_COLOR must switch colours off");
 }
@@ -136,7 +157,13 @@ fn npz_files_and_module_names_work() {
             ("target", npy("<i8", "(2,)", &i64s(&[0, 3]))),
         ],
     );
-    let o = labelguard(&["check", "nn.CrossEntropyLoss", p.to_str().unwrap(), "--format", "json"]);
+    let o = labelguard(&[
+        "check",
+        "nn.CrossEntropyLoss",
+        p.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(v["findings"][0]["code"], "LG101");
@@ -150,7 +177,11 @@ fn bad_input_exits_2_with_a_clear_message() {
     let good = void_batch(dir);
     let good = good.to_str().unwrap();
     let truncated = {
-        let p = npz(dir, "t.npz", &[("input", npy("<f4", "(2, 3)", &f32s(&[0.0; 6])))]);
+        let p = npz(
+            dir,
+            "t.npz",
+            &[("input", npy("<f4", "(2, 3)", &f32s(&[0.0; 6])))],
+        );
         let bytes = std::fs::read(&p).unwrap();
         std::fs::write(&p, &bytes[..bytes.len() / 2]).unwrap();
         p
@@ -166,37 +197,94 @@ fn bad_input_exits_2_with_a_clear_message() {
     let garbage = dir.join("garbage.bin");
     std::fs::write(&garbage, b"this is not a tensor file").unwrap();
     let cases: Vec<(Vec<&str>, &str)> = vec![
-        (vec!["check", "cross_entropy", "/no/such/file.npz"], "No such file"),
-        (vec!["check", "cross_entropy", truncated.to_str().unwrap()], "t.npz"),
-        (vec!["check", "cross_entropy", short_npy.to_str().unwrap()], "truncated"),
-        (vec!["check", "cross_entropy", complex.to_str().unwrap()], "'<c8' is not supported"),
-        (vec!["check", "cross_entropy", empty.to_str().unwrap()], "empty"),
-        (vec!["check", "cross_entropy", garbage.to_str().unwrap()], "not a tensor file"),
-        (vec!["check", "cross_entropy", dir.to_str().unwrap()], "directory"),
-        (vec!["check", "crossentropy", good], "unknown op 'crossentropy'"),
-        (vec!["check", "nll_loss", good, "--arg", "ignore_index=abc"], "cannot read ignore_index=abc"),
-        (vec!["check", "nll_loss", good, "--arg", "ignore=255"], "'ignore' is not an argument of nll_loss"),
-        (vec!["check", "nll_loss", good, "--arg", "ignore_index"], "is not NAME=VALUE"),
-        (vec!["check", "gather", good], "is not a parameter of gather"),
-        (vec!["check", "multinomial", good], "is not a parameter of multinomial"),
+        (
+            vec!["check", "cross_entropy", "/no/such/file.npz"],
+            "No such file",
+        ),
+        (
+            vec!["check", "cross_entropy", truncated.to_str().unwrap()],
+            "t.npz",
+        ),
+        (
+            vec!["check", "cross_entropy", short_npy.to_str().unwrap()],
+            "truncated",
+        ),
+        (
+            vec!["check", "cross_entropy", complex.to_str().unwrap()],
+            "'<c8' is not supported",
+        ),
+        (
+            vec!["check", "cross_entropy", empty.to_str().unwrap()],
+            "empty",
+        ),
+        (
+            vec!["check", "cross_entropy", garbage.to_str().unwrap()],
+            "not a tensor file",
+        ),
+        (
+            vec!["check", "cross_entropy", dir.to_str().unwrap()],
+            "directory",
+        ),
+        (
+            vec!["check", "crossentropy", good],
+            "unknown op 'crossentropy'",
+        ),
+        (
+            vec!["check", "nll_loss", good, "--arg", "ignore_index=abc"],
+            "cannot read ignore_index=abc",
+        ),
+        (
+            vec!["check", "nll_loss", good, "--arg", "ignore=255"],
+            "'ignore' is not an argument of nll_loss",
+        ),
+        (
+            vec!["check", "nll_loss", good, "--arg", "ignore_index"],
+            "is not NAME=VALUE",
+        ),
+        (
+            vec!["check", "gather", good],
+            "is not a parameter of gather",
+        ),
+        (
+            vec!["check", "multinomial", good],
+            "is not a parameter of multinomial",
+        ),
         (vec!["rule", "LG999"], "no rule 'LG999'"),
     ];
     for (args, expect) in cases {
         let o = labelguard(&args);
         let err = stderr(&o);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
-        assert!(err.contains(expect), "{args:?}: expected {expect:?} in {err:?}");
+        assert!(
+            err.contains(expect),
+            "{args:?}: expected {expect:?} in {err:?}"
+        );
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
     // A tensor under a PyTorch name the op does not have, and a missing one.
-    let wrong = safetensors(dir, "wrong.safetensors", &[("logits", "F32", &[2, 3], f32s(&[0.0; 6])), ("labels", "I64", &[2], i64s(&[0, 1]))]);
+    let wrong = safetensors(
+        dir,
+        "wrong.safetensors",
+        &[
+            ("logits", "F32", &[2, 3], f32s(&[0.0; 6])),
+            ("labels", "I64", &[2], i64s(&[0, 1])),
+        ],
+    );
     let o = labelguard(&["check", "cross_entropy", wrong.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("tensor 'logits' is not a parameter of cross_entropy; its tensors are named 'input', 'target', 'weight' (rename 'logits' to 'input'?)"), "{}", stderr(&o));
-    let missing = safetensors(dir, "missing.safetensors", &[("input", "F32", &[2, 3], f32s(&[0.0; 6]))]);
+    let missing = safetensors(
+        dir,
+        "missing.safetensors",
+        &[("input", "F32", &[2, 3], f32s(&[0.0; 6]))],
+    );
     let o = labelguard(&["check", "cross_entropy", missing.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("needs a tensor named 'target'"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("needs a tensor named 'target'"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
@@ -209,8 +297,14 @@ fn rules_are_listed_and_documented() {
     }
     let o = labelguard(&["rule", "lg103"]);
     let out = stdout(&o);
-    assert!(out.starts_with("LG103 void-label-not-ignored (error)"), "{out}");
-    assert!(out.contains("## Why it crashes") && out.contains("ignore_index=255"), "{out}");
+    assert!(
+        out.starts_with("LG103 void-label-not-ignored (error)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("## Why it crashes") && out.contains("ignore_index=255"),
+        "{out}"
+    );
     let by_name = labelguard(&["rule", "void-label-not-ignored"]);
     assert_eq!(stdout(&by_name), out);
 }
@@ -231,6 +325,12 @@ fn docs_rules_md_is_up_to_date() {
 fn help_teaches_the_ops_and_exit_codes() {
     let o = labelguard(&["check", "--help"]);
     let out = stdout(&o);
-    assert!(out.contains("F.cross_entropy(input, target, weight=None, ignore_index=-100"), "{out}");
-    assert!(out.contains("Exit codes: 0 for ok/silent, 1 for error/device_assert, 2"), "{out}");
+    assert!(
+        out.contains("F.cross_entropy(input, target, weight=None, ignore_index=-100"),
+        "{out}"
+    );
+    assert!(
+        out.contains("Exit codes: 0 for ok/silent, 1 for error/device_assert, 2"),
+        "{out}"
+    );
 }

@@ -164,7 +164,9 @@ pub struct TensorParam {
 pub enum CallError {
     #[error("unknown op '{name}'; known ops: {known}")]
     UnknownOp { name: String, known: String },
-    #[error("tensor '{name}' is not a parameter of {op}; its tensors are named {expected}{suggestion}")]
+    #[error(
+        "tensor '{name}' is not a parameter of {op}; its tensors are named {expected}{suggestion}"
+    )]
     UnknownTensor {
         op: &'static str,
         name: String,
@@ -202,9 +204,11 @@ pub enum CallError {
 /// The PyTorch parameter name that a common tensor name in training code stands for.
 fn synonym(name: &str) -> Option<&'static str> {
     Some(match name.to_ascii_lowercase().as_str() {
-        "logits" | "pred" | "preds" | "prediction" | "predictions" | "output" | "outputs" | "probs" | "x"
-        | "input_ids" | "ids" | "tokens" => "input",
-        "labels" | "label" | "y" | "gt" | "mask" | "masks" | "targets" | "seg" | "segmentation" => "target",
+        "logits" | "pred" | "preds" | "prediction" | "predictions" | "output" | "outputs"
+        | "probs" | "x" | "input_ids" | "ids" | "tokens" => "input",
+        "labels" | "label" | "y" | "gt" | "mask" | "masks" | "targets" | "seg" | "segmentation" => {
+            "target"
+        }
         "idx" | "indices" | "indexes" => "index",
         "class_weight" | "class_weights" | "weights" => "weight",
         _ => return None,

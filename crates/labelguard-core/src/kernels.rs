@@ -259,9 +259,30 @@ macro_rules! dispatch_simd {
 // 64-bit ones vectorize best as plain reductions (`scan_plain`).
 dispatch_simd!(scan_u8, scan_u8_avx2, scan_u8_avx512, u8, 64, scan_lanes);
 dispatch_simd!(scan_i8, scan_i8_avx2, scan_i8_avx512, i8, 64, scan_lanes);
-dispatch_simd!(scan_i16, scan_i16_avx2, scan_i16_avx512, i16, 32, scan_lanes);
-dispatch_simd!(scan_u16, scan_u16_avx2, scan_u16_avx512, u16, 32, scan_lanes);
-dispatch_simd!(scan_i32, scan_i32_avx2, scan_i32_avx512, i32, 16, scan_plain);
+dispatch_simd!(
+    scan_i16,
+    scan_i16_avx2,
+    scan_i16_avx512,
+    i16,
+    32,
+    scan_lanes
+);
+dispatch_simd!(
+    scan_u16,
+    scan_u16_avx2,
+    scan_u16_avx512,
+    u16,
+    32,
+    scan_lanes
+);
+dispatch_simd!(
+    scan_i32,
+    scan_i32_avx2,
+    scan_i32_avx512,
+    i32,
+    16,
+    scan_plain
+);
 dispatch_simd!(scan_i64, scan_i64_avx2, scan_i64_avx512, i64, 8, scan_plain);
 
 /// Reinterprets little-endian bytes as `T`, copying only when they are not aligned.

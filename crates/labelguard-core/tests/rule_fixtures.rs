@@ -6,7 +6,11 @@ use std::collections::BTreeSet;
 
 /// A tensor built from values, in a dtype.
 fn t(dtype: DType, shape: &[usize], values: &[f64]) -> Tensor {
-    assert_eq!(values.len(), shape.iter().product::<usize>(), "fixture values do not fill the shape");
+    assert_eq!(
+        values.len(),
+        shape.iter().product::<usize>(),
+        "fixture values do not fill the shape"
+    );
     let bytes: Vec<u8> = values
         .iter()
         .flat_map(|&v| match dtype {
@@ -27,7 +31,11 @@ fn t(dtype: DType, shape: &[usize], values: &[f64]) -> Tensor {
 }
 
 fn i64s(shape: &[usize], values: &[i64]) -> Tensor {
-    t(DType::I64, shape, &values.iter().map(|&v| v as f64).collect::<Vec<_>>())
+    t(
+        DType::I64,
+        shape,
+        &values.iter().map(|&v| v as f64).collect::<Vec<_>>(),
+    )
 }
 
 fn f32s(shape: &[usize], values: &[f64]) -> Tensor {
@@ -40,8 +48,14 @@ fn logits(shape: &[usize]) -> Tensor {
 }
 
 fn run(op: &str, tensors: &[(&str, &Tensor)], args: &[(&str, Value)]) -> Report {
-    let views = tensors.iter().map(|(n, t)| (n.to_string(), t.view())).collect();
-    let args = args.iter().map(|(n, v)| (n.to_string(), v.clone())).collect();
+    let views = tensors
+        .iter()
+        .map(|(n, t)| (n.to_string(), t.view()))
+        .collect();
+    let args = args
+        .iter()
+        .map(|(n, v)| (n.to_string(), v.clone()))
+        .collect();
     lookup(op).unwrap().check(views, args).unwrap()
 }
 
@@ -63,98 +77,412 @@ macro_rules! fixture {
 }
 
 // LG1xx: class ids.
-fixture!(lg101_out_of_range, "LG101", "cross_entropy",
-    [("input", logits(&[4, 3])), ("target", i64s(&[4], &[0, 1, 2, 3]))], []);
-fixture!(lg101_binary_mask_0_255, "LG101", "cross_entropy",
-    [("input", logits(&[1, 2, 2, 2])), ("target", i64s(&[1, 2, 2], &[0, 255, 255, 0]))], []);
-fixture!(lg102_negative, "LG102", "nll_loss",
-    [("input", logits(&[3, 4])), ("target", i64s(&[3], &[2, -5, 0]))], []);
-fixture!(lg103_void_label, "LG103", "cross_entropy",
-    [("input", logits(&[1, 19, 2, 3])), ("target", t(DType::I64, &[1, 2, 3], &[0.0, 5.0, 255.0, 255.0, 18.0, 1.0]))], []);
-fixture!(lg104_one_based, "LG104", "cross_entropy",
-    [("input", logits(&[5, 3])), ("target", i64s(&[5], &[1, 2, 3, 3, 1]))], []);
-fixture!(lg105_cityscapes_label_ids, "LG105", "cross_entropy",
-    [("input", logits(&[1, 19, 2, 3])), ("target", i64s(&[1, 2, 3], &[7, 8, 26, 24, 0, 11]))], [("ignore_index", Value::Int(255))]);
-fixture!(lg106_zero_means_ignore, "LG106", "cross_entropy",
-    [("input", logits(&[1, 150, 1, 4])), ("target", i64s(&[1, 1, 4], &[0, 150, 3, 0]))], []);
-fixture!(lg107_padding_minus_one, "LG107", "cross_entropy",
-    [("input", logits(&[2, 5, 3])), ("target", i64s(&[2, 3], &[1, 2, -1, 4, -1, -1]))], []);
-fixture!(lg108_all_ignored, "LG108", "cross_entropy",
-    [("input", logits(&[2, 3])), ("target", i64s(&[2], &[255, 255]))], [("ignore_index", Value::Int(255))]);
+fixture!(
+    lg101_out_of_range,
+    "LG101",
+    "cross_entropy",
+    [
+        ("input", logits(&[4, 3])),
+        ("target", i64s(&[4], &[0, 1, 2, 3]))
+    ],
+    []
+);
+fixture!(
+    lg101_binary_mask_0_255,
+    "LG101",
+    "cross_entropy",
+    [
+        ("input", logits(&[1, 2, 2, 2])),
+        ("target", i64s(&[1, 2, 2], &[0, 255, 255, 0]))
+    ],
+    []
+);
+fixture!(
+    lg102_negative,
+    "LG102",
+    "nll_loss",
+    [
+        ("input", logits(&[3, 4])),
+        ("target", i64s(&[3], &[2, -5, 0]))
+    ],
+    []
+);
+fixture!(
+    lg103_void_label,
+    "LG103",
+    "cross_entropy",
+    [
+        ("input", logits(&[1, 19, 2, 3])),
+        (
+            "target",
+            t(DType::I64, &[1, 2, 3], &[0.0, 5.0, 255.0, 255.0, 18.0, 1.0])
+        )
+    ],
+    []
+);
+fixture!(
+    lg104_one_based,
+    "LG104",
+    "cross_entropy",
+    [
+        ("input", logits(&[5, 3])),
+        ("target", i64s(&[5], &[1, 2, 3, 3, 1]))
+    ],
+    []
+);
+fixture!(
+    lg105_cityscapes_label_ids,
+    "LG105",
+    "cross_entropy",
+    [
+        ("input", logits(&[1, 19, 2, 3])),
+        ("target", i64s(&[1, 2, 3], &[7, 8, 26, 24, 0, 11]))
+    ],
+    [("ignore_index", Value::Int(255))]
+);
+fixture!(
+    lg106_zero_means_ignore,
+    "LG106",
+    "cross_entropy",
+    [
+        ("input", logits(&[1, 150, 1, 4])),
+        ("target", i64s(&[1, 1, 4], &[0, 150, 3, 0]))
+    ],
+    []
+);
+fixture!(
+    lg107_padding_minus_one,
+    "LG107",
+    "cross_entropy",
+    [
+        ("input", logits(&[2, 5, 3])),
+        ("target", i64s(&[2, 3], &[1, 2, -1, 4, -1, -1]))
+    ],
+    []
+);
+fixture!(
+    lg108_all_ignored,
+    "LG108",
+    "cross_entropy",
+    [
+        ("input", logits(&[2, 3])),
+        ("target", i64s(&[2], &[255, 255]))
+    ],
+    [("ignore_index", Value::Int(255))]
+);
 
 // LG2xx: dtypes, shapes, arguments.
-fixture!(lg201_float_target, "LG201", "cross_entropy",
-    [("input", logits(&[3, 4])), ("target", f32s(&[3], &[0.0, 2.0, 3.0]))], []);
-fixture!(lg202_one_hot_long, "LG202", "cross_entropy",
-    [("input", logits(&[2, 3])), ("target", i64s(&[2, 3], &[0, 1, 0, 1, 0, 0]))], []);
-fixture!(lg202_one_hot_spatial, "LG202", "cross_entropy",
-    [("input", logits(&[1, 2, 1, 2])), ("target", i64s(&[1, 1, 2, 2], &[1, 0, 0, 1]))], []);
-fixture!(lg203_channel_dim, "LG203", "cross_entropy",
-    [("input", logits(&[2, 3, 2, 2])), ("target", i64s(&[2, 1, 2, 2], &[0, 1, 2, 0, 1, 1, 2, 2]))], []);
-fixture!(lg204_batch_mismatch, "LG204", "cross_entropy",
-    [("input", logits(&[4, 3])), ("target", i64s(&[2], &[0, 1]))], []);
-fixture!(lg205_int32_target, "LG205", "cross_entropy",
-    [("input", logits(&[2, 3])), ("target", t(DType::I32, &[2], &[0.0, 2.0]))], []);
-fixture!(lg206_integer_logits, "LG206", "cross_entropy",
-    [("input", i64s(&[2, 3], &[0, 1, 2, 3, 4, 5])), ("target", i64s(&[2], &[0, 1]))], []);
-fixture!(lg207_dim_out_of_range, "LG207", "gather",
-    [("input", logits(&[2, 3])), ("index", i64s(&[2, 1], &[0, 1]))], [("dim", Value::Int(2))]);
-fixture!(lg208_label_smoothing, "LG208", "cross_entropy",
-    [("input", logits(&[2, 3])), ("target", i64s(&[2], &[0, 1]))], [("label_smoothing", Value::Float(1.5))]);
-fixture!(lg209_weight_dtype, "LG209", "cross_entropy",
-    [("input", logits(&[2, 3])), ("target", i64s(&[2], &[0, 1])), ("weight", t(DType::F64, &[3], &[1.0, 1.0, 2.0]))], []);
-fixture!(lg210_multinomial_rank, "LG210", "multinomial",
-    [("input", f32s(&[1, 1, 2], &[0.5, 0.5]))], [("num_samples", Value::Int(1))]);
+fixture!(
+    lg201_float_target,
+    "LG201",
+    "cross_entropy",
+    [
+        ("input", logits(&[3, 4])),
+        ("target", f32s(&[3], &[0.0, 2.0, 3.0]))
+    ],
+    []
+);
+fixture!(
+    lg202_one_hot_long,
+    "LG202",
+    "cross_entropy",
+    [
+        ("input", logits(&[2, 3])),
+        ("target", i64s(&[2, 3], &[0, 1, 0, 1, 0, 0]))
+    ],
+    []
+);
+fixture!(
+    lg202_one_hot_spatial,
+    "LG202",
+    "cross_entropy",
+    [
+        ("input", logits(&[1, 2, 1, 2])),
+        ("target", i64s(&[1, 1, 2, 2], &[1, 0, 0, 1]))
+    ],
+    []
+);
+fixture!(
+    lg203_channel_dim,
+    "LG203",
+    "cross_entropy",
+    [
+        ("input", logits(&[2, 3, 2, 2])),
+        ("target", i64s(&[2, 1, 2, 2], &[0, 1, 2, 0, 1, 1, 2, 2]))
+    ],
+    []
+);
+fixture!(
+    lg204_batch_mismatch,
+    "LG204",
+    "cross_entropy",
+    [("input", logits(&[4, 3])), ("target", i64s(&[2], &[0, 1]))],
+    []
+);
+fixture!(
+    lg205_int32_target,
+    "LG205",
+    "cross_entropy",
+    [
+        ("input", logits(&[2, 3])),
+        ("target", t(DType::I32, &[2], &[0.0, 2.0]))
+    ],
+    []
+);
+fixture!(
+    lg206_integer_logits,
+    "LG206",
+    "cross_entropy",
+    [
+        ("input", i64s(&[2, 3], &[0, 1, 2, 3, 4, 5])),
+        ("target", i64s(&[2], &[0, 1]))
+    ],
+    []
+);
+fixture!(
+    lg207_dim_out_of_range,
+    "LG207",
+    "gather",
+    [
+        ("input", logits(&[2, 3])),
+        ("index", i64s(&[2, 1], &[0, 1]))
+    ],
+    [("dim", Value::Int(2))]
+);
+fixture!(
+    lg208_label_smoothing,
+    "LG208",
+    "cross_entropy",
+    [("input", logits(&[2, 3])), ("target", i64s(&[2], &[0, 1]))],
+    [("label_smoothing", Value::Float(1.5))]
+);
+fixture!(
+    lg209_weight_dtype,
+    "LG209",
+    "cross_entropy",
+    [
+        ("input", logits(&[2, 3])),
+        ("target", i64s(&[2], &[0, 1])),
+        ("weight", t(DType::F64, &[3], &[1.0, 1.0, 2.0]))
+    ],
+    []
+);
+fixture!(
+    lg210_multinomial_rank,
+    "LG210",
+    "multinomial",
+    [("input", f32s(&[1, 1, 2], &[0.5, 0.5]))],
+    [("num_samples", Value::Int(1))]
+);
 
 // LG3xx: weights.
-fixture!(lg301_weight_length, "LG301", "cross_entropy",
-    [("input", logits(&[2, 3])), ("target", i64s(&[2], &[0, 1])), ("weight", f32s(&[4], &[1.0, 1.0, 1.0, 0.5]))], []);
-fixture!(lg302_negative_weight, "LG302", "cross_entropy",
-    [("input", logits(&[2, 3])), ("target", i64s(&[2], &[0, 1])), ("weight", f32s(&[3], &[1.0, -1.0, f64::NAN]))], []);
-fixture!(lg303_pos_weight_shape, "LG303", "binary_cross_entropy_with_logits",
-    [("input", logits(&[2, 3])), ("target", f32s(&[2, 3], &[0.0, 1.0, 0.0, 1.0, 1.0, 0.0])), ("pos_weight", f32s(&[2], &[1.0, 2.0]))], []);
+fixture!(
+    lg301_weight_length,
+    "LG301",
+    "cross_entropy",
+    [
+        ("input", logits(&[2, 3])),
+        ("target", i64s(&[2], &[0, 1])),
+        ("weight", f32s(&[4], &[1.0, 1.0, 1.0, 0.5]))
+    ],
+    []
+);
+fixture!(
+    lg302_negative_weight,
+    "LG302",
+    "cross_entropy",
+    [
+        ("input", logits(&[2, 3])),
+        ("target", i64s(&[2], &[0, 1])),
+        ("weight", f32s(&[3], &[1.0, -1.0, f64::NAN]))
+    ],
+    []
+);
+fixture!(
+    lg303_pos_weight_shape,
+    "LG303",
+    "binary_cross_entropy_with_logits",
+    [
+        ("input", logits(&[2, 3])),
+        ("target", f32s(&[2, 3], &[0.0, 1.0, 0.0, 1.0, 1.0, 0.0])),
+        ("pos_weight", f32s(&[2], &[1.0, 2.0]))
+    ],
+    []
+);
 
 // LG4xx: index ops.
-fixture!(lg401_token_id, "LG401", "embedding",
-    [("input", i64s(&[2, 3], &[101, 2054, 30522, 102, -100, 0]))], [("num_embeddings", Value::Int(30522))]);
-fixture!(lg402_gather, "LG402", "gather",
-    [("input", logits(&[2, 3])), ("index", i64s(&[2, 1], &[2, 3]))], [("dim", Value::Int(1))]);
-fixture!(lg402_index_select_void, "LG402", "index_select",
-    [("input", logits(&[19])), ("index", i64s(&[4], &[0, 255, 3, 255]))], [("dim", Value::Int(0))]);
-fixture!(lg403_one_hot, "LG403", "one_hot",
-    [("tensor", i64s(&[4], &[0, 1, 255, 2]))], [("num_classes", Value::Int(3))]);
-fixture!(lg404_bincount, "LG404", "bincount",
-    [("input", i64s(&[4], &[0, 3, -1, 2]))], []);
-fixture!(lg405_ctc_target, "LG405", "ctc_loss",
-    [("log_probs", logits(&[6, 1, 4])), ("targets", i64s(&[1, 3], &[1, 5, 2]))],
-    [("input_lengths", Value::IntList(vec![6])), ("target_lengths", Value::IntList(vec![3]))]);
-fixture!(lg406_ctc_blank, "LG406", "ctc_loss",
-    [("log_probs", logits(&[6, 1, 4])), ("targets", i64s(&[1, 3], &[1, 0, 2]))],
-    [("input_lengths", Value::IntList(vec![6])), ("target_lengths", Value::IntList(vec![3]))]);
-fixture!(lg407_ctc_lengths, "LG407", "ctc_loss",
-    [("log_probs", logits(&[6, 1, 4])), ("targets", i64s(&[1, 3], &[1, 2, 3]))],
-    [("input_lengths", Value::IntList(vec![9])), ("target_lengths", Value::IntList(vec![3]))]);
-fixture!(lg408_ctc_infeasible, "LG408", "ctc_loss",
-    [("log_probs", logits(&[3, 1, 4])), ("targets", i64s(&[1, 3], &[1, 1, 2]))],
-    [("input_lengths", Value::IntList(vec![3])), ("target_lengths", Value::IntList(vec![3]))]);
+fixture!(
+    lg401_token_id,
+    "LG401",
+    "embedding",
+    [("input", i64s(&[2, 3], &[101, 2054, 30522, 102, -100, 0]))],
+    [("num_embeddings", Value::Int(30522))]
+);
+fixture!(
+    lg402_gather,
+    "LG402",
+    "gather",
+    [
+        ("input", logits(&[2, 3])),
+        ("index", i64s(&[2, 1], &[2, 3]))
+    ],
+    [("dim", Value::Int(1))]
+);
+fixture!(
+    lg402_index_select_void,
+    "LG402",
+    "index_select",
+    [
+        ("input", logits(&[19])),
+        ("index", i64s(&[4], &[0, 255, 3, 255]))
+    ],
+    [("dim", Value::Int(0))]
+);
+fixture!(
+    lg403_one_hot,
+    "LG403",
+    "one_hot",
+    [("tensor", i64s(&[4], &[0, 1, 255, 2]))],
+    [("num_classes", Value::Int(3))]
+);
+fixture!(
+    lg404_bincount,
+    "LG404",
+    "bincount",
+    [("input", i64s(&[4], &[0, 3, -1, 2]))],
+    []
+);
+fixture!(
+    lg405_ctc_target,
+    "LG405",
+    "ctc_loss",
+    [
+        ("log_probs", logits(&[6, 1, 4])),
+        ("targets", i64s(&[1, 3], &[1, 5, 2]))
+    ],
+    [
+        ("input_lengths", Value::IntList(vec![6])),
+        ("target_lengths", Value::IntList(vec![3]))
+    ]
+);
+fixture!(
+    lg406_ctc_blank,
+    "LG406",
+    "ctc_loss",
+    [
+        ("log_probs", logits(&[6, 1, 4])),
+        ("targets", i64s(&[1, 3], &[1, 0, 2]))
+    ],
+    [
+        ("input_lengths", Value::IntList(vec![6])),
+        ("target_lengths", Value::IntList(vec![3]))
+    ]
+);
+fixture!(
+    lg407_ctc_lengths,
+    "LG407",
+    "ctc_loss",
+    [
+        ("log_probs", logits(&[6, 1, 4])),
+        ("targets", i64s(&[1, 3], &[1, 2, 3]))
+    ],
+    [
+        ("input_lengths", Value::IntList(vec![9])),
+        ("target_lengths", Value::IntList(vec![3]))
+    ]
+);
+fixture!(
+    lg408_ctc_infeasible,
+    "LG408",
+    "ctc_loss",
+    [
+        ("log_probs", logits(&[3, 1, 4])),
+        ("targets", i64s(&[1, 3], &[1, 1, 2]))
+    ],
+    [
+        ("input_lengths", Value::IntList(vec![3])),
+        ("target_lengths", Value::IntList(vec![3]))
+    ]
+);
 
 // LG5xx: probabilities.
-fixture!(lg501_bce_logits_passed, "LG501", "binary_cross_entropy",
-    [("input", f32s(&[4], &[-1.5, 0.2, 2.0, 0.9])), ("target", f32s(&[4], &[0.0, 1.0, 1.0, 0.0]))], []);
-fixture!(lg502_bce_target_255, "LG502", "binary_cross_entropy",
-    [("input", f32s(&[4], &[0.1, 0.2, 0.8, 0.9])), ("target", f32s(&[4], &[0.0, 255.0, 255.0, 0.0]))], []);
-fixture!(lg503_logits_target, "LG503", "binary_cross_entropy_with_logits",
-    [("input", f32s(&[3], &[0.1, -2.0, 3.0])), ("target", f32s(&[3], &[0.0, 255.0, 1.0]))], []);
-fixture!(lg504_soft_targets, "LG504", "cross_entropy",
-    [("input", logits(&[2, 3])), ("target", f32s(&[2, 3], &[0.5, 0.5, 0.5, 0.2, 0.2, 0.2]))], []);
-fixture!(lg505_multinomial_nan, "LG505", "multinomial",
-    [("input", f32s(&[2, 3], &[0.2, f64::NAN, 0.5, 0.1, 0.1, f64::INFINITY]))], [("num_samples", Value::Int(1))]);
-fixture!(lg506_multinomial_zero_row, "LG506", "multinomial",
-    [("input", f32s(&[2, 3], &[0.2, 0.3, 0.5, 0.0, 0.0, 0.0]))], [("num_samples", Value::Int(2)), ("replacement", Value::Bool(true))]);
-fixture!(lg507_multinomial_too_few, "LG507", "multinomial",
-    [("input", f32s(&[3], &[0.7, 0.0, 0.3]))], [("num_samples", Value::Int(3))]);
-fixture!(lg508_nan_logits, "LG508", "cross_entropy",
-    [("input", f32s(&[2, 2], &[f64::NAN, 1.0, 0.0, 1.0])), ("target", i64s(&[2], &[0, 1]))], []);
+fixture!(
+    lg501_bce_logits_passed,
+    "LG501",
+    "binary_cross_entropy",
+    [
+        ("input", f32s(&[4], &[-1.5, 0.2, 2.0, 0.9])),
+        ("target", f32s(&[4], &[0.0, 1.0, 1.0, 0.0]))
+    ],
+    []
+);
+fixture!(
+    lg502_bce_target_255,
+    "LG502",
+    "binary_cross_entropy",
+    [
+        ("input", f32s(&[4], &[0.1, 0.2, 0.8, 0.9])),
+        ("target", f32s(&[4], &[0.0, 255.0, 255.0, 0.0]))
+    ],
+    []
+);
+fixture!(
+    lg503_logits_target,
+    "LG503",
+    "binary_cross_entropy_with_logits",
+    [
+        ("input", f32s(&[3], &[0.1, -2.0, 3.0])),
+        ("target", f32s(&[3], &[0.0, 255.0, 1.0]))
+    ],
+    []
+);
+fixture!(
+    lg504_soft_targets,
+    "LG504",
+    "cross_entropy",
+    [
+        ("input", logits(&[2, 3])),
+        ("target", f32s(&[2, 3], &[0.5, 0.5, 0.5, 0.2, 0.2, 0.2]))
+    ],
+    []
+);
+fixture!(
+    lg505_multinomial_nan,
+    "LG505",
+    "multinomial",
+    [(
+        "input",
+        f32s(&[2, 3], &[0.2, f64::NAN, 0.5, 0.1, 0.1, f64::INFINITY])
+    )],
+    [("num_samples", Value::Int(1))]
+);
+fixture!(
+    lg506_multinomial_zero_row,
+    "LG506",
+    "multinomial",
+    [("input", f32s(&[2, 3], &[0.2, 0.3, 0.5, 0.0, 0.0, 0.0]))],
+    [
+        ("num_samples", Value::Int(2)),
+        ("replacement", Value::Bool(true))
+    ]
+);
+fixture!(
+    lg507_multinomial_too_few,
+    "LG507",
+    "multinomial",
+    [("input", f32s(&[3], &[0.7, 0.0, 0.3]))],
+    [("num_samples", Value::Int(3))]
+);
+fixture!(
+    lg508_nan_logits,
+    "LG508",
+    "cross_entropy",
+    [
+        ("input", f32s(&[2, 2], &[f64::NAN, 1.0, 0.0, 1.0])),
+        ("target", i64s(&[2], &[0, 1]))
+    ],
+    []
+);
 
 /// Every contract rule (LG1xx to LG5xx) has a fixture above.
 #[test]
@@ -177,19 +505,108 @@ fn every_contract_rule_has_a_fixture() {
 #[test]
 fn valid_calls_are_ok() {
     let cases: Vec<(&str, Vec<(&str, Tensor)>, Vec<(&str, Value)>)> = vec![
-        ("cross_entropy", vec![("input", logits(&[1, 19, 2, 2])), ("target", i64s(&[1, 2, 2], &[0, 18, 255, 3]))], vec![("ignore_index", Value::Int(255))]),
-        ("nll_loss", vec![("input", logits(&[2, 3])), ("target", t(DType::U8, &[2], &[0.0, 2.0]))], vec![]),
-        ("binary_cross_entropy", vec![("input", f32s(&[2], &[0.0, 1.0])), ("target", f32s(&[2], &[1.0, 0.5]))], vec![]),
-        ("binary_cross_entropy_with_logits", vec![("input", f32s(&[2, 2], &[-9.0, 1.0, 2.0, 0.0])), ("target", f32s(&[2, 2], &[1.0, 0.0, 0.5, 1.0])), ("pos_weight", f32s(&[2], &[2.0, 3.0]))], vec![]),
-        ("embedding", vec![("input", i64s(&[3], &[0, 4, 2])), ("weight", logits(&[5, 2]))], vec![("padding_idx", Value::Int(0))]),
-        ("gather", vec![("input", logits(&[2, 3])), ("index", i64s(&[2, 1], &[2, 0]))], vec![("dim", Value::Int(-1))]),
-        ("scatter", vec![("input", logits(&[2, 3])), ("index", i64s(&[2, 1], &[2, 0]))], vec![("dim", Value::Int(1)), ("value", Value::Float(1.0))]),
-        ("scatter_add", vec![("input", logits(&[2, 3])), ("index", i64s(&[1, 2], &[1, 0])), ("src", logits(&[1, 2]))], vec![("dim", Value::Int(0))]),
-        ("index_select", vec![("input", logits(&[4, 3])), ("index", t(DType::I32, &[2], &[3.0, 0.0]))], vec![("dim", Value::Int(0))]),
-        ("one_hot", vec![("tensor", i64s(&[3], &[0, 2, 1]))], vec![("num_classes", Value::Int(3))]),
-        ("multinomial", vec![("input", f32s(&[2, 3], &[0.2, 0.3, 0.5, 1.0, 1.0, 0.0]))], vec![("num_samples", Value::Int(2))]),
-        ("ctc_loss", vec![("log_probs", logits(&[6, 1, 4])), ("targets", i64s(&[3], &[1, 2, 3])), ("input_lengths", i64s(&[1], &[6])), ("target_lengths", i64s(&[1], &[3]))], vec![]),
-        ("bincount", vec![("input", t(DType::U8, &[3], &[0.0, 3.0, 3.0])), ("weights", f32s(&[3], &[1.0, 0.5, 2.0]))], vec![("minlength", Value::Int(19))]),
+        (
+            "cross_entropy",
+            vec![
+                ("input", logits(&[1, 19, 2, 2])),
+                ("target", i64s(&[1, 2, 2], &[0, 18, 255, 3])),
+            ],
+            vec![("ignore_index", Value::Int(255))],
+        ),
+        (
+            "nll_loss",
+            vec![
+                ("input", logits(&[2, 3])),
+                ("target", t(DType::U8, &[2], &[0.0, 2.0])),
+            ],
+            vec![],
+        ),
+        (
+            "binary_cross_entropy",
+            vec![
+                ("input", f32s(&[2], &[0.0, 1.0])),
+                ("target", f32s(&[2], &[1.0, 0.5])),
+            ],
+            vec![],
+        ),
+        (
+            "binary_cross_entropy_with_logits",
+            vec![
+                ("input", f32s(&[2, 2], &[-9.0, 1.0, 2.0, 0.0])),
+                ("target", f32s(&[2, 2], &[1.0, 0.0, 0.5, 1.0])),
+                ("pos_weight", f32s(&[2], &[2.0, 3.0])),
+            ],
+            vec![],
+        ),
+        (
+            "embedding",
+            vec![
+                ("input", i64s(&[3], &[0, 4, 2])),
+                ("weight", logits(&[5, 2])),
+            ],
+            vec![("padding_idx", Value::Int(0))],
+        ),
+        (
+            "gather",
+            vec![
+                ("input", logits(&[2, 3])),
+                ("index", i64s(&[2, 1], &[2, 0])),
+            ],
+            vec![("dim", Value::Int(-1))],
+        ),
+        (
+            "scatter",
+            vec![
+                ("input", logits(&[2, 3])),
+                ("index", i64s(&[2, 1], &[2, 0])),
+            ],
+            vec![("dim", Value::Int(1)), ("value", Value::Float(1.0))],
+        ),
+        (
+            "scatter_add",
+            vec![
+                ("input", logits(&[2, 3])),
+                ("index", i64s(&[1, 2], &[1, 0])),
+                ("src", logits(&[1, 2])),
+            ],
+            vec![("dim", Value::Int(0))],
+        ),
+        (
+            "index_select",
+            vec![
+                ("input", logits(&[4, 3])),
+                ("index", t(DType::I32, &[2], &[3.0, 0.0])),
+            ],
+            vec![("dim", Value::Int(0))],
+        ),
+        (
+            "one_hot",
+            vec![("tensor", i64s(&[3], &[0, 2, 1]))],
+            vec![("num_classes", Value::Int(3))],
+        ),
+        (
+            "multinomial",
+            vec![("input", f32s(&[2, 3], &[0.2, 0.3, 0.5, 1.0, 1.0, 0.0]))],
+            vec![("num_samples", Value::Int(2))],
+        ),
+        (
+            "ctc_loss",
+            vec![
+                ("log_probs", logits(&[6, 1, 4])),
+                ("targets", i64s(&[3], &[1, 2, 3])),
+                ("input_lengths", i64s(&[1], &[6])),
+                ("target_lengths", i64s(&[1], &[3])),
+            ],
+            vec![],
+        ),
+        (
+            "bincount",
+            vec![
+                ("input", t(DType::U8, &[3], &[0.0, 3.0, 3.0])),
+                ("weights", f32s(&[3], &[1.0, 0.5, 2.0])),
+            ],
+            vec![("minlength", Value::Int(19))],
+        ),
     ];
     for (op, tensors, args) in cases {
         let refs: Vec<(&str, &Tensor)> = tensors.iter().map(|(n, t)| (*n, t)).collect();
