@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: test lint venv bench docs example
+.PHONY: test lint venv python bench bench-python docs
 
 ## venv: the Python environment of the tests (torch from PyPI; pip's cache keeps reruns fast)
 venv: $(VENV)/.installed
@@ -14,11 +14,16 @@ $(VENV)/.installed: requirements-dev.txt
 	$(VENV)/bin/pip install --quiet -r requirements-dev.txt
 	touch $@
 
-## test: Rust unit, fixture and CLI tests, then the Python tests (the differential test against PyTorch)
-test: venv
+## python: build and install the Python package from its directory, as users do (pip install ./python)
+python: venv
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/pip install --quiet --no-build-isolation ./python
+
+## test: Rust unit, fixture and CLI tests, then the Python tests (the differential test against
+## PyTorch through the CLI, and the Python package's tests)
+test: venv python
 	cargo test --workspace
 	cargo build --release -p labelguard-cli
-	LABELGUARD_BIN=$(CURDIR)/target/release/labelguard $(PY) -m pytest -q tests/python
+	LABELGUARD_BIN=$(CURDIR)/target/release/labelguard $(PY) -m pytest -q tests/python python/tests
 
 ## lint: formatting and clippy, as CI runs them
 lint:
@@ -33,3 +38,7 @@ docs:
 bench: venv
 	cargo build --release -p labelguard-bench
 	$(PY) bench/range_scan.py --bin target/release/labelguard-bench
+
+## bench-python: check_cross_entropy vs the torch guard and numpy; enable()'s overhead per training step
+bench-python: python
+	$(PY) bench/python_api.py

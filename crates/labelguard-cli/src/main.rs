@@ -1,6 +1,7 @@
 //! `labelguard`: a thin clap front end over the contract engine, the readers and the renderers.
 
 mod check;
+mod replay;
 mod rules;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -35,6 +36,8 @@ enum Command {
     Rules(rules::RulesArgs),
     /// Print one rule's documentation.
     Rule(rules::RuleArgs),
+    /// Rerun the checks of a call saved by `labelguard.capture` (Python).
+    Replay(replay::ReplayArgs),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -77,6 +80,7 @@ fn main() -> ExitCode {
         Command::Check(args) => check::run(args, style),
         Command::Rules(args) => rules::list(args, style),
         Command::Rule(args) => rules::show(args),
+        Command::Replay(args) => replay::run(args, style),
     };
     match result {
         Ok(code) => code,

@@ -316,6 +316,15 @@ pub fn scan_int(t: &TensorView<'_>, range: IntRange) -> IntStats {
     if t.numel() == 0 {
         return IntStats::default();
     }
+    if let Some((distinct, factor)) = t.without_broadcast() {
+        let s = scan_int(&distinct, range);
+        return IntStats {
+            count: s.count * factor,
+            bad: s.bad * factor,
+            ignored: s.ignored * factor,
+            ..s
+        };
+    }
     if !t.is_dense() {
         let mut s = IntStats::default();
         for o in t.offsets() {
@@ -481,6 +490,19 @@ pub fn scan_float(t: &TensorView<'_>, lo: f64, hi: f64) -> FloatStats {
     if t.numel() == 0 {
         return FloatStats::default();
     }
+    if let Some((distinct, n)) = t.without_broadcast() {
+        let one = scan_float(&distinct, lo, hi);
+        return FloatStats {
+            count: one.count * n,
+            nan: one.nan * n,
+            pos_inf: one.pos_inf * n,
+            neg_inf: one.neg_inf * n,
+            below: one.below * n,
+            above: one.above * n,
+            fractional: one.fractional * n,
+            ..one
+        };
+    }
     // f32 comparisons against the bounds rounded to f32 are exact only when the bounds are
     // f32-representable; the bounds used by the contracts (0, 1) are.
     if t.is_dense() && t.dtype() == DType::F32 && lo as f32 as f64 == lo && hi as f32 as f64 == hi {
@@ -584,6 +606,11 @@ pub fn locate(
 /// (`None` past that): the class profile that hints are inferred from.
 pub fn int_histogram(t: &TensorView<'_>, cap: usize) -> Option<BTreeMap<i64, u64>> {
     let mut h = BTreeMap::new();
+    if let Some((distinct, factor)) = t.without_broadcast() {
+        let mut h = int_histogram(&distinct, cap)?;
+        h.values_mut().for_each(|c| *c *= factor);
+        return Some(h);
+    }
     if t.dtype() == DType::U8 && t.is_dense() {
         let mut bins = [0u64; 256];
         for &b in t.bytes() {
@@ -707,6 +734,36 @@ mod tests {
         let e = TensorView::with_strides(DType::I32, &[5, 4], &[0, 1], &bytes).unwrap();
         assert!(!e.is_dense());
         assert_eq!(scan_int(&e, IntRange::below(3, None)).bad, 5);
+        assert_eq!(int_histogram(&e, 10).unwrap()[&3], 5);
+        // A broadcast dimension in the middle: [2, 3(broadcast), 2] over 4 stored values.
+        let m = TensorView::with_strides(DType::I32, &[2, 3, 2], &[2, 0, 1], &bytes).unwrap();
+        let s = scan_int(&m, IntRange::below(2, Some(3)));
+        assert_eq!((s.count, s.bad, s.ignored, s.max), (12, 3, 3, Some(3)));
+    }
+
+    #[test]
+    fn constant_views_are_answered_without_iterating() {
+        let bytes = 255i64.to_le_bytes();
+        let big = [1usize << 20, 1 << 20];
+        let t = TensorView::with_strides(DType::I64, &big, &[0, 0], &bytes).unwrap();
+        assert!(t.is_constant());
+        let s = scan_int(&t, IntRange::below(19, None));
+        assert_eq!(
+            (s.count, s.bad, s.min, s.max),
+            (1 << 40, 1 << 40, Some(255), Some(255))
+        );
+        assert_eq!(
+            scan_int(&t, IntRange::below(19, Some(255))).ignored,
+            1 << 40
+        );
+        assert_eq!(int_histogram(&t, 4).unwrap()[&255], 1 << 40);
+        let f = 1.5f32.to_le_bytes();
+        let t = TensorView::with_strides(DType::F32, &big, &[0, 0], &f).unwrap();
+        let s = scan_float(&t, 0.0, 1.0);
+        assert_eq!(
+            (s.count, s.above, s.fractional, s.max),
+            (1 << 40, 1 << 40, 1 << 40, Some(1.5))
+        );
     }
 
     #[test]

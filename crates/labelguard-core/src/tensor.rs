@@ -158,6 +158,35 @@ impl<'a> TensorView<'a> {
         true
     }
 
+    /// True for a non-empty view whose strides are all zero: one value broadcast to the
+    /// whole shape (`torch.Tensor.expand` of a scalar). Kernels answer such views in O(1);
+    /// the Python bindings use them to check CUDA tensors from a few reduced values.
+    pub fn is_constant(&self) -> bool {
+        self.numel() > 0 && self.strides.iter().all(|&s| s == 0)
+    }
+
+    /// For a view with broadcast (zero-stride) dimensions of size > 1: the view without them,
+    /// and how many times each of its elements repeats. Order-free reductions (min, max, counts)
+    /// run over the smaller view and scale their counts.
+    pub fn without_broadcast(&self) -> Option<(TensorView<'a>, u64)> {
+        let broadcast = |(&n, &s): (&usize, &usize)| s == 0 && n > 1;
+        if self.numel() == 0 || !self.shape.iter().zip(&self.strides).any(broadcast) {
+            return None;
+        }
+        let mut factor = 1u64;
+        let (mut shape, mut strides) = (Vec::new(), Vec::new());
+        for (&n, &s) in self.shape.iter().zip(&self.strides) {
+            if s == 0 && n > 1 {
+                factor *= n as u64;
+            } else {
+                shape.push(n);
+                strides.push(s);
+            }
+        }
+        let view = TensorView::with_strides(self.dtype, &shape, &strides, self.data).ok()?;
+        Some((view, factor))
+    }
+
     /// Storage offset (in elements) of a multi-dimensional index.
     pub fn offset_of(&self, index: &[usize]) -> usize {
         index.iter().zip(&self.strides).map(|(i, s)| i * s).sum()

@@ -504,7 +504,12 @@ fn every_contract_rule_has_a_fixture() {
 /// what they plant, not because every call complains.
 #[test]
 fn valid_calls_are_ok() {
-    let cases: Vec<(&str, Vec<(&str, Tensor)>, Vec<(&str, Value)>)> = vec![
+    type Case = (
+        &'static str,
+        Vec<(&'static str, Tensor)>,
+        Vec<(&'static str, Value)>,
+    );
+    let cases: Vec<Case> = vec![
         (
             "cross_entropy",
             vec![

@@ -2,12 +2,15 @@
 //! never panics on malformed input, and reports a message that names the file and the fault.
 
 mod npy;
+mod replay;
 mod safetensors;
 
 use labelguard_core::Tensor;
 use std::path::{Path, PathBuf};
 
 pub use npy::{parse_npy, NpyHeader};
+pub use replay::{replay, ReplayError, ARGS_KEY, OP_KEY};
+pub use safetensors::write as write_safetensors;
 
 /// Hard limits that bound what a reader may allocate.
 #[derive(Clone, Copy, Debug)]

@@ -165,10 +165,97 @@ pub(crate) fn metadata(path: &Path, bytes: &[u8]) -> Result<Vec<(String, String)
         .unwrap_or_default())
 }
 
-/// `MAX_HEADER` is the limit the header length is checked against before anything is parsed.
+fn st_name(d: DType) -> &'static str {
+    match d {
+        DType::Bool => "BOOL",
+        DType::U8 => "U8",
+        DType::I8 => "I8",
+        DType::I16 => "I16",
+        DType::U16 => "U16",
+        DType::I32 => "I32",
+        DType::I64 => "I64",
+        DType::F16 => "F16",
+        DType::BF16 => "BF16",
+        DType::F32 => "F32",
+        DType::F64 => "F64",
+    }
+}
+
+/// Writes tensors (in row-major order, whatever their strides) and string metadata as a
+/// `.safetensors` file, atomically: a temporary file in the same directory, then a rename.
+pub fn write(
+    path: &Path,
+    tensors: &[(String, labelguard_core::TensorView<'_>)],
+    metadata: &[(String, String)],
+) -> std::io::Result<()> {
+    let mut header = serde_json::Map::new();
+    if !metadata.is_empty() {
+        let meta: serde_json::Map<String, serde_json::Value> = metadata
+            .iter()
+            .map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone())))
+            .collect();
+        header.insert("__metadata__".into(), serde_json::Value::Object(meta));
+    }
+    let mut offset = 0usize;
+    for (name, t) in tensors {
+        let n = t.numel() * t.dtype().size();
+        header.insert(
+            name.clone(),
+            serde_json::json!({"dtype": st_name(t.dtype()), "shape": t.shape(), "data_offsets": [offset, offset + n]}),
+        );
+        offset += n;
+    }
+    let mut head = serde_json::to_vec(&header).map_err(std::io::Error::other)?;
+    while head.len() % 8 != 0 {
+        head.push(b' ');
+    }
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = dir.join(format!(".{file_name}.{}.tmp", std::process::id()));
+    let result = (|| {
+        use std::io::Write;
+        let mut w = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
+        w.write_all(&(head.len() as u64).to_le_bytes())?;
+        w.write_all(&head)?;
+        for (_, t) in tensors {
+            let size = t.dtype().size();
+            if t.is_contiguous() {
+                w.write_all(&t.bytes()[..t.numel() * size])?;
+            } else {
+                for o in t.offsets() {
+                    w.write_all(&t.bytes()[o * size..(o + 1) * size])?;
+                }
+            }
+        }
+        w.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn written_files_read_back_with_metadata_and_strides() {
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join("call.safetensors");
+        // A transposed [3, 2] view of [0..6]: element [i, j] is i + 3j.
+        let bytes: Vec<u8> = (0i64..6).flat_map(|v| v.to_le_bytes()).collect();
+        let t = labelguard_core::TensorView::with_strides(DType::I64, &[3, 2], &[1, 3], &bytes).unwrap();
+        write(&path, &[("target".into(), t)], &[("op".into(), "cross_entropy".into())]).unwrap();
+        let back = crate::read_tensors(&path, &Limits::default()).unwrap();
+        assert_eq!(back[0].name, "target");
+        assert_eq!(back[0].tensor.view().shape(), &[3, 2]);
+        assert_eq!(back[0].tensor.view().to_i64_vec(), vec![0, 3, 1, 4, 2, 5]);
+        assert_eq!(metadata(&path, &std::fs::read(&path).unwrap()).unwrap(), vec![("op".to_string(), "cross_entropy".to_string())]);
+        let leftovers: Vec<_> = std::fs::read_dir(d.path()).unwrap().collect();
+        assert_eq!(leftovers.len(), 1, "no temporary file is left behind");
+    }
 
     #[test]
     fn header_length_over_the_limit_is_not_safetensors() {

@@ -10,7 +10,7 @@ use super::common::*;
 use crate::call::Call;
 use crate::dtype::DType;
 use crate::finding::{shape_str, Finding, Verdict};
-use crate::kernels::{int_histogram, scan_float, scan_int, IntRange};
+use crate::kernels::{int_histogram, scan_float, scan_int, IntRange, IntStats};
 use crate::rule::Rule;
 use crate::rules::*;
 use crate::tensor::TensorView;
@@ -247,7 +247,14 @@ fn soft_target_distribution(target: &TensorView<'_>, class_dim: usize) -> Option
     let c = target.shape()[class_dim];
     let mut rows_off = 0u64;
     let mut first_off: Option<(Vec<usize>, f64)> = None;
-    if c > 0 {
+    if c > 0 && target.is_constant() {
+        // One value everywhere: every distribution sums to c * value.
+        let sum = c as f64 * target.read_f64(0);
+        if (sum - 1.0).abs() > 1e-3 {
+            rows_off = (target.numel() / c) as u64;
+            first_off = Some((vec![0; target.dim()], sum));
+        }
+    } else if c > 0 {
         let outer: usize = target.shape()[..class_dim].iter().product();
         let inner: usize = target.shape()[class_dim + 1..].iter().product();
         let values = target.to_f64_vec();
@@ -554,37 +561,39 @@ fn nll_loss_nd(
     if target.dtype() == DType::Bool || target.dtype().is_floating() {
         return findings;
     }
-    let bad = class_ids(target, "target", c as i64, ignore, Verdict::DeviceAssert);
+    // The one pass over the target: its counts serve the class-id check and the NaN-loss check.
+    let stats = scan_int(target, IntRange::below(c as i64, Some(ignore)));
+    let bad = class_ids_scanned(
+        target,
+        "target",
+        c as i64,
+        ignore,
+        Verdict::DeviceAssert,
+        &stats,
+    );
     let any_bad = !bad.is_empty();
     findings.extend(bad);
     if let Some(w) = weight {
         findings.extend(weight_values(w, "weight"));
     }
     if !any_bad && reduction == Reduction::Mean {
-        if let Some(why) = nothing_to_average(target, weight, ignore) {
+        if let Some(why) = nothing_to_average(target, &stats, weight, ignore) {
             findings.push(nan_loss(&why));
         }
     }
     findings
 }
 
-/// Why a mean over the targets divides by zero, if it does.
+/// Why a mean over the targets divides by zero, if it does (`s`: the target's first pass).
 fn nothing_to_average(
     target: &TensorView<'_>,
+    s: &IntStats,
     weight: Option<&TensorView<'_>>,
     ignore: i64,
 ) -> Option<String> {
     if target.numel() == 0 {
         return Some("the target is empty".into());
     }
-    let s = scan_int(
-        target,
-        IntRange {
-            lo: i64::MIN,
-            hi: i64::MAX,
-            ignore: Some(ignore),
-        },
-    );
     if s.ignored == s.count {
         return Some(format!("every target is ignore_index ({ignore})"));
     }

@@ -272,6 +272,31 @@ pub fn float_ids_hint(t: &TensorView<'_>) -> Option<String> {
     }
 }
 
+/// The checks of class-index targets that need no logits: dtype (float ids, with a hint) and
+/// values (`class_ids`). For guards that run where only the targets exist (DataLoader workers,
+/// dataset scans); the verdicts are those cross_entropy would reach.
+pub fn class_targets(target: &TensorView<'_>, name: &str, c: i64, ignore: i64) -> Vec<Finding> {
+    if target.dtype().is_floating() {
+        return vec![Finding::new(
+            &LG201,
+            Verdict::Error,
+            format!("{name} is {}: class-index targets must be integers (expected target dtype to be Long or Byte)", target.dtype()),
+        )
+        .fix(format!("cast the class ids: {name}.long()"))
+        .maybe_hint(float_ids_hint(target))];
+    }
+    if target.dtype() == DType::Bool {
+        return vec![index_dtype(
+            target,
+            name,
+            &[DType::I64],
+            format!("{name} is torch.bool: expected target dtype to be Long or Byte, but got Bool"),
+        )
+        .expect("bool is not int64")];
+    }
+    class_ids(target, name, c, ignore, Verdict::DeviceAssert)
+}
+
 /// One group of out-of-range class ids and the rule that explains it.
 struct Group {
     rule: &'static Rule,
@@ -288,8 +313,22 @@ pub fn class_ids(
     ignore: i64,
     verdict: Verdict,
 ) -> Vec<Finding> {
+    let stats = scan_int(target, IntRange::below(c, Some(ignore)));
+    class_ids_scanned(target, name, c, ignore, verdict, &stats)
+}
+
+/// `class_ids` for a caller that already has the first pass (`scan_int` over `[0, c-1]` with
+/// `ignore`), so that a valid target is read exactly once.
+pub fn class_ids_scanned(
+    target: &TensorView<'_>,
+    name: &str,
+    c: i64,
+    ignore: i64,
+    verdict: Verdict,
+    stats: &IntStats,
+) -> Vec<Finding> {
     let range = IntRange::below(c, Some(ignore));
-    let stats = scan_int(target, range);
+    let stats = *stats;
     if stats.bad == 0 {
         return Vec::new();
     }

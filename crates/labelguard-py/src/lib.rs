@@ -1,0 +1,139 @@
+//! `labelguard._native`: the contract engine for Python. Thin: conversions in, JSON out.
+//!
+//! Tensors arrive as `(name, owner, address, shape, strides, dtype)` tuples built by the
+//! package's own Python code (`labelguard/_tensors.py`) from CPU numpy arrays and torch
+//! tensors: zero-copy, any strides, bfloat16 included. The owner object is held for the whole
+//! call, which keeps the memory alive while the GIL is released.
+
+use labelguard_core::{lookup, DType, Report, TensorView, Value};
+use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyFloat, PyInt, PyList, PyString, PyTuple};
+
+/// A tensor described by the Python side.
+type TensorArg<'py> = (String, Bound<'py, PyAny>, usize, Vec<usize>, Vec<isize>, String);
+
+/// Builds a view over memory owned by a live Python object.
+fn view<'a>(address: usize, shape: &[usize], strides: &[isize], dtype: &str) -> PyResult<TensorView<'a>> {
+    let dtype = DType::parse(dtype).ok_or_else(|| PyTypeError::new_err(format!("unsupported dtype {dtype}")))?;
+    if strides.len() != shape.len() {
+        return Err(PyValueError::new_err("shape and strides differ in length"));
+    }
+    let strides: Vec<usize> = strides
+        .iter()
+        .map(|&s| usize::try_from(s).map_err(|_| PyValueError::new_err("negative strides must be copied first")))
+        .collect::<PyResult<_>>()?;
+    let numel: usize = shape.iter().product();
+    let span = if numel == 0 {
+        0
+    } else {
+        shape.iter().zip(&strides).map(|(&n, &s)| (n - 1) * s).sum::<usize>() + 1
+    };
+    if numel > 0 && address == 0 {
+        return Err(PyValueError::new_err("null data pointer"));
+    }
+    let bytes: &'a [u8] = if span == 0 {
+        &[]
+    } else {
+        // SAFETY: the address and span come from a live numpy array or CPU tensor whose owner
+        // is held by the caller for the duration of the call (see the module docs).
+        unsafe { std::slice::from_raw_parts(address as *const u8, span * dtype.size()) }
+    };
+    TensorView::with_strides(dtype, shape, &strides, bytes).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+fn value(v: &Bound<'_, PyAny>) -> PyResult<Value> {
+    if v.is_none() {
+        Ok(Value::None)
+    } else if v.is_instance_of::<PyBool>() {
+        Ok(Value::Bool(v.extract()?))
+    } else if v.is_instance_of::<PyInt>() {
+        Ok(Value::Int(v.extract()?))
+    } else if v.is_instance_of::<PyFloat>() {
+        Ok(Value::Float(v.extract()?))
+    } else if v.is_instance_of::<PyString>() {
+        Ok(Value::Str(v.extract()?))
+    } else if v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>() {
+        Ok(Value::IntList(v.extract()?))
+    } else {
+        Err(PyTypeError::new_err(format!("cannot pass {} as an argument", v.get_type().name()?)))
+    }
+}
+
+fn report_json(r: &Report) -> String {
+    labelguard_report::report_json(r)
+}
+
+/// Checks one call; returns the report as JSON. Raises ValueError for usage errors.
+#[pyfunction]
+fn check(py: Python<'_>, op: &str, tensors: Vec<TensorArg<'_>>, args: Vec<(String, Bound<'_, PyAny>)>) -> PyResult<String> {
+    let spec = lookup(op).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let args: Vec<(String, Value)> = args.iter().map(|(k, v)| Ok((k.clone(), value(v)?))).collect::<PyResult<_>>()?;
+    let views: Vec<(String, TensorView<'_>)> = tensors
+        .iter()
+        .map(|(name, _owner, address, shape, strides, dtype)| Ok((name.clone(), view(*address, shape, strides, dtype)?)))
+        .collect::<PyResult<_>>()?;
+    let report = py
+        .detach(|| spec.check(views, args))
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok(report_json(&report))
+}
+
+/// Checks class-id targets alone (DataLoader guards, where no logits exist yet).
+#[pyfunction]
+fn check_class_targets(py: Python<'_>, target: TensorArg<'_>, num_classes: i64, ignore_index: i64) -> PyResult<String> {
+    let (name, _owner, address, shape, strides, dtype) = &target;
+    let t = view(*address, shape, strides, dtype)?;
+    let findings = py.detach(|| labelguard_core::ops::common::class_targets(&t, name, num_classes, ignore_index));
+    Ok(report_json(&Report::new("targets", findings)))
+}
+
+/// Writes tensors and string metadata to a .safetensors file, atomically.
+#[pyfunction]
+fn save_safetensors(path: std::path::PathBuf, tensors: Vec<TensorArg<'_>>, metadata: Vec<(String, String)>) -> PyResult<()> {
+    let views: Vec<(String, TensorView<'_>)> = tensors
+        .iter()
+        .map(|(name, _o, address, shape, strides, dtype)| Ok((name.clone(), view(*address, shape, strides, dtype)?)))
+        .collect::<PyResult<_>>()?;
+    labelguard_io::write_safetensors(&path, &views, &metadata).map_err(|e| PyOSError::new_err(format!("{}: {e}", path.display())))
+}
+
+/// Replays a captured call: `(metadata, report JSON)`.
+#[pyfunction]
+fn replay(py: Python<'_>, path: std::path::PathBuf) -> PyResult<(Vec<(String, String)>, String)> {
+    let (metadata, report) = py
+        .detach(|| labelguard_io::replay(&path))
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok((metadata, report_json(&report)))
+}
+
+/// `(code, name, severity, summary)` of every rule.
+#[pyfunction]
+fn rules() -> Vec<(&'static str, &'static str, &'static str, &'static str)> {
+    labelguard_core::rules::ALL.iter().map(|r| (r.code, r.name, r.severity.as_str(), r.summary())).collect()
+}
+
+/// The documentation of one rule, by code or name.
+#[pyfunction]
+fn rule_doc(code: &str) -> Option<String> {
+    labelguard_core::rules::by_code(code).map(|r| r.documentation())
+}
+
+/// `(name, signature)` of every op.
+#[pyfunction]
+fn ops() -> Vec<(&'static str, &'static str)> {
+    labelguard_core::OPS.iter().map(|o| (o.name, o.signature)).collect()
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_function(wrap_pyfunction!(check, m)?)?;
+    m.add_function(wrap_pyfunction!(check_class_targets, m)?)?;
+    m.add_function(wrap_pyfunction!(save_safetensors, m)?)?;
+    m.add_function(wrap_pyfunction!(replay, m)?)?;
+    m.add_function(wrap_pyfunction!(rules, m)?)?;
+    m.add_function(wrap_pyfunction!(rule_doc, m)?)?;
+    m.add_function(wrap_pyfunction!(ops, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,38 @@
+"""labelguard: stops PyTorch's `device-side assert triggered` before it happens, and explains it.
+
+    import labelguard
+    labelguard.enable()          # every loss/indexing call is checked on its real tensors
+    report = labelguard.check("cross_entropy", input=logits, target=mask, ignore_index=255)
+    labelguard.check_cross_entropy(logits, mask)   # raises TargetError, PyTorch's signature
+
+The work happens in Rust (the same engine as the `labelguard` command); CPU tensors and numpy
+arrays are read in place, CUDA tensors are reduced on the GPU.
+"""
+
+from ._capture import capture, replay
+from ._check import (
+    check,
+    check_binary_cross_entropy,
+    check_binary_cross_entropy_with_logits,
+    check_cross_entropy,
+    check_ctc_loss,
+    check_embedding,
+    check_gather,
+    check_index_select,
+    check_multinomial,
+    check_nll_loss,
+    check_one_hot,
+    check_scatter,
+)
+from ._data import GuardedDataset, guard_collate
+from ._enable import disable, enable, enabled, is_enabled
+from ._native import __version__
+from ._report import Finding, Location, Report, TargetError, TargetWarning
+
+__all__ = [
+    "Finding", "GuardedDataset", "Location", "Report", "TargetError", "TargetWarning", "__version__",
+    "capture", "check", "check_binary_cross_entropy", "check_binary_cross_entropy_with_logits",
+    "check_cross_entropy", "check_ctc_loss", "check_embedding", "check_gather", "check_index_select",
+    "check_multinomial", "check_nll_loss", "check_one_hot", "check_scatter", "disable", "enable",
+    "enabled", "guard_collate", "is_enabled", "replay",
+]

@@ -1,0 +1,263 @@
+"""`enable()`: wraps PyTorch's loss and indexing functions so that a bad call raises a
+TargetError at the caller's line, before any kernel launches.
+
+Functions of `torch.nn.functional` are wrapped where they live, so the modules that call them
+(`nn.CrossEntropyLoss`, `nn.NLLLoss`, `nn.BCELoss`, `nn.BCEWithLogitsLoss`, `nn.Embedding`,
+`nn.CTCLoss`) are covered too. Valid calls run the original function with the original
+arguments: outputs and gradients are bit-identical. Inside `torch.compile`d code the checks are
+bypassed (dynamo traces the original op); a TargetWarning says so once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import inspect
+import sys
+import threading
+import warnings
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple
+
+from ._check import check
+from ._report import TargetError, TargetWarning, attach_call, report_or_raise
+
+P = inspect.Parameter
+
+
+def _sig(*names: str, **defaults: Any) -> inspect.Signature:
+    params = [P(n, P.POSITIONAL_OR_KEYWORD, default=defaults.get(n, P.empty)) for n in names]
+    params += [P(k, P.KEYWORD_ONLY, default=v) for k, v in defaults.items() if k not in names]
+    return inspect.Signature(params)
+
+
+_LOSS = dict(weight=None, size_average=None, reduce=None, reduction="mean")
+# (op, signature, how the bound arguments become check() arguments)
+_SIGS: Dict[str, Tuple[str, inspect.Signature]] = {
+    "cross_entropy": ("cross_entropy", _sig("input", "target", "weight", "size_average", "ignore_index", "reduce", "reduction", "label_smoothing", ignore_index=-100, label_smoothing=0.0, **_LOSS)),
+    "nll_loss": ("nll_loss", _sig("input", "target", "weight", "size_average", "ignore_index", "reduce", "reduction", ignore_index=-100, **_LOSS)),
+    "binary_cross_entropy": ("binary_cross_entropy", _sig("input", "target", "weight", "size_average", "reduce", "reduction", **_LOSS)),
+    "binary_cross_entropy_with_logits": ("binary_cross_entropy_with_logits", _sig("input", "target", "weight", "size_average", "reduce", "reduction", "pos_weight", pos_weight=None, **_LOSS)),
+    "embedding": ("embedding", _sig("input", "weight", "padding_idx", "max_norm", "norm_type", "scale_grad_by_freq", "sparse", padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False)),
+    "one_hot": ("one_hot", _sig("tensor", "num_classes", num_classes=-1)),
+    "ctc_loss": ("ctc_loss", _sig("log_probs", "targets", "input_lengths", "target_lengths", "blank", "reduction", "zero_infinity", blank=0, reduction="mean", zero_infinity=False)),
+    "gather": ("gather", _sig("input", "dim", "index", sparse_grad=False, out=None)),
+    "scatter": ("scatter", _sig("input", "dim", "index", "src", value=None, reduce=None, out=None, src=None)),
+    "scatter_add": ("scatter_add", _sig("input", "dim", "index", "src", out=None)),
+    "index_select": ("index_select", _sig("input", "dim", "index", out=None)),
+    "multinomial": ("multinomial", _sig("input", "num_samples", "replacement", replacement=False, generator=None, out=None)),
+    "bincount": ("bincount", _sig("input", "weights", "minlength", weights=None, minlength=0)),
+}
+
+# Where each op lives: (module path, attribute, signature key). Tensor methods bind `self` as input.
+_TARGETS: List[Tuple[str, str, str]] = [
+    ("torch.nn.functional", "cross_entropy", "cross_entropy"),
+    ("torch.nn.functional", "nll_loss", "nll_loss"),
+    ("torch.nn.functional", "binary_cross_entropy", "binary_cross_entropy"),
+    ("torch.nn.functional", "binary_cross_entropy_with_logits", "binary_cross_entropy_with_logits"),
+    ("torch.nn.functional", "embedding", "embedding"),
+    ("torch.nn.functional", "one_hot", "one_hot"),
+    ("torch.nn.functional", "ctc_loss", "ctc_loss"),
+    ("torch", "gather", "gather"),
+    ("torch", "scatter", "scatter"),
+    ("torch", "scatter_add", "scatter_add"),
+    ("torch", "index_select", "index_select"),
+    ("torch", "multinomial", "multinomial"),
+    ("torch", "bincount", "bincount"),
+    ("torch.Tensor", "gather", "gather"),
+    ("torch.Tensor", "scatter", "scatter"),
+    ("torch.Tensor", "scatter_", "scatter"),
+    ("torch.Tensor", "scatter_add", "scatter_add"),
+    ("torch.Tensor", "scatter_add_", "scatter_add"),
+    ("torch.Tensor", "index_select", "index_select"),
+    ("torch.Tensor", "multinomial", "multinomial"),
+    ("torch.Tensor", "bincount", "bincount"),
+]
+
+
+def _arguments(op: str, a: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+    """The check() arguments of a bound call, or None when labelguard cannot judge it."""
+    torch = sys.modules["torch"]
+    a = dict(a)
+    if op in ("cross_entropy", "nll_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits"):
+        if a.pop("size_average", None) is not None or a.pop("reduce", None) is not None:
+            return None  # legacy arguments: rare, and PyTorch warns about them itself
+    for k in ("out", "generator", "sparse_grad", "max_norm", "norm_type", "scale_grad_by_freq", "sparse", "reduce"):
+        a.pop(k, None)
+    if op == "scatter" and a.get("src") is not None and not isinstance(a["src"], torch.Tensor):
+        a["value"] = float(a.pop("src"))
+    if op == "ctc_loss":
+        for k in ("input_lengths", "target_lengths"):
+            if not isinstance(a[k], torch.Tensor):
+                a[k] = [int(v) for v in a[k]]
+    if op == "embedding" and isinstance(a.get("weight"), torch.Tensor) and a["weight"].dim() == 2:
+        # The table's values never matter: pass its size, not its memory.
+        a["num_embeddings"] = a["weight"].shape[0]
+        a.pop("weight")
+    return {k: v for k, v in a.items() if v is not None or k == "padding_idx"}
+
+
+class _State(threading.local):
+    depth = 0
+
+
+_state = _State()
+_config = {"mode": "raise", "active": False}
+_originals: Dict[Tuple[str, str], Any] = {}
+_compile_warned = False
+
+
+def _compiling() -> bool:
+    torch = sys.modules["torch"]
+    compiler = getattr(torch, "compiler", None)
+    return bool(compiler is not None and getattr(compiler, "is_compiling", lambda: False)())
+
+
+def _wrap(op: str, sig: inspect.Signature, original: Callable) -> Callable:
+    @functools.wraps(original)
+    def labelguard_checked(*args: Any, **kwargs: Any) -> Any:
+        global _compile_warned
+        if _config["active"] and _state.depth == 0:
+            if _compiling():
+                if not _compile_warned:
+                    _compile_warned = True
+                    warnings.warn("labelguard: checks are bypassed inside torch.compile; check the data with "
+                                  "labelguard.guard_collate or run the model eagerly to localise errors", TargetWarning)
+                return original(*args, **kwargs)
+            try:
+                bound = sig.bind(*args, **kwargs)
+            except TypeError:
+                return original(*args, **kwargs)  # PyTorch reports its own signature errors
+            call = _arguments(op, bound.arguments)
+            if call is not None:
+                _check_or_raise(op, call, f" (labelguard, {original.__qualname__})")
+        return original(*args, **kwargs)
+
+    labelguard_checked.__labelguard_original__ = original  # type: ignore[attr-defined]
+    return labelguard_checked
+
+
+# Modules whose forward is one wrapped op: their __call__ is wrapped so that the error points at
+# the user's `criterion(x, y)` line, not at torch's forward. (name, op, arguments from the module)
+_MODULES: List[Tuple[str, str, Callable[..., Dict[str, Any]]]] = [
+    ("CrossEntropyLoss", "cross_entropy", lambda m, input, target: dict(input=input, target=target, weight=m.weight, ignore_index=m.ignore_index, reduction=m.reduction, label_smoothing=m.label_smoothing)),
+    ("NLLLoss", "nll_loss", lambda m, input, target: dict(input=input, target=target, weight=m.weight, ignore_index=m.ignore_index, reduction=m.reduction)),
+    ("BCELoss", "binary_cross_entropy", lambda m, input, target: dict(input=input, target=target, weight=m.weight, reduction=m.reduction)),
+    ("BCEWithLogitsLoss", "binary_cross_entropy_with_logits", lambda m, input, target: dict(input=input, target=target, weight=m.weight, pos_weight=m.pos_weight, reduction=m.reduction)),
+    ("Embedding", "embedding", lambda m, input: dict(input=input, weight=m.weight, padding_idx=m.padding_idx)),
+    ("CTCLoss", "ctc_loss", lambda m, log_probs, targets, input_lengths, target_lengths: dict(log_probs=log_probs, targets=targets, input_lengths=input_lengths, target_lengths=target_lengths, blank=m.blank, reduction=m.reduction, zero_infinity=m.zero_infinity)),
+]
+
+
+def _check_or_raise(op: str, call: Dict[str, Any], where: str) -> None:
+    _state.depth += 1
+    try:
+        report = check(op, **call)
+    finally:
+        _state.depth -= 1
+    if report.verdict != "ok":
+        tensors = {k: v for k, v in call.items() if hasattr(v, "shape")}
+        scalars = {k: v for k, v in call.items() if k not in tensors}
+        try:
+            report_or_raise(report, _config["mode"], where=where, stacklevel=4)
+        except TargetError as err:
+            raise attach_call(err, op, tensors, scalars).with_traceback(None) from None
+
+
+def _wrap_module(cls: type, op: str, arguments: Callable[..., Dict[str, Any]], original_call: Callable) -> Callable:
+    torch_forward = cls.forward
+
+    def labelguard_module_call(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if not _config["active"] or _state.depth or type(self).forward is not torch_forward or _compiling():
+            return original_call(self, *args, **kwargs)
+        try:
+            a = _arguments(op, arguments(self, *args, **kwargs))
+        except TypeError:
+            return original_call(self, *args, **kwargs)
+        if a is not None:
+            _check_or_raise(op, a, f" (labelguard, nn.{cls.__name__})")
+        _state.depth += 1  # the forward's own functional call was just checked
+        try:
+            return original_call(self, *args, **kwargs)
+        finally:
+            _state.depth -= 1
+
+    return labelguard_module_call
+
+
+def _resolve(path: str):
+    obj = sys.modules[path.split(".")[0]]
+    for part in path.split(".")[1:]:
+        obj = getattr(obj, part)
+    return obj
+
+
+def enable(mode: str = "raise", ops: Optional[Iterable[str]] = None) -> None:
+    """Checks every wrapped PyTorch call before it runs.
+
+    mode: 'raise' (TargetError at the caller's line) or 'warn' (TargetWarning, then the call
+    runs). ops: op names to wrap (default: all: cross_entropy, nll_loss, binary_cross_entropy,
+    binary_cross_entropy_with_logits, embedding, one_hot, ctc_loss, gather, scatter,
+    scatter_add, index_select, multinomial, bincount).
+    """
+    import torch  # noqa: F401 - enable() is for PyTorch code
+
+    if mode not in ("raise", "warn"):
+        raise ValueError(f"mode must be 'raise' or 'warn', not {mode!r}")
+    wanted = set(ops) if ops is not None else None
+    unknown = (wanted or set()) - set(_SIGS)
+    if unknown:
+        raise ValueError(f"unknown ops {sorted(unknown)}; known: {sorted(_SIGS)}")
+    disable()
+    for path, attr, key in _TARGETS:
+        if wanted is not None and key not in wanted:
+            continue
+        owner = _resolve(path)
+        original = getattr(owner, attr, None)
+        if original is None:
+            continue
+        _originals[(path, attr)] = original
+        op, sig = _SIGS[key]
+        setattr(owner, attr, _wrap(op, sig, original))
+    nn = sys.modules["torch.nn"]
+    for name, op, arguments in _MODULES:
+        if wanted is not None and op not in wanted:
+            continue
+        cls = getattr(nn, name)
+        _originals[("torch.nn." + name, "__call__")] = cls.__dict__.get("__call__", _INHERITED)
+        setattr(cls, "__call__", _wrap_module(cls, op, arguments, cls.__call__))
+    _config.update(mode=mode, active=True)
+
+
+_INHERITED = object()  # marks a module class that had no __call__ of its own
+
+
+def disable() -> None:
+    """Restores PyTorch's original functions."""
+    for (path, attr), original in _originals.items():
+        if original is _INHERITED:
+            delattr(_resolve(path), attr)
+        else:
+            setattr(_resolve(path), attr, original)
+    _originals.clear()
+    _config["active"] = False
+
+
+def is_enabled() -> bool:
+    return bool(_config["active"])
+
+
+@contextlib.contextmanager
+def enabled(mode: str = "raise", ops: Optional[Iterable[str]] = None) -> Iterator[None]:
+    """``with labelguard.enabled(): ...`` checks the calls of the block, then restores the previous state."""
+    previous = (dict(_config), [(k[0], k[1]) for k in _originals]) if _config["active"] else None
+    enable(mode, ops)
+    try:
+        yield
+    finally:
+        disable()
+        if previous is not None:
+            was, keys = previous
+            enable(was["mode"], {_SIGS_KEY[(p, a)] for p, a in keys})
+
+
+_SIGS_KEY = {**{(p, a): k for p, a, k in _TARGETS}, **{("torch.nn." + n, "__call__"): op for n, op, _ in _MODULES}}

@@ -1,0 +1,126 @@
+"""Reports, findings and the exceptions raised for them."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from typing import Any, List, Optional, Tuple
+
+
+@dataclasses.dataclass(frozen=True)
+class Location:
+    tensor: str
+    index: Tuple[int, ...]
+    value: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Finding:
+    """One problem: rule code, what PyTorch does because of it, where, the likely cause, the fix."""
+
+    code: str
+    rule: str
+    severity: str
+    verdict: str
+    message: str
+    hint: Optional[str]
+    fix: str
+    locations: Tuple[Location, ...]
+    count: Optional[int] = None
+    values: Tuple[Tuple[str, int], ...] = ()
+
+    def __str__(self) -> str:
+        text = f"[{self.code}] {self.message}"
+        if self.hint:
+            text += f"\n  hint: {self.hint}"
+        if self.fix:
+            text += f"\n  fix: {self.fix}"
+        return text
+
+
+@dataclasses.dataclass(frozen=True)
+class Report:
+    """What PyTorch does with one call: `verdict` is 'ok', 'silent', 'device_assert' or 'error'."""
+
+    op: str
+    verdict: str
+    findings: Tuple[Finding, ...]
+
+    @property
+    def ok(self) -> bool:
+        """True when PyTorch accepts the call and the result means something."""
+        return self.verdict == "ok"
+
+    @property
+    def raises(self) -> bool:
+        """True when PyTorch raises (CPU) or asserts on the device (CUDA)."""
+        return self.verdict in ("error", "device_assert")
+
+    def __str__(self) -> str:
+        if not self.findings:
+            return f"{self.op}: ok"
+        return "\n".join(str(f) for f in self.findings)
+
+    @staticmethod
+    def from_json(text: str) -> "Report":
+        d = json.loads(text)
+        findings = tuple(
+            Finding(
+                code=f["code"], rule=f["rule"], severity=f["severity"], verdict=f["verdict"],
+                message=f["message"], hint=f.get("hint"), fix=f["fix"],
+                locations=tuple(Location(l["tensor"], tuple(l["index"]), l["value"]) for l in f["locations"]),
+                count=f.get("count"),
+                values=tuple((v["value"], v["count"]) for v in f.get("values", [])),
+            )
+            for f in d["findings"]
+        )
+        return Report(op=d["op"], verdict=d["verdict"], findings=findings)
+
+
+class TargetError(ValueError):
+    """A call that PyTorch would reject: on CUDA a device-side assert, or an error on the host.
+
+    `code` is the rule code of the first finding, `findings` all of them, `report` the report.
+    """
+
+    def __init__(self, report: "Report | str", where: str = ""):
+        if isinstance(report, str):
+            # Rebuilt from its message (DataLoader workers re-raise exceptions that way).
+            codes = re.findall(r"\[(LG\d{3})\]", report)
+            self.report, self.findings, self.code, self.call = None, [], codes[0] if codes else "", None
+            super().__init__(report)
+            return
+        self.report = report
+        self.findings: List[Finding] = [f for f in report.findings if f.verdict in ("error", "device_assert")] or list(report.findings)
+        self.code = self.findings[0].code if self.findings else ""
+        #: The tensors and arguments of the failing call, for `labelguard.capture`.
+        self.call: Optional[Tuple[str, dict, dict]] = None
+        lead = f"{report.op}{where}: PyTorch would " + (
+            "trigger a device-side assert on CUDA (and raise on the CPU)" if report.verdict == "device_assert" else "raise"
+        )
+        super().__init__(lead + "\n" + "\n".join(str(f) for f in self.findings))
+
+
+class TargetWarning(UserWarning):
+    """A call that PyTorch accepts but whose result is garbage (NaN loss, targets outside [0, 1], ...)."""
+
+
+def attach_call(err: TargetError, op: str, tensors: dict, args: dict) -> TargetError:
+    err.call = (op, tensors, args)
+    return err
+
+
+def report_or_raise(report: Report, mode: str = "raise", where: str = "", stacklevel: int = 3) -> Report:
+    """Raises TargetError for error/device_assert (or warns, in mode 'warn'); warns for silent."""
+    import warnings
+
+    if report.raises:
+        if mode == "raise":
+            raise TargetError(report, where)
+        warnings.warn(str(TargetError(report, where)), TargetWarning, stacklevel=stacklevel)
+    elif report.verdict == "silent":
+        warnings.warn(f"{report.op}{where}: PyTorch accepts this call but the result is garbage\n{report}", TargetWarning, stacklevel=stacklevel)
+    return report
+
+
