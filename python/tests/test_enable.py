@@ -177,3 +177,31 @@ def test_torch_compile_bypasses_with_a_warning():
         out = loss(x, t)
     assert torch.allclose(out, F.cross_entropy(x, t))
     assert any("bypassed inside torch.compile" in str(w.message) for w in caught) or labelguard._enable._compile_warned
+
+
+def test_ddp_training_step_is_checked_and_unchanged(tmp_path):
+    """A DistributedDataParallel model (gloo, one process on loopback): the loss call inside the
+    training step is checked, and a valid step gives the same loss as without enable()."""
+    import socket
+
+    import torch.distributed as dist
+    from torch.nn.parallel import DistributedDataParallel as DDP
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=0, world_size=1)
+    try:
+        torch.manual_seed(0)
+        model = DDP(nn.Linear(4, 3))
+        x, y = torch.randn(5, 4), torch.tensor([0, 1, 2, 1, 0])
+        criterion = nn.CrossEntropyLoss()
+        ref = criterion(model(x), y)
+        labelguard.enable()
+        loss = criterion(model(x), y)
+        loss.backward()
+        assert torch.equal(ref, loss)
+        with pytest.raises(TargetError, match="LG101"):
+            criterion(model(x), torch.tensor([0, 1, 2, 3, 0]))
+    finally:
+        dist.destroy_process_group()

@@ -17,39 +17,56 @@ pub struct ReplayArgs {
 
 pub fn run(args: ReplayArgs, style: labelguard_report::Style) -> anyhow::Result<ExitCode> {
     let (metadata, report) = labelguard_io::replay(&args.file)?;
-    let get = |k: &str| metadata.iter().find(|(key, _)| key == k).map(|(_, v)| v.as_str()).unwrap_or("");
+    let get = |k: &str| {
+        metadata
+            .iter()
+            .find(|(key, _)| key == k)
+            .map(|(_, v)| v.as_str())
+            .unwrap_or("")
+    };
     match args.format {
         Format::Json => {
-            let meta: serde_json::Map<String, serde_json::Value> =
-                metadata.iter().map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone()))).collect();
-            let mut doc: serde_json::Value = serde_json::from_str(&labelguard_report::report_json(&report))?;
+            let meta: serde_json::Map<String, serde_json::Value> = metadata
+                .iter()
+                .map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone())))
+                .collect();
+            let mut doc: serde_json::Value =
+                serde_json::from_str(&labelguard_report::report_json(&report))?;
             doc["capture"] = serde_json::Value::Object(meta);
             emit(&(serde_json::to_string_pretty(&doc)? + "\n"));
         }
         Format::Text => {
-            let args_text = serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(get(ARGS_KEY))
-                .map(|m| {
-                    m.iter()
-                        .map(|(k, v)| match v {
-                            serde_json::Value::String(s) => format!("{k}='{s}'"),
-                            other => format!("{k}={other}"),
-                        })
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                })
-                .unwrap_or_default();
+            let args_text =
+                serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(get(ARGS_KEY))
+                    .map(|m| {
+                        m.iter()
+                            .map(|(k, v)| match v {
+                                serde_json::Value::String(s) => format!("{k}='{s}'"),
+                                other => format!("{k}={other}"),
+                            })
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    })
+                    .unwrap_or_default();
             let mut out = format!("captured call: {}({args_text})", get(OP_KEY));
-            let versions: Vec<String> = [("labelguard", "labelguard.version"), ("torch", "labelguard.torch"), ("python", "labelguard.python")]
-                .iter()
-                .filter(|(_, k)| !get(k).is_empty())
-                .map(|(n, k)| format!("{n} {}", get(k)))
-                .collect();
+            let versions: Vec<String> = [
+                ("labelguard", "labelguard.version"),
+                ("torch", "labelguard.torch"),
+                ("python", "labelguard.python"),
+            ]
+            .iter()
+            .filter(|(_, k)| !get(k).is_empty())
+            .map(|(n, k)| format!("{n} {}", get(k)))
+            .collect();
             if !versions.is_empty() {
                 out += &format!(" — saved with {}", versions.join(", "));
             }
             out += "\n";
             if !get("labelguard.error").is_empty() {
-                out += &format!("it raised: {}\n", get("labelguard.error").lines().next().unwrap_or(""));
+                out += &format!(
+                    "it raised: {}\n",
+                    get("labelguard.error").lines().next().unwrap_or("")
+                );
             }
             out.push('\n');
             out += &labelguard_report::report_text(&report, style);

@@ -30,7 +30,9 @@ fn to_value(v: &serde_json::Value) -> Option<Value> {
             None => Value::Float(n.as_f64()?),
         },
         serde_json::Value::String(s) => Value::Str(s.clone()),
-        serde_json::Value::Array(a) => Value::IntList(a.iter().map(|x| x.as_i64()).collect::<Option<_>>()?),
+        serde_json::Value::Array(a) => {
+            Value::IntList(a.iter().map(|x| x.as_i64()).collect::<Option<_>>()?)
+        }
         serde_json::Value::Object(_) => return None,
     })
 }
@@ -39,19 +41,43 @@ fn to_value(v: &serde_json::Value) -> Option<Value> {
 pub fn replay(path: &Path) -> Result<(Vec<(String, String)>, Report), ReplayError> {
     let shown = path.display().to_string();
     let metadata = read_metadata(path)?;
-    let get = |k: &str| metadata.iter().find(|(key, _)| key == k).map(|(_, v)| v.as_str());
+    let get = |k: &str| {
+        metadata
+            .iter()
+            .find(|(key, _)| key == k)
+            .map(|(_, v)| v.as_str())
+    };
     let op = get(OP_KEY).ok_or_else(|| ReplayError::NotACapture(shown.clone()))?;
-    let spec = lookup(op).map_err(|e| ReplayError::Invalid { path: shown.clone(), message: e.to_string() })?;
+    let spec = lookup(op).map_err(|e| ReplayError::Invalid {
+        path: shown.clone(),
+        message: e.to_string(),
+    })?;
     let args: serde_json::Map<String, serde_json::Value> = match get(ARGS_KEY) {
-        Some(text) => serde_json::from_str(text).map_err(|e| ReplayError::Invalid { path: shown.clone(), message: format!("{ARGS_KEY} is not a JSON object: {e}") })?,
+        Some(text) => serde_json::from_str(text).map_err(|e| ReplayError::Invalid {
+            path: shown.clone(),
+            message: format!("{ARGS_KEY} is not a JSON object: {e}"),
+        })?,
         None => Default::default(),
     };
     let args = args
         .iter()
-        .map(|(k, v)| to_value(v).map(|v| (k.clone(), v)).ok_or_else(|| ReplayError::Invalid { path: shown.clone(), message: format!("argument {k}={v} cannot be replayed") }))
+        .map(|(k, v)| {
+            to_value(v)
+                .map(|v| (k.clone(), v))
+                .ok_or_else(|| ReplayError::Invalid {
+                    path: shown.clone(),
+                    message: format!("argument {k}={v} cannot be replayed"),
+                })
+        })
         .collect::<Result<Vec<_>, _>>()?;
     let tensors = read_tensors(path, &Limits::default())?;
-    let views = tensors.iter().map(|t| (t.name.clone(), t.tensor.view())).collect();
-    let report = spec.check(views, args).map_err(|e| ReplayError::Invalid { path: shown, message: e.to_string() })?;
+    let views = tensors
+        .iter()
+        .map(|t| (t.name.clone(), t.tensor.view()))
+        .collect();
+    let report = spec.check(views, args).map_err(|e| ReplayError::Invalid {
+        path: shown,
+        message: e.to_string(),
+    })?;
     Ok((metadata, report))
 }

@@ -209,8 +209,14 @@ pub fn write(
     while head.len() % 8 != 0 {
         head.push(b' ');
     }
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let file_name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let tmp = dir.join(format!(".{file_name}.{}.tmp", std::process::id()));
     let result = (|| {
         use std::io::Write;
@@ -246,13 +252,22 @@ mod tests {
         let path = d.path().join("call.safetensors");
         // A transposed [3, 2] view of [0..6]: element [i, j] is i + 3j.
         let bytes: Vec<u8> = (0i64..6).flat_map(|v| v.to_le_bytes()).collect();
-        let t = labelguard_core::TensorView::with_strides(DType::I64, &[3, 2], &[1, 3], &bytes).unwrap();
-        write(&path, &[("target".into(), t)], &[("op".into(), "cross_entropy".into())]).unwrap();
+        let t = labelguard_core::TensorView::with_strides(DType::I64, &[3, 2], &[1, 3], &bytes)
+            .unwrap();
+        write(
+            &path,
+            &[("target".into(), t)],
+            &[("op".into(), "cross_entropy".into())],
+        )
+        .unwrap();
         let back = crate::read_tensors(&path, &Limits::default()).unwrap();
         assert_eq!(back[0].name, "target");
         assert_eq!(back[0].tensor.view().shape(), &[3, 2]);
         assert_eq!(back[0].tensor.view().to_i64_vec(), vec![0, 3, 1, 4, 2, 5]);
-        assert_eq!(metadata(&path, &std::fs::read(&path).unwrap()).unwrap(), vec![("op".to_string(), "cross_entropy".to_string())]);
+        assert_eq!(
+            metadata(&path, &std::fs::read(&path).unwrap()).unwrap(),
+            vec![("op".to_string(), "cross_entropy".to_string())]
+        );
         let leftovers: Vec<_> = std::fs::read_dir(d.path()).unwrap().collect();
         assert_eq!(leftovers.len(), 1, "no temporary file is left behind");
     }

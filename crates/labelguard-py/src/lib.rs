@@ -11,23 +11,44 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 /// A tensor described by the Python side.
-type TensorArg<'py> = (String, Bound<'py, PyAny>, usize, Vec<usize>, Vec<isize>, String);
+type TensorArg<'py> = (
+    String,
+    Bound<'py, PyAny>,
+    usize,
+    Vec<usize>,
+    Vec<isize>,
+    String,
+);
 
 /// Builds a view over memory owned by a live Python object.
-fn view<'a>(address: usize, shape: &[usize], strides: &[isize], dtype: &str) -> PyResult<TensorView<'a>> {
-    let dtype = DType::parse(dtype).ok_or_else(|| PyTypeError::new_err(format!("unsupported dtype {dtype}")))?;
+fn view<'a>(
+    address: usize,
+    shape: &[usize],
+    strides: &[isize],
+    dtype: &str,
+) -> PyResult<TensorView<'a>> {
+    let dtype = DType::parse(dtype)
+        .ok_or_else(|| PyTypeError::new_err(format!("unsupported dtype {dtype}")))?;
     if strides.len() != shape.len() {
         return Err(PyValueError::new_err("shape and strides differ in length"));
     }
     let strides: Vec<usize> = strides
         .iter()
-        .map(|&s| usize::try_from(s).map_err(|_| PyValueError::new_err("negative strides must be copied first")))
+        .map(|&s| {
+            usize::try_from(s)
+                .map_err(|_| PyValueError::new_err("negative strides must be copied first"))
+        })
         .collect::<PyResult<_>>()?;
     let numel: usize = shape.iter().product();
     let span = if numel == 0 {
         0
     } else {
-        shape.iter().zip(&strides).map(|(&n, &s)| (n - 1) * s).sum::<usize>() + 1
+        shape
+            .iter()
+            .zip(&strides)
+            .map(|(&n, &s)| (n - 1) * s)
+            .sum::<usize>()
+            + 1
     };
     if numel > 0 && address == 0 {
         return Err(PyValueError::new_err("null data pointer"));
@@ -39,7 +60,8 @@ fn view<'a>(address: usize, shape: &[usize], strides: &[isize], dtype: &str) -> 
         // is held by the caller for the duration of the call (see the module docs).
         unsafe { std::slice::from_raw_parts(address as *const u8, span * dtype.size()) }
     };
-    TensorView::with_strides(dtype, shape, &strides, bytes).map_err(|e| PyValueError::new_err(e.to_string()))
+    TensorView::with_strides(dtype, shape, &strides, bytes)
+        .map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 fn value(v: &Bound<'_, PyAny>) -> PyResult<Value> {
@@ -56,7 +78,10 @@ fn value(v: &Bound<'_, PyAny>) -> PyResult<Value> {
     } else if v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>() {
         Ok(Value::IntList(v.extract()?))
     } else {
-        Err(PyTypeError::new_err(format!("cannot pass {} as an argument", v.get_type().name()?)))
+        Err(PyTypeError::new_err(format!(
+            "cannot pass {} as an argument",
+            v.get_type().name()?
+        )))
     }
 }
 
@@ -66,12 +91,22 @@ fn report_json(r: &Report) -> String {
 
 /// Checks one call; returns the report as JSON. Raises ValueError for usage errors.
 #[pyfunction]
-fn check(py: Python<'_>, op: &str, tensors: Vec<TensorArg<'_>>, args: Vec<(String, Bound<'_, PyAny>)>) -> PyResult<String> {
+fn check(
+    py: Python<'_>,
+    op: &str,
+    tensors: Vec<TensorArg<'_>>,
+    args: Vec<(String, Bound<'_, PyAny>)>,
+) -> PyResult<String> {
     let spec = lookup(op).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    let args: Vec<(String, Value)> = args.iter().map(|(k, v)| Ok((k.clone(), value(v)?))).collect::<PyResult<_>>()?;
+    let args: Vec<(String, Value)> = args
+        .iter()
+        .map(|(k, v)| Ok((k.clone(), value(v)?)))
+        .collect::<PyResult<_>>()?;
     let views: Vec<(String, TensorView<'_>)> = tensors
         .iter()
-        .map(|(name, _owner, address, shape, strides, dtype)| Ok((name.clone(), view(*address, shape, strides, dtype)?)))
+        .map(|(name, _owner, address, shape, strides, dtype)| {
+            Ok((name.clone(), view(*address, shape, strides, dtype)?))
+        })
         .collect::<PyResult<_>>()?;
     let report = py
         .detach(|| spec.check(views, args))
@@ -81,21 +116,35 @@ fn check(py: Python<'_>, op: &str, tensors: Vec<TensorArg<'_>>, args: Vec<(Strin
 
 /// Checks class-id targets alone (DataLoader guards, where no logits exist yet).
 #[pyfunction]
-fn check_class_targets(py: Python<'_>, target: TensorArg<'_>, num_classes: i64, ignore_index: i64) -> PyResult<String> {
+fn check_class_targets(
+    py: Python<'_>,
+    target: TensorArg<'_>,
+    num_classes: i64,
+    ignore_index: i64,
+) -> PyResult<String> {
     let (name, _owner, address, shape, strides, dtype) = &target;
     let t = view(*address, shape, strides, dtype)?;
-    let findings = py.detach(|| labelguard_core::ops::common::class_targets(&t, name, num_classes, ignore_index));
+    let findings = py.detach(|| {
+        labelguard_core::ops::common::class_targets(&t, name, num_classes, ignore_index)
+    });
     Ok(report_json(&Report::new("targets", findings)))
 }
 
 /// Writes tensors and string metadata to a .safetensors file, atomically.
 #[pyfunction]
-fn save_safetensors(path: std::path::PathBuf, tensors: Vec<TensorArg<'_>>, metadata: Vec<(String, String)>) -> PyResult<()> {
+fn save_safetensors(
+    path: std::path::PathBuf,
+    tensors: Vec<TensorArg<'_>>,
+    metadata: Vec<(String, String)>,
+) -> PyResult<()> {
     let views: Vec<(String, TensorView<'_>)> = tensors
         .iter()
-        .map(|(name, _o, address, shape, strides, dtype)| Ok((name.clone(), view(*address, shape, strides, dtype)?)))
+        .map(|(name, _o, address, shape, strides, dtype)| {
+            Ok((name.clone(), view(*address, shape, strides, dtype)?))
+        })
         .collect::<PyResult<_>>()?;
-    labelguard_io::write_safetensors(&path, &views, &metadata).map_err(|e| PyOSError::new_err(format!("{}: {e}", path.display())))
+    labelguard_io::write_safetensors(&path, &views, &metadata)
+        .map_err(|e| PyOSError::new_err(format!("{}: {e}", path.display())))
 }
 
 /// Replays a captured call: `(metadata, report JSON)`.
@@ -110,7 +159,10 @@ fn replay(py: Python<'_>, path: std::path::PathBuf) -> PyResult<(Vec<(String, St
 /// `(code, name, severity, summary)` of every rule.
 #[pyfunction]
 fn rules() -> Vec<(&'static str, &'static str, &'static str, &'static str)> {
-    labelguard_core::rules::ALL.iter().map(|r| (r.code, r.name, r.severity.as_str(), r.summary())).collect()
+    labelguard_core::rules::ALL
+        .iter()
+        .map(|r| (r.code, r.name, r.severity.as_str(), r.summary()))
+        .collect()
 }
 
 /// The documentation of one rule, by code or name.
@@ -122,7 +174,10 @@ fn rule_doc(code: &str) -> Option<String> {
 /// `(name, signature)` of every op.
 #[pyfunction]
 fn ops() -> Vec<(&'static str, &'static str)> {
-    labelguard_core::OPS.iter().map(|o| (o.name, o.signature)).collect()
+    labelguard_core::OPS
+        .iter()
+        .map(|o| (o.name, o.signature))
+        .collect()
 }
 
 #[pymodule]
