@@ -32,7 +32,7 @@ fn safetensors(dir: &Path, name: &str, tensors: &[(&str, &str, &[usize], Vec<u8>
         );
     }
     let mut h = serde_json::to_vec(&header).unwrap();
-    while h.len() % 8 != 0 {
+    while !h.len().is_multiple_of(8) {
         h.push(b' ');
     }
     let path = dir.join(name);
@@ -53,7 +53,7 @@ fn i64s(v: &[i64]) -> Vec<u8> {
 /// An .npy array written by hand.
 fn npy(descr: &str, shape: &str, data: &[u8]) -> Vec<u8> {
     let mut header = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
-    while (10 + header.len() + 1) % 64 != 0 {
+    while !(10 + header.len() + 1).is_multiple_of(64) {
         header.push(' ');
     }
     header.push('\n');
