@@ -1,8 +1,10 @@
 //! `labelguard`: a thin clap front end over the contract engine, the readers and the renderers.
 
 mod check;
+mod merge;
 mod replay;
 mod rules;
+mod scan;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io::IsTerminal;
@@ -38,6 +40,10 @@ enum Command {
     Rule(rules::RuleArgs),
     /// Rerun the checks of a call saved by `labelguard.capture` (Python).
     Replay(replay::ReplayArgs),
+    /// Check a whole dataset on disk (masks, arrays, label tables) before training.
+    Scan(Box<scan::ScanArgs>),
+    /// Merge the JSON reports of a sharded scan (`scan --shard K/N`) into one.
+    Merge(merge::MergeArgs),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -81,6 +87,8 @@ fn main() -> ExitCode {
         Command::Rules(args) => rules::list(args, style),
         Command::Rule(args) => rules::show(args),
         Command::Replay(args) => replay::run(args, style),
+        Command::Scan(args) => scan::run(*args, style),
+        Command::Merge(args) => merge::run(args, style),
     };
     match result {
         Ok(code) => code,

@@ -37,6 +37,20 @@ pub mod lg505_multinomial_invalid_probabilities;
 pub mod lg506_multinomial_zero_row;
 pub mod lg507_multinomial_too_few_categories;
 pub mod lg508_non_finite_values;
+pub mod lg601_unreadable_file;
+pub mod lg602_corrupt_file;
+pub mod lg603_empty_file;
+pub mod lg604_decompression_bomb;
+pub mod lg605_resize_artefacts;
+pub mod lg606_colour_mask;
+pub mod lg607_mask_image_size_mismatch;
+pub mod lg608_missing_pair;
+pub mod lg609_class_never_seen;
+pub mod lg610_class_in_one_split;
+pub mod lg611_class_imbalance;
+pub mod lg612_unknown_label;
+pub mod lg613_label_column_missing;
+pub mod lg614_non_utf8_path;
 
 use crate::rule::Rule;
 
@@ -79,6 +93,20 @@ pub const ALL: &[Rule] = &[
     lg506_multinomial_zero_row::RULE,
     lg507_multinomial_too_few_categories::RULE,
     lg508_non_finite_values::RULE,
+    lg601_unreadable_file::RULE,
+    lg602_corrupt_file::RULE,
+    lg603_empty_file::RULE,
+    lg604_decompression_bomb::RULE,
+    lg605_resize_artefacts::RULE,
+    lg606_colour_mask::RULE,
+    lg607_mask_image_size_mismatch::RULE,
+    lg608_missing_pair::RULE,
+    lg609_class_never_seen::RULE,
+    lg610_class_in_one_split::RULE,
+    lg611_class_imbalance::RULE,
+    lg612_unknown_label::RULE,
+    lg613_label_column_missing::RULE,
+    lg614_non_utf8_path::RULE,
 ];
 
 /// The rule with this code (case-insensitive), if any.
@@ -125,3 +153,17 @@ pub use lg505_multinomial_invalid_probabilities::RULE as LG505;
 pub use lg506_multinomial_zero_row::RULE as LG506;
 pub use lg507_multinomial_too_few_categories::RULE as LG507;
 pub use lg508_non_finite_values::RULE as LG508;
+pub use lg601_unreadable_file::RULE as LG601;
+pub use lg602_corrupt_file::RULE as LG602;
+pub use lg603_empty_file::RULE as LG603;
+pub use lg604_decompression_bomb::RULE as LG604;
+pub use lg605_resize_artefacts::RULE as LG605;
+pub use lg606_colour_mask::RULE as LG606;
+pub use lg607_mask_image_size_mismatch::RULE as LG607;
+pub use lg608_missing_pair::RULE as LG608;
+pub use lg609_class_never_seen::RULE as LG609;
+pub use lg610_class_in_one_split::RULE as LG610;
+pub use lg611_class_imbalance::RULE as LG611;
+pub use lg612_unknown_label::RULE as LG612;
+pub use lg613_label_column_missing::RULE as LG613;
+pub use lg614_non_utf8_path::RULE as LG614;

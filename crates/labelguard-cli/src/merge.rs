@@ -1,0 +1,37 @@
+//! `labelguard merge REPORT.json...`: the shards of a `--shard K/N` scan, merged into the
+//! report the unsharded scan would have produced.
+
+use crate::scan::{write_outputs, OutputArgs};
+use anyhow::Context;
+use labelguard_scan::report::{merge, ScanReport};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(clap::Args)]
+#[command(
+    after_help = "Example (Slurm array job):\n  labelguard scan DATA --preset cityscapes --shard $((SLURM_ARRAY_TASK_ID+1))/$SLURM_ARRAY_TASK_COUNT --format json -o part_$SLURM_ARRAY_TASK_ID.json\n  labelguard merge part_*.json --html report.html\n\nExit codes: 0 no errors, 1 errors found, 2 the reports cannot be read or do not belong together."
+)]
+pub struct MergeArgs {
+    /// JSON reports written by `labelguard scan --format json`.
+    #[arg(required = true, value_name = "REPORT")]
+    reports: Vec<PathBuf>,
+    #[command(flatten)]
+    out: OutputArgs,
+}
+
+pub fn run(args: MergeArgs, style: labelguard_report::Style) -> anyhow::Result<ExitCode> {
+    let mut reports = Vec::new();
+    for path in &args.reports {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        let r: ScanReport = serde_json::from_str(&text).with_context(|| {
+            format!(
+                "{}: not a labelguard scan report (made with --format json?)",
+                path.display()
+            )
+        })?;
+        reports.push(r);
+    }
+    let merged = merge(reports)?;
+    write_outputs(&merged, &args.out, None, style)
+}

@@ -1,0 +1,289 @@
+//! `labelguard scan PATH...`: check a whole dataset on disk before training. The work is in
+//! the labelguard-scan crate; this file only maps flags to settings and writes the outputs.
+
+use crate::emit;
+use anyhow::Context;
+use labelguard_scan::config::{ConfigFile, Overrides, ScanOptions, Shard};
+use labelguard_scan::progress::Bar;
+use labelguard_scan::render::{self, Format};
+use labelguard_scan::report::ScanReport;
+use labelguard_scan::weights::weights_file;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+const SCAN_HELP: &str = "Examples:
+  labelguard scan data/cityscapes --preset cityscapes
+  labelguard scan data/ade --preset ade20k --html report.html --write-weights weights.py
+  labelguard scan DATA/arrays --num-classes 19 --ignore-index 255 --format json
+  labelguard scan labels.csv --num-classes 10 --label-column label --format json
+  labelguard scan data --num-classes 5 --shard 3/8 --format json -o part3.json   # then: labelguard merge part*.json
+
+Presets: cityscapes (19 trainIds, void 255), ade20k (150 classes, reduce_zero_label), pascal-voc (21 classes, border 255).
+Layouts recognised: cityscapes (gtFine + leftImg8bit), voc (SegmentationClass + JPEGImages), paired
+(annotations|masks|labels + images, e.g. ADE20K), imagefolder (class folders of photos), files (everything found),
+custom (--mask-glob with --image-template 'images/{subdir}/{stem}.jpg').
+Config: labelguard.toml or [tool.labelguard] in pyproject.toml, the nearest one above the first PATH (else above the
+working directory); its [scan] table holds scan-only keys. Flags override it.
+Exit codes: 0 no errors, 1 errors found (warnings too with --strict), 2 usage or I/O error.";
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ScanFormat {
+    Text,
+    Json,
+    Sarif,
+    Junit,
+    Github,
+}
+
+impl From<ScanFormat> for Format {
+    fn from(f: ScanFormat) -> Format {
+        match f {
+            ScanFormat::Text => Format::Text,
+            ScanFormat::Json => Format::Json,
+            ScanFormat::Sarif => Format::Sarif,
+            ScanFormat::Junit => Format::Junit,
+            ScanFormat::Github => Format::Github,
+        }
+    }
+}
+
+/// Where and how the report goes: shared by `scan` and `merge`.
+#[derive(clap::Args)]
+pub struct OutputArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ScanFormat::Text)]
+    format: ScanFormat,
+    /// Write the report to FILE (atomically) instead of stdout.
+    #[arg(long, short, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Also write a self-contained HTML report with the class histogram and pictures of the bad pixels.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
+    /// Write the suggested class weights: JSON for *.json, a Python list otherwise.
+    #[arg(long, value_name = "FILE")]
+    write_weights: Option<PathBuf>,
+    /// No progress bar; the text report shows only its last line.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+#[derive(clap::Args)]
+#[command(after_help = SCAN_HELP)]
+pub struct ScanArgs {
+    /// Dataset directories, or single mask, array or label-table files.
+    #[arg(required = true, value_name = "PATH")]
+    paths: Vec<PathBuf>,
+    /// Dataset preset: cityscapes, ade20k, pascal-voc.
+    #[arg(long)]
+    preset: Option<String>,
+    /// Number of classes C: valid ids are 0..C-1.
+    #[arg(long)]
+    num_classes: Option<u32>,
+    /// The loss's ignore_index (PyTorch's default is -100).
+    #[arg(long, allow_hyphen_values = true)]
+    ignore_index: Option<i64>,
+    /// Masks use 0 for "other" and 1..C for classes (mmseg's reduce_zero_label): map 0 to 255, v to v-1.
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    reduce_zero_label: Option<bool>,
+    /// Palette for colour masks: JSON [[r,g,b], ...] or lines 'r g b [name]'; index = class id.
+    #[arg(long, value_name = "FILE")]
+    palette: Option<PathBuf>,
+    /// A class-weight file to check (JSON/Python list, text, .npy): length C, finite, non-negative.
+    #[arg(long, value_name = "FILE")]
+    class_weights: Option<PathBuf>,
+    /// Class names, one per line (or a JSON list): maps string labels of tables to ids.
+    #[arg(long, value_name = "FILE")]
+    classes: Option<PathBuf>,
+    /// The label column of CSV/TSV/JSONL/Parquet tables (default: label, labels, class, target, y).
+    #[arg(long, value_name = "NAME")]
+    label_column: Option<String>,
+    /// Layout: auto, cityscapes, voc, paired, imagefolder, files, custom.
+    #[arg(long)]
+    layout: Option<String>,
+    /// Scan only label files whose path (relative to PATH) matches; repeatable.
+    #[arg(long, value_name = "GLOB")]
+    include: Vec<String>,
+    /// Skip paths that match; repeatable.
+    #[arg(long, value_name = "GLOB")]
+    exclude: Vec<String>,
+    /// Custom layout: the masks, e.g. 'gt/**/*_label.png'.
+    #[arg(long, value_name = "GLOB")]
+    mask_glob: Option<String>,
+    /// Suffix removed from a mask's name to get its stem, e.g. '_label.png'.
+    #[arg(long, value_name = "SUFFIX")]
+    mask_suffix: Option<String>,
+    /// Custom layout: each mask's image, with {stem}, {name}, {dir}, {subdir}, {split}.
+    #[arg(long, value_name = "TEMPLATE")]
+    image_template: Option<String>,
+    /// Refuse images whose header claims more pixels (decompression bombs). Default 268435456 (2^28).
+    #[arg(long, value_name = "N")]
+    max_pixels: Option<u64>,
+    /// Read at most N rows of one label table. Default 33554432 (2^25).
+    #[arg(long, value_name = "N")]
+    max_rows: Option<u64>,
+    /// Flag class imbalance above this ratio of the largest to the smallest class. Default 10000.
+    #[arg(long, value_name = "RATIO")]
+    imbalance_ratio: Option<f64>,
+    /// Treat warnings as errors (exit code 1).
+    #[arg(long)]
+    strict: bool,
+    /// Weights written by --write-weights: median (default), inverse, enet.
+    #[arg(long, value_name = "METHOD")]
+    weights_method: Option<String>,
+    /// Worker threads (default: all cores).
+    #[arg(long, short)]
+    jobs: Option<usize>,
+    /// Scan only part K of N (1-based), for Slurm array or Kubernetes indexed jobs; merge with `labelguard merge`.
+    #[arg(long, value_name = "K/N")]
+    shard: Option<Shard>,
+    /// Read settings from this file instead of the nearest labelguard.toml / pyproject.toml.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Ignore config files.
+    #[arg(long, conflicts_with = "config")]
+    no_config: bool,
+    #[command(flatten)]
+    out: OutputArgs,
+}
+
+impl ScanArgs {
+    fn overrides(&self) -> Overrides {
+        let list = |v: &Vec<String>| (!v.is_empty()).then(|| v.clone());
+        Overrides {
+            preset: self.preset.clone(),
+            num_classes: self.num_classes,
+            ignore_index: self.ignore_index,
+            reduce_zero_label: self.reduce_zero_label,
+            palette: self.palette.clone(),
+            class_weights: self.class_weights.clone(),
+            classes: self.classes.clone(),
+            label_column: self.label_column.clone(),
+            layout: self.layout.clone(),
+            include: list(&self.include),
+            exclude: list(&self.exclude),
+            mask_glob: self.mask_glob.clone(),
+            mask_suffix: self.mask_suffix.clone(),
+            image_template: self.image_template.clone(),
+            max_pixels: self.max_pixels,
+            max_rows: self.max_rows,
+            imbalance_ratio: self.imbalance_ratio,
+            strict: self.strict.then_some(true),
+            weights_method: self.weights_method.clone(),
+        }
+    }
+}
+
+pub fn run(args: ScanArgs, style: labelguard_report::Style) -> anyhow::Result<ExitCode> {
+    let config = if args.no_config {
+        None
+    } else if let Some(path) = &args.config {
+        Some(
+            ConfigFile::load(path)?
+                .with_context(|| format!("{}: has no [tool.labelguard] table", path.display()))?,
+        )
+    } else {
+        // Like ruff: the configuration nearest the data first, then the working directory's.
+        let first = &args.paths[0];
+        let near = if first.is_dir() {
+            first.clone()
+        } else {
+            first.parent().map(|p| p.to_path_buf()).unwrap_or_default()
+        };
+        let near = if near.as_os_str().is_empty() {
+            PathBuf::from(".")
+        } else {
+            near
+        };
+        let near = std::fs::canonicalize(&near).unwrap_or(near);
+        match ConfigFile::discover(&near)? {
+            Some(c) => Some(c),
+            None => ConfigFile::discover(&std::env::current_dir()?)?,
+        }
+    };
+    let mut opts = ScanOptions::resolve(config.as_ref(), &args.overrides())?;
+    opts.jobs = args.jobs;
+    opts.shard = args.shard;
+    opts.overlays = args.out.html.is_some();
+    let bar = Bar::stderr(args.out.quiet);
+    let report = labelguard_scan::scan(&args.paths, &opts, &bar)?;
+    write_outputs(&report, &args.out, opts.palette.as_deref(), style)
+}
+
+/// Renders the report to stdout or `--output`, writes `--html` and `--write-weights`, and
+/// turns the outcome into the exit code.
+pub fn write_outputs(
+    report: &ScanReport,
+    out: &OutputArgs,
+    palette: Option<&[[u8; 3]]>,
+    style: labelguard_report::Style,
+) -> anyhow::Result<ExitCode> {
+    let style = labelguard_report::Style {
+        color: style.color && out.output.is_none(),
+    };
+    let mut text = render::render(report, out.format.into(), style);
+    if out.quiet && out.format == ScanFormat::Text {
+        text = text
+            .lines()
+            .last()
+            .map(|l| format!("{l}\n"))
+            .unwrap_or_default();
+    }
+    match &out.output {
+        Some(path) => write_atomic(path, text.as_bytes())?,
+        None => emit(&text),
+    }
+    if let Some(path) = &out.html {
+        write_atomic(path, render::html::render(report, palette).as_bytes())?;
+    }
+    if let Some(path) = &out.write_weights {
+        let w = report
+            .weights
+            .as_ref()
+            .context("no class weights to write: they need --num-classes (or a preset) and at least one counted label")?;
+        let s = w
+            .suggestions
+            .iter()
+            .find(|s| s.method == w.selected)
+            .context("the selected weights method has no weights")?;
+        let json = path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+        write_atomic(
+            path,
+            weights_file(s, &report.settings.class_names, json).as_bytes(),
+        )?;
+    }
+    Ok(if report.has_errors() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// Writes through a temporary file in the same directory and renames it into place, so that
+/// a reader never sees half a report and an interrupted run leaves the old file intact.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    use std::io::Write;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let name = path
+        .file_name()
+        .with_context(|| format!("{}: not a file name", path.display()))?;
+    let tmp = dir.join(format!(
+        ".{}.{}.tmp",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    let result = (|| -> std::io::Result<()> {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result.with_context(|| format!("cannot write {}", path.display()))
+}

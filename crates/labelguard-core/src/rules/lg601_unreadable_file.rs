@@ -1,0 +1,23 @@
+use crate::rule::declare_rule;
+
+declare_rule! {
+    /// A file of the dataset cannot be read: permissions, a dangling symlink, a FIFO or device, a loop.
+    ///
+    /// ## What it checks
+    /// Every path the scan meets must be a readable regular file or directory. Permission errors, broken
+    /// symlinks, symlink loops (`a/b -> ..`), FIFOs, sockets and device files are reported and skipped;
+    /// the scan never opens a FIFO (that would block) and never follows a loop.
+    ///
+    /// ## Why it matters
+    /// A PyTorch `Dataset` raises `PermissionError` or `FileNotFoundError` in a DataLoader worker hours into
+    /// training, or hangs forever on a FIFO; a symlink loop makes `os.walk(followlinks=True)` and `glob('**')`
+    /// recurse until they fail.
+    ///
+    /// ## Example
+    /// `gtFine/train/aachen/aachen_000000_000019_gtFine_labelTrainIds.png -> /mnt/old/...` (the target was deleted).
+    ///
+    /// ## Fix
+    /// Fix the permissions (`chmod a+r`), restore or remove the dangling link, break the loop, or exclude the path
+    /// (`--exclude GLOB`).
+    "LG601", "unreadable-file", Error
+}

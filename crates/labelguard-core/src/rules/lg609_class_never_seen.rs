@@ -1,0 +1,17 @@
+use crate::rule::declare_rule;
+
+declare_rule! {
+    /// A class never occurs in the scanned labels.
+    ///
+    /// ## What it checks
+    /// Every class id in `[0, C-1]` against the class histogram of the whole scan.
+    ///
+    /// ## Why it matters
+    /// The model cannot learn a class it never sees: its logit only ever gets pushed down, and mIoU averages in a
+    /// zero (or a NaN, depending on the metric). It also often means the ids are shifted (1-based, reduced) or
+    /// `num_classes` is larger than the label set.
+    ///
+    /// ## Fix
+    /// Check `num_classes` and the id mapping; drop the class from the head, or add labelled samples of it.
+    "LG609", "class-never-seen", Warning
+}

@@ -1,0 +1,17 @@
+use crate::rule::declare_rule;
+
+declare_rule! {
+    /// A class occurs in only one split (train, val or test).
+    ///
+    /// ## What it checks
+    /// With two or more splits, each class seen in the scan must occur in more than one of them.
+    ///
+    /// ## Why it matters
+    /// A class only in val is never trained; a class only in train is never evaluated. With torchvision's
+    /// `ImageFolder`, a class folder missing from one split also shifts the ids of every later class in that split,
+    /// because each split numbers its sorted folder names on its own: the labels are silently wrong.
+    ///
+    /// ## Fix
+    /// Re-split so that every class is represented, and with `ImageFolder` pass one shared `class_to_idx`.
+    "LG610", "class-in-one-split", Warning
+}

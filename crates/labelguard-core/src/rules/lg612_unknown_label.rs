@@ -1,0 +1,17 @@
+use crate::rule::declare_rule;
+
+declare_rule! {
+    /// A label in a table is not a class: an unknown name, an empty cell, or text where a number is expected.
+    ///
+    /// ## What it checks
+    /// Each cell of the label column (`--label-column`) must be an integer class id or, with `--classes FILE`, one
+    /// of the listed class names.
+    ///
+    /// ## Why it matters
+    /// A lookup `class_to_idx[name]` raises `KeyError` in a DataLoader worker; code that falls back to `-1` or to
+    /// `len(classes)` produces the device-side assert instead.
+    ///
+    /// ## Fix
+    /// Correct the spelling, add the class to the classes file (and to the model head), or drop the rows.
+    "LG612", "unknown-label", Error
+}

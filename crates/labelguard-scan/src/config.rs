@@ -1,0 +1,594 @@
+//! Settings of a scan, layered: preset < config file < command line.
+//!
+//! The config file is `labelguard.toml` or the `[tool.labelguard]` table of `pyproject.toml`,
+//! found in the current directory or the nearest parent. Its top level holds the dataset's
+//! description (`preset`, `num_classes`, `ignore_index`, ...), which other labelguard
+//! commands may share, so unknown top-level keys are left to them; a `[scan]` table
+//! (`[tool.labelguard.scan]`) may hold the same keys for the scan only, and there a typo is an
+//! error. Paths in the file are relative to the file.
+
+use crate::glob::Glob;
+use crate::layout::LayoutKind;
+use crate::preset::{self, Preset};
+use crate::weights::Method;
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+/// Why the settings could not be resolved: a usage error (exit code 2).
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("{0}")]
+    Invalid(String),
+    #[error("{path}: {message}")]
+    File { path: PathBuf, message: String },
+}
+
+fn invalid(m: impl Into<String>) -> ConfigError {
+    ConfigError::Invalid(m.into())
+}
+
+/// Every setting, each optional so that layers can be stacked. The command line fills one,
+/// the config file another.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+pub struct Overrides {
+    pub preset: Option<String>,
+    pub num_classes: Option<u32>,
+    pub ignore_index: Option<i64>,
+    pub reduce_zero_label: Option<bool>,
+    /// A palette file: JSON `[[r,g,b], ...]` or text lines `r g b [name]`, index = class id.
+    pub palette: Option<PathBuf>,
+    /// A class-weight file to check: JSON or Python list, `.npy`, or numbers in text.
+    pub class_weights: Option<PathBuf>,
+    /// Class names, index = class id: one per line, or a JSON list.
+    pub classes: Option<PathBuf>,
+    pub label_column: Option<String>,
+    pub layout: Option<String>,
+    pub include: Option<Vec<String>>,
+    pub exclude: Option<Vec<String>>,
+    pub mask_glob: Option<String>,
+    pub mask_suffix: Option<String>,
+    pub image_template: Option<String>,
+    pub max_pixels: Option<u64>,
+    pub max_rows: Option<u64>,
+    pub imbalance_ratio: Option<f64>,
+    pub strict: Option<bool>,
+    pub weights_method: Option<String>,
+}
+
+/// The keys of [`Overrides`], for the typo check of the `[scan]` table.
+const KEYS: &[&str] = &[
+    "preset",
+    "num_classes",
+    "ignore_index",
+    "reduce_zero_label",
+    "palette",
+    "class_weights",
+    "classes",
+    "label_column",
+    "layout",
+    "include",
+    "exclude",
+    "mask_glob",
+    "mask_suffix",
+    "image_template",
+    "max_pixels",
+    "max_rows",
+    "imbalance_ratio",
+    "strict",
+    "weights_method",
+];
+
+impl Overrides {
+    /// `self` with every field that `over` sets replaced.
+    pub fn then(self, over: &Overrides) -> Overrides {
+        macro_rules! pick {
+            ($($f:ident),*) => { Overrides { $($f: over.$f.clone().or(self.$f)),* } };
+        }
+        pick!(
+            preset,
+            num_classes,
+            ignore_index,
+            reduce_zero_label,
+            palette,
+            class_weights,
+            classes,
+            label_column,
+            layout,
+            include,
+            exclude,
+            mask_glob,
+            mask_suffix,
+            image_template,
+            max_pixels,
+            max_rows,
+            imbalance_ratio,
+            strict,
+            weights_method
+        )
+    }
+
+    fn relative_to(mut self, dir: &Path) -> Overrides {
+        for p in [
+            &mut self.palette,
+            &mut self.class_weights,
+            &mut self.classes,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            if p.is_relative() {
+                *p = dir.join(&*p);
+            }
+        }
+        self
+    }
+}
+
+/// A config file that was found and parsed.
+#[derive(Clone, Debug)]
+pub struct ConfigFile {
+    pub path: PathBuf,
+    pub overrides: Overrides,
+}
+
+impl ConfigFile {
+    /// Parses `labelguard.toml` (whole file) or `pyproject.toml` (`[tool.labelguard]`).
+    /// `Ok(None)` for a pyproject.toml without that table.
+    pub fn load(path: &Path) -> Result<Option<ConfigFile>, ConfigError> {
+        let err = |message: String| ConfigError::File {
+            path: path.to_path_buf(),
+            message,
+        };
+        let text = std::fs::read_to_string(path).map_err(|e| err(e.to_string()))?;
+        let table: toml::Table = text
+            .parse()
+            .map_err(|e: toml::de::Error| err(e.to_string()))?;
+        let is_pyproject = path.file_name().is_some_and(|n| n == "pyproject.toml");
+        let table = if is_pyproject {
+            match table
+                .get("tool")
+                .and_then(|t| t.get("labelguard"))
+                .and_then(|t| t.as_table())
+            {
+                Some(t) => t.clone(),
+                None => return Ok(None),
+            }
+        } else {
+            table
+        };
+        let mut top = table.clone();
+        top.retain(|k, _| KEYS.contains(&k));
+        let base: Overrides = top
+            .try_into()
+            .map_err(|e: toml::de::Error| err(e.to_string()))?;
+        let scan = match table.get("scan") {
+            Some(toml::Value::Table(t)) => {
+                if let Some(k) = t.keys().find(|k| !KEYS.contains(&k.as_str())) {
+                    return Err(err(format!(
+                        "unknown key '{k}' in the scan table (known: {})",
+                        KEYS.join(", ")
+                    )));
+                }
+                t.clone()
+                    .try_into()
+                    .map_err(|e: toml::de::Error| err(e.to_string()))?
+            }
+            Some(_) => return Err(err("'scan' must be a table".into())),
+            None => Overrides::default(),
+        };
+        let dir = path.parent().unwrap_or(Path::new("."));
+        Ok(Some(ConfigFile {
+            path: path.to_path_buf(),
+            overrides: base.then(&scan).relative_to(dir),
+        }))
+    }
+
+    /// The nearest `labelguard.toml`, or `pyproject.toml` with `[tool.labelguard]`, from `dir`
+    /// upwards.
+    pub fn discover(dir: &Path) -> Result<Option<ConfigFile>, ConfigError> {
+        let mut current = Some(dir);
+        while let Some(d) = current {
+            let own = d.join("labelguard.toml");
+            if own.is_file() {
+                return ConfigFile::load(&own);
+            }
+            let py = d.join("pyproject.toml");
+            if py.is_file() {
+                if let Some(c) = ConfigFile::load(&py)? {
+                    return Ok(Some(c));
+                }
+            }
+            current = d.parent();
+        }
+        Ok(None)
+    }
+}
+
+/// `--shard K/N`: this run scans the K-th of N disjoint parts (1-based, as in `1/4` .. `4/4`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, Deserialize)]
+pub struct Shard {
+    pub index: u32,
+    pub count: u32,
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Shard, String> {
+        let (k, n) = s
+            .split_once('/')
+            .ok_or_else(|| format!("'{s}' is not K/N (for example 2/8)"))?;
+        let k: u32 = k
+            .trim()
+            .parse()
+            .map_err(|_| format!("'{k}' is not a number"))?;
+        let n: u32 = n
+            .trim()
+            .parse()
+            .map_err(|_| format!("'{n}' is not a number"))?;
+        if n == 0 || k == 0 || k > n {
+            return Err(format!(
+                "shard {k}/{n}: K must be between 1 and N (shards are numbered 1..N; with 0-based array indices pass $((INDEX+1))/N)"
+            ));
+        }
+        Ok(Shard { index: k, count: n })
+    }
+}
+
+/// Fully resolved settings of one scan.
+#[derive(Clone, Debug)]
+pub struct ScanOptions {
+    pub preset: Option<&'static Preset>,
+    /// `C`; without it class ids are histogrammed but not range-checked.
+    pub num_classes: Option<u32>,
+    /// The loss's `ignore_index` (PyTorch's default is -100).
+    pub ignore_index: i64,
+    pub reduce_zero_label: bool,
+    pub class_names: Vec<String>,
+    pub palette: Option<Vec<[u8; 3]>>,
+    /// Colours that mean void in colour masks (from the preset), mapped to `ignore_index`.
+    pub void_colours: Vec<[u8; 3]>,
+    pub class_weights: Option<PathBuf>,
+    pub label_column: Option<String>,
+    pub layout: LayoutKind,
+    pub include: Vec<Glob>,
+    pub exclude: Vec<Glob>,
+    pub mask_glob: Option<Glob>,
+    pub mask_suffix: Option<String>,
+    pub image_template: Option<String>,
+    /// Largest image (width x height x frames) decoded; larger headers are LG604.
+    pub max_pixels: u64,
+    /// Largest number of rows read from one label table.
+    pub max_rows: u64,
+    pub imbalance_ratio: f64,
+    pub strict: bool,
+    pub weights_method: Method,
+    pub jobs: Option<usize>,
+    pub shard: Option<Shard>,
+    /// Render overlay pictures of bad pixels (for `--html`).
+    pub overlays: bool,
+    /// The config file the settings came from, for the report.
+    pub config_file: Option<PathBuf>,
+}
+
+/// Default pixel limit: 2^28, as the issue asks (Pillow's own bomb error is at 2 x 89.5 MP).
+pub const DEFAULT_MAX_PIXELS: u64 = 1 << 28;
+pub const DEFAULT_MAX_ROWS: u64 = 1 << 25;
+pub const DEFAULT_IMBALANCE_RATIO: f64 = 10_000.0;
+
+impl Default for ScanOptions {
+    fn default() -> Self {
+        ScanOptions {
+            preset: None,
+            num_classes: None,
+            ignore_index: -100,
+            reduce_zero_label: false,
+            class_names: Vec::new(),
+            palette: None,
+            void_colours: Vec::new(),
+            class_weights: None,
+            label_column: None,
+            layout: LayoutKind::Auto,
+            include: Vec::new(),
+            exclude: Vec::new(),
+            mask_glob: None,
+            mask_suffix: None,
+            image_template: None,
+            max_pixels: DEFAULT_MAX_PIXELS,
+            max_rows: DEFAULT_MAX_ROWS,
+            imbalance_ratio: DEFAULT_IMBALANCE_RATIO,
+            strict: false,
+            weights_method: Method::MedianFrequency,
+            jobs: None,
+            shard: None,
+            overlays: false,
+            config_file: None,
+        }
+    }
+}
+
+impl ScanOptions {
+    /// Resolves the layers: the preset named on the command line (or else in the config file),
+    /// then the config file, then the command line.
+    pub fn resolve(
+        config: Option<&ConfigFile>,
+        cli: &Overrides,
+    ) -> Result<ScanOptions, ConfigError> {
+        let o = match config {
+            Some(c) => c.overrides.clone().then(cli),
+            None => cli.clone(),
+        };
+        let mut s = ScanOptions {
+            config_file: config.map(|c| c.path.clone()),
+            ..ScanOptions::default()
+        };
+        if let Some(name) = &o.preset {
+            let p = preset::by_name(name).ok_or_else(|| {
+                invalid(format!(
+                    "unknown preset '{name}' (known: {})",
+                    preset::PRESETS
+                        .iter()
+                        .map(|p| p.name)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+            })?;
+            s.preset = Some(p);
+            s.num_classes = Some(p.num_classes);
+            s.ignore_index = p.ignore_index;
+            s.reduce_zero_label = p.reduce_zero_label;
+            s.class_names = p.classes.iter().map(|c| c.to_string()).collect();
+            s.palette = Some((p.palette)());
+            s.void_colours = p.void_colours.to_vec();
+        }
+        if let Some(path) = &o.classes {
+            s.class_names = read_class_names(path)?;
+            if o.num_classes.is_none() {
+                s.num_classes = Some(s.class_names.len() as u32);
+            }
+        }
+        if let Some(c) = o.num_classes {
+            if c == 0 {
+                return Err(invalid("--num-classes must be at least 1"));
+            }
+            s.num_classes = Some(c);
+        }
+        if let Some(c) = s.num_classes {
+            // Names from a preset for another class count would mislabel the histogram.
+            if !s.class_names.is_empty() && s.class_names.len() != c as usize {
+                if o.classes.is_some() {
+                    return Err(invalid(format!(
+                        "the classes file lists {} names but num_classes is {c}",
+                        s.class_names.len()
+                    )));
+                }
+                s.class_names.clear();
+            }
+        }
+        if let Some(i) = o.ignore_index {
+            s.ignore_index = i;
+        }
+        if let Some(r) = o.reduce_zero_label {
+            s.reduce_zero_label = r;
+        }
+        if let Some(path) = &o.palette {
+            s.palette = Some(read_palette(path)?);
+            s.void_colours.clear();
+        }
+        s.class_weights = o.class_weights.clone();
+        s.label_column = o.label_column.clone();
+        if let Some(l) = &o.layout {
+            s.layout = l.parse().map_err(invalid)?;
+        }
+        let globs = |v: &Option<Vec<String>>| -> Result<Vec<Glob>, ConfigError> {
+            v.iter()
+                .flatten()
+                .map(|g| Glob::new(g).map_err(invalid))
+                .collect()
+        };
+        s.include = globs(&o.include)?;
+        s.exclude = globs(&o.exclude)?;
+        if let Some(g) = &o.mask_glob {
+            s.mask_glob = Some(Glob::new(g).map_err(invalid)?);
+            if o.layout.is_none() {
+                s.layout = LayoutKind::Custom;
+            }
+        }
+        s.mask_suffix = o.mask_suffix.clone();
+        s.image_template = o.image_template.clone();
+        if s.layout == LayoutKind::Custom && s.mask_glob.is_none() {
+            return Err(invalid("--layout custom needs --mask-glob"));
+        }
+        if let Some(m) = o.max_pixels {
+            if m == 0 {
+                return Err(invalid("--max-pixels must be at least 1"));
+            }
+            s.max_pixels = m;
+        }
+        if let Some(m) = o.max_rows {
+            s.max_rows = m.max(1);
+        }
+        if let Some(r) = o.imbalance_ratio {
+            if !(r.is_finite() && r >= 1.0) {
+                return Err(invalid("--imbalance-ratio must be a number >= 1"));
+            }
+            s.imbalance_ratio = r;
+        }
+        s.strict = o.strict.unwrap_or(false);
+        if let Some(m) = &o.weights_method {
+            s.weights_method = m.parse().map_err(invalid)?;
+        }
+        Ok(s)
+    }
+
+    /// The class name of an id, when known.
+    pub fn class_name(&self, id: i64) -> Option<&str> {
+        usize::try_from(id)
+            .ok()
+            .and_then(|i| self.class_names.get(i))
+            .map(|s| s.as_str())
+    }
+}
+
+/// Class names: a JSON list, or one name per line (blank lines and `#` comments skipped).
+pub fn read_class_names(path: &Path) -> Result<Vec<String>, ConfigError> {
+    let err = |message: String| ConfigError::File {
+        path: path.to_path_buf(),
+        message,
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| err(e.to_string()))?;
+    let names: Vec<String> = if text.trim_start().starts_with('[') {
+        serde_json::from_str(&text).map_err(|e| err(format!("not a JSON list of names: {e}")))?
+    } else {
+        text.lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .map(String::from)
+            .collect()
+    };
+    if names.is_empty() {
+        return Err(err("lists no class names".into()));
+    }
+    let mut seen = std::collections::HashSet::new();
+    if let Some(d) = names.iter().find(|n| !seen.insert(n.as_str())) {
+        return Err(err(format!("lists the class '{d}' twice")));
+    }
+    Ok(names)
+}
+
+/// A palette: JSON `[[r,g,b], ...]`, or one `r g b` (or `r,g,b`, or `#rrggbb`) per line,
+/// optionally followed by a name. Index = class id.
+pub fn read_palette(path: &Path) -> Result<Vec<[u8; 3]>, ConfigError> {
+    let err = |message: String| ConfigError::File {
+        path: path.to_path_buf(),
+        message,
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| err(e.to_string()))?;
+    let palette: Vec<[u8; 3]> = if text.trim_start().starts_with('[') {
+        serde_json::from_str(&text)
+            .map_err(|e| err(format!("not a JSON list of [r, g, b]: {e}")))?
+    } else {
+        let mut out = Vec::new();
+        for (n, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with("//") || line.starts_with(';') {
+                continue;
+            }
+            let colour = if let Some(hex) = line.strip_prefix('#') {
+                let h = hex.get(..6).unwrap_or("");
+                let byte = |i: usize| u8::from_str_radix(h.get(i..i + 2).unwrap_or("x"), 16);
+                match (byte(0), byte(2), byte(4)) {
+                    (Ok(r), Ok(g), Ok(b)) => Some([r, g, b]),
+                    _ => None,
+                }
+            } else {
+                let parts: Vec<&str> = line
+                    .split(|c: char| c == ',' || c.is_whitespace())
+                    .filter(|s| !s.is_empty())
+                    .take(3)
+                    .collect();
+                match parts[..] {
+                    [r, g, b] => match (r.parse(), g.parse(), b.parse()) {
+                        (Ok(r), Ok(g), Ok(b)) => Some([r, g, b]),
+                        _ => None,
+                    },
+                    _ => None,
+                }
+            };
+            out.push(colour.ok_or_else(|| {
+                err(format!(
+                    "line {}: '{line}' is not 'r g b' or '#rrggbb'",
+                    n + 1
+                ))
+            })?);
+        }
+        out
+    };
+    if palette.is_empty() {
+        return Err(err("holds no colours".into()));
+    }
+    Ok(palette)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layers_override_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = dir.path().join("labelguard.toml");
+        std::fs::write(
+            &cfg,
+            "preset = \"cityscapes\"\nignore_index = 254\nother_tool_key = 1\n[scan]\nimbalance_ratio = 50.0\n",
+        )
+        .unwrap();
+        let file = ConfigFile::load(&cfg).unwrap().unwrap();
+        let cli = Overrides {
+            ignore_index: Some(255),
+            ..Overrides::default()
+        };
+        let s = ScanOptions::resolve(Some(&file), &cli).unwrap();
+        assert_eq!(s.num_classes, Some(19));
+        assert_eq!(s.ignore_index, 255);
+        assert_eq!(s.imbalance_ratio, 50.0);
+        assert_eq!(s.class_names.len(), 19);
+        let s = ScanOptions::resolve(Some(&file), &Overrides::default()).unwrap();
+        assert_eq!(s.ignore_index, 254);
+    }
+
+    #[test]
+    fn typos_in_the_scan_table_are_errors_and_pyproject_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = dir.path().join("labelguard.toml");
+        std::fs::write(&cfg, "[scan]\nnum_clases = 3\n").unwrap();
+        let e = ConfigFile::load(&cfg).unwrap_err().to_string();
+        assert!(e.contains("num_clases"), "{e}");
+        let py = dir.path().join("pyproject.toml");
+        std::fs::write(&py, "[project]\nname='x'\n").unwrap();
+        assert!(ConfigFile::load(&py).unwrap().is_none());
+        std::fs::write(
+            &py,
+            "[tool.labelguard]\nnum_classes = 7\nclasses = 'c.txt'\n",
+        )
+        .unwrap();
+        let c = ConfigFile::load(&py).unwrap().unwrap();
+        assert_eq!(c.overrides.num_classes, Some(7));
+        assert_eq!(c.overrides.classes.unwrap(), dir.path().join("c.txt"));
+        let sub = dir.path().join("a/b");
+        std::fs::create_dir_all(&sub).unwrap();
+        std::fs::remove_file(&cfg).unwrap();
+        let found = ConfigFile::discover(&sub).unwrap().unwrap();
+        assert_eq!(found.path, py);
+    }
+
+    #[test]
+    fn shards_parse_one_based() {
+        assert_eq!(
+            "2/8".parse::<Shard>().unwrap(),
+            Shard { index: 2, count: 8 }
+        );
+        assert!("0/8".parse::<Shard>().is_err());
+        assert!("9/8".parse::<Shard>().is_err());
+        assert!("x".parse::<Shard>().is_err());
+    }
+
+    #[test]
+    fn palettes_and_class_files_parse() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("p.txt");
+        std::fs::write(&p, "0 0 0 background\n#ff8000 orange\n1,2,3\n").unwrap();
+        assert_eq!(
+            read_palette(&p).unwrap(),
+            vec![[0, 0, 0], [255, 128, 0], [1, 2, 3]]
+        );
+        std::fs::write(&p, "[[1,2,3],[4,5,6]]").unwrap();
+        assert_eq!(read_palette(&p).unwrap().len(), 2);
+        std::fs::write(&p, "1 2\n").unwrap();
+        assert!(read_palette(&p).is_err());
+        let c = dir.path().join("c.txt");
+        std::fs::write(&c, "cat\ndog\n# comment\n\nbird\n").unwrap();
+        assert_eq!(read_class_names(&c).unwrap(), vec!["cat", "dog", "bird"]);
+        std::fs::write(&c, "cat\ncat\n").unwrap();
+        assert!(read_class_names(&c).is_err());
+    }
+}

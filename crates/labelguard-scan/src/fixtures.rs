@@ -1,0 +1,260 @@
+//! Test data made in code: small masks in every format the scan reads, broken files, and a
+//! Cityscapes-like tree. Used by this crate's tests and the CLI's; not part of the API.
+
+use std::path::Path;
+
+/// Writes `bytes` to `root/rel`, creating the directories.
+pub fn put(root: &Path, rel: &str, bytes: &[u8]) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().expect("a parent")).expect("create dirs");
+    std::fs::write(p, bytes).expect("write fixture");
+}
+
+fn png(
+    width: u32,
+    height: u32,
+    color: png::ColorType,
+    depth: png::BitDepth,
+    data: &[u8],
+    palette: Option<Vec<u8>>,
+) -> Vec<u8> {
+    let mut out = Vec::new();
+    {
+        let mut enc = png::Encoder::new(&mut out, width, height);
+        enc.set_color(color);
+        enc.set_depth(depth);
+        if let Some(p) = palette {
+            enc.set_palette(p);
+        }
+        let mut w = enc.write_header().expect("header");
+        w.write_image_data(data).expect("data");
+    }
+    out
+}
+
+/// An 8-bit grey PNG of ids, `mask[y * w + x]`.
+pub fn png_gray8(w: u32, h: u32, mask: &[u8]) -> Vec<u8> {
+    png(
+        w,
+        h,
+        png::ColorType::Grayscale,
+        png::BitDepth::Eight,
+        mask,
+        None,
+    )
+}
+
+/// A 16-bit grey PNG.
+pub fn png_gray16(w: u32, h: u32, mask: &[u16]) -> Vec<u8> {
+    let be: Vec<u8> = mask.iter().flat_map(|v| v.to_be_bytes()).collect();
+    png(
+        w,
+        h,
+        png::ColorType::Grayscale,
+        png::BitDepth::Sixteen,
+        &be,
+        None,
+    )
+}
+
+/// A palette PNG whose indices are the ids (VOC style); the palette has `colours` entries.
+pub fn png_palette(w: u32, h: u32, mask: &[u8], colours: &[[u8; 3]]) -> Vec<u8> {
+    png(
+        w,
+        h,
+        png::ColorType::Indexed,
+        png::BitDepth::Eight,
+        mask,
+        Some(colours.concat()),
+    )
+}
+
+/// An RGB PNG.
+pub fn png_rgb(w: u32, h: u32, rgb: &[u8]) -> Vec<u8> {
+    png(w, h, png::ColorType::Rgb, png::BitDepth::Eight, rgb, None)
+}
+
+fn crc32(data: &[u8]) -> u32 {
+    let mut crc = 0xFFFF_FFFFu32;
+    for &b in data {
+        crc ^= b as u32;
+        for _ in 0..8 {
+            crc = if crc & 1 != 0 {
+                (crc >> 1) ^ 0xEDB8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
+}
+
+fn chunk(kind: &[u8; 4], data: &[u8]) -> Vec<u8> {
+    let mut v = (data.len() as u32).to_be_bytes().to_vec();
+    v.extend_from_slice(kind);
+    v.extend_from_slice(data);
+    let mut c = kind.to_vec();
+    c.extend_from_slice(data);
+    v.extend_from_slice(&crc32(&c).to_be_bytes());
+    v
+}
+
+/// A valid-looking PNG whose IHDR claims `w x h` grey pixels (with correct CRCs).
+pub fn png_bomb(w: u32, h: u32) -> Vec<u8> {
+    let mut ihdr = w.to_be_bytes().to_vec();
+    ihdr.extend_from_slice(&h.to_be_bytes());
+    ihdr.extend_from_slice(&[8, 0, 0, 0, 0]);
+    let mut v = b"\x89PNG\r\n\x1a\n".to_vec();
+    v.extend(chunk(b"IHDR", &ihdr));
+    v.extend(chunk(
+        b"IDAT",
+        &[0x78, 0x9c, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01],
+    ));
+    v.extend(chunk(b"IEND", b""));
+    v
+}
+
+/// An indexed PNG with its PLTE chunk removed.
+pub fn png_without_plte(w: u32, h: u32, mask: &[u8]) -> Vec<u8> {
+    let p = png_palette(w, h, mask, &[[0, 0, 0]; 256]);
+    let at = p.windows(4).position(|x| x == b"PLTE").expect("PLTE") - 4;
+    let len = u32::from_be_bytes(p[at..at + 4].try_into().expect("4 bytes")) as usize;
+    [&p[..at], &p[at + 12 + len..]].concat()
+}
+
+/// A TIFF (8- or 16-bit grey) written with the `tiff` crate's encoder.
+pub fn tiff_gray8(w: u32, h: u32, mask: &[u8]) -> Vec<u8> {
+    let mut out = std::io::Cursor::new(Vec::new());
+    {
+        let mut enc = tiff::encoder::TiffEncoder::new(&mut out).expect("encoder");
+        enc.write_image::<tiff::encoder::colortype::Gray8>(w, h, mask)
+            .expect("image");
+    }
+    out.into_inner()
+}
+
+pub fn tiff_gray16(w: u32, h: u32, mask: &[u16]) -> Vec<u8> {
+    let mut out = std::io::Cursor::new(Vec::new());
+    {
+        let mut enc = tiff::encoder::TiffEncoder::new(&mut out).expect("encoder");
+        enc.write_image::<tiff::encoder::colortype::Gray16>(w, h, mask)
+            .expect("image");
+    }
+    out.into_inner()
+}
+
+/// An `.npy` file: `descr` like `<i8`, `|u1`, `<f4`; `data` already little-endian.
+pub fn npy(descr: &str, shape: &[usize], data: &[u8]) -> Vec<u8> {
+    let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
+    let shape = if dims.len() == 1 {
+        format!("({},)", dims[0])
+    } else {
+        format!("({})", dims.join(", "))
+    };
+    let mut header = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
+    while (10 + header.len() + 1) % 64 != 0 {
+        header.push(' ');
+    }
+    header.push('\n');
+    let mut v = b"\x93NUMPY\x01\x00".to_vec();
+    v.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    v.extend_from_slice(header.as_bytes());
+    v.extend_from_slice(data);
+    v
+}
+
+/// A safetensors file with one tensor.
+pub fn safetensors(name: &str, dtype: &str, shape: &[usize], data: &[u8]) -> Vec<u8> {
+    let mut header = format!(
+        "{{\"{name}\":{{\"dtype\":\"{dtype}\",\"shape\":{:?},\"data_offsets\":[0,{}]}}}}",
+        shape,
+        data.len()
+    );
+    while header.len() % 8 != 0 {
+        header.push(' ');
+    }
+    let mut v = (header.len() as u64).to_le_bytes().to_vec();
+    v.extend_from_slice(header.as_bytes());
+    v.extend_from_slice(data);
+    v
+}
+
+/// The header of a baseline JPEG of `w x h` (APP0, SOF0, SOS) and its end marker: enough for
+/// header readers, which never decode the pixels.
+pub fn jpeg_stub(w: u16, h: u16) -> Vec<u8> {
+    let mut v = vec![0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10];
+    v.extend_from_slice(b"JFIF\0\x01\x01\0\0\x01\0\x01\0\0");
+    v.extend_from_slice(&[0xFF, 0xC0, 0x00, 0x11, 0x08]);
+    v.extend_from_slice(&h.to_be_bytes());
+    v.extend_from_slice(&w.to_be_bytes());
+    v.extend_from_slice(&[3, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1]);
+    v.extend_from_slice(&[0xFF, 0xDA, 0x00, 0x02, 0x12, 0x34, 0xFF, 0xD9]);
+    v
+}
+
+/// A street-scene-like mask: horizontal bands of `ids` with a rectangle of `spot` in the middle.
+pub fn scene(w: usize, h: usize, ids: &[u8], spot: u8) -> Vec<u8> {
+    let mut m = vec![0u8; w * h];
+    for y in 0..h {
+        let band = ids[(y * ids.len() / h).min(ids.len() - 1)];
+        for x in 0..w {
+            m[y * w + x] = band;
+        }
+    }
+    for y in h / 3..h / 2 {
+        for x in w / 3..w / 2 {
+            m[y * w + x] = spot;
+        }
+    }
+    m
+}
+
+/// A small Cityscapes tree: `n` clean train frames and `n` clean val frames (64x32), each mask
+/// with its image. Returns the relative mask paths.
+pub fn cityscapes(root: &Path, n: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    for (split, city) in [("train", "aachen"), ("val", "lindau")] {
+        for i in 0..n {
+            let stem = format!("{city}_{i:06}_000019");
+            let m = scene(64, 32, &[10, 2, 0, 255], (i % 19) as u8);
+            let rel = format!("gtFine/{split}/{city}/{stem}_gtFine_labelTrainIds.png");
+            put(root, &rel, &png_gray8(64, 32, &m));
+            put(
+                root,
+                &format!("leftImg8bit/{split}/{city}/{stem}_leftImg8bit.png"),
+                &png_rgb(64, 32, &vec![90; 64 * 32 * 3]),
+            );
+            out.push(rel);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fixtures_decode() {
+        let mut buf = Vec::new();
+        let m = crate::read::mask::decode_mask(
+            &tiff_gray16(3, 1, &[1, 300, 65535]),
+            1 << 28,
+            &mut buf,
+            &mut Vec::new(),
+        )
+        .unwrap();
+        assert_eq!(m.dtype, labelguard_core::DType::U16);
+        let m = crate::read::mask::decode_mask(
+            &tiff_gray8(2, 2, &[1, 2, 3, 4]),
+            1 << 28,
+            &mut buf,
+            &mut Vec::new(),
+        )
+        .unwrap();
+        assert_eq!((m.width, m.height), (2, 2));
+        assert_eq!(buf, vec![1, 2, 3, 4]);
+        let hdr = labelguard_io::parse_npy(&npy("<i8", &[2, 3], &[0; 48])).unwrap();
+        assert_eq!(hdr.shape, vec![2, 3]);
+    }
+}

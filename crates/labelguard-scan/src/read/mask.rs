@@ -1,0 +1,550 @@
+//! Mask images: PNG (grey 1..16-bit, palette indices kept, grey+alpha, RGB/RGBA) and TIFF.
+//!
+//! The PNG header is parsed by hand first, so that a decompression bomb is refused from its
+//! 33 header bytes before any decoder state or pixel buffer exists. Decoding uses the `png`
+//! crate with `Transformations::IDENTITY`, the only Rust decoder that returns palette indices
+//! rather than colours (see rust-ecosystem.md), into a buffer reused across files.
+
+use super::not_a_mask;
+use crate::walk::Problem;
+use labelguard_core::rules::{LG602, LG603, LG604};
+use labelguard_core::DType;
+use std::io::Cursor;
+
+/// What was decoded into the caller's buffer: `height x width x channels` samples of `dtype`
+/// (little-endian), row-major.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MaskImage {
+    pub format: &'static str,
+    pub width: usize,
+    pub height: usize,
+    pub channels: usize,
+    pub dtype: DType,
+    /// For palette images: the colour of each index (the class ids are the indices).
+    pub palette: Option<Vec<[u8; 3]>>,
+}
+
+impl MaskImage {
+    pub fn shape(&self) -> Vec<usize> {
+        if self.channels == 1 {
+            vec![self.height, self.width]
+        } else {
+            vec![self.height, self.width, self.channels]
+        }
+    }
+}
+
+pub const PNG_MAGIC: &[u8; 8] = b"\x89PNG\r\n\x1a\n";
+
+pub fn is_tiff(bytes: &[u8]) -> bool {
+    bytes.starts_with(b"II*\0")
+        || bytes.starts_with(b"MM\0*")
+        || bytes.starts_with(b"II+\0")
+        || bytes.starts_with(b"MM\0+")
+}
+
+/// Width and height from a PNG's `IHDR`, without decoding anything.
+pub fn png_dimensions(bytes: &[u8]) -> Result<(u32, u32), Problem> {
+    if bytes.len() < 33 {
+        return Err(truncated("the file ends inside the PNG header"));
+    }
+    if &bytes[12..16] != b"IHDR" {
+        return Err(Problem::new(
+            &LG602,
+            "the PNG does not start with its IHDR header chunk",
+        ));
+    }
+    let w = u32::from_be_bytes(bytes[16..20].try_into().expect("4 bytes"));
+    let h = u32::from_be_bytes(bytes[20..24].try_into().expect("4 bytes"));
+    Ok((w, h))
+}
+
+fn truncated(detail: &str) -> Problem {
+    Problem::new(&LG602, format!("truncated: {detail}"))
+        .hint("an interrupted copy or download; Pillow raises 'image file is truncated' when it loads this mask")
+        .fix("re-copy or regenerate the file")
+}
+
+/// LG603 for an image with no pixels, LG604 for one with too many; checked on header values.
+pub fn check_pixels(
+    format: &str,
+    width: u64,
+    height: u64,
+    frames: u64,
+    max_pixels: u64,
+) -> Result<(), Problem> {
+    if width == 0 || height == 0 || frames == 0 {
+        return Err(Problem::new(
+            &LG603,
+            format!("the {format} header says {width}x{height}: the image has no pixels"),
+        )
+        .fix("regenerate the file"));
+    }
+    let pixels = width as u128 * height as u128 * frames as u128;
+    if pixels > max_pixels as u128 {
+        return Err(Problem::new(
+            &LG604,
+            format!(
+                "the {format} header claims {width}x{height}{} = {pixels} pixels, more than the limit of {max_pixels}; not decoded",
+                if frames > 1 { format!("x{frames}") } else { String::new() }
+            ),
+        )
+        .hint("a decompression bomb, or a mosaic far larger than any training mask; decoding it would allocate that many bytes or more")
+        .fix("remove the file if it is not a real mask; otherwise tile it, or raise the limit with --max-pixels"));
+    }
+    Ok(())
+}
+
+/// Decodes a PNG or TIFF mask into `out`; `scratch` holds intermediate data.
+pub fn decode_mask(
+    bytes: &[u8],
+    max_pixels: u64,
+    out: &mut Vec<u8>,
+    scratch: &mut Vec<u8>,
+) -> Result<MaskImage, Problem> {
+    if bytes.starts_with(PNG_MAGIC) {
+        let (w, h) = png_dimensions(bytes)?;
+        check_pixels("PNG", w as u64, h as u64, 1, max_pixels)?;
+        if let Some(f) = super::fastpng::decode_u8(bytes, max_pixels, out, scratch) {
+            return Ok(MaskImage {
+                format: "PNG",
+                width: f.width,
+                height: f.height,
+                channels: 1,
+                dtype: DType::U8,
+                palette: f.palette,
+            });
+        }
+        decode_png(bytes, max_pixels, out)
+    } else if is_tiff(bytes) {
+        decode_tiff(bytes, max_pixels, out)
+    } else {
+        Err(not_a_mask(bytes))
+    }
+}
+
+fn png_error(e: png::DecodingError) -> Problem {
+    match e {
+        png::DecodingError::IoError(io) if io.kind() == std::io::ErrorKind::UnexpectedEof => {
+            truncated("the PNG data ends before the last row")
+        }
+        png::DecodingError::LimitsExceeded => Problem::new(
+            &LG604,
+            "the PNG needs more memory than the limits allow; not decoded",
+        )
+        .fix("raise --max-pixels if this is a real mask"),
+        other => {
+            let msg = other.to_string();
+            let p = Problem::new(&LG602, format!("corrupt PNG: {msg}"));
+            if msg.to_ascii_lowercase().contains("crc") {
+                p.hint(
+                    "a chunk's checksum does not match its bytes: the file was damaged in transfer",
+                )
+                .fix("re-copy or regenerate the file")
+            } else {
+                p.fix("re-copy or regenerate the file")
+            }
+        }
+    }
+}
+
+/// The general path: every PNG the `png` crate reads, and its exact errors.
+fn decode_png(bytes: &[u8], max_pixels: u64, out: &mut Vec<u8>) -> Result<MaskImage, Problem> {
+    let mut decoder = png::Decoder::new(Cursor::new(bytes));
+    decoder.set_transformations(png::Transformations::IDENTITY);
+    // 8 bytes per pixel covers 16-bit RGBA; the header check above already bounds the size.
+    decoder.set_limits(png::Limits {
+        bytes: (max_pixels.saturating_mul(8)).min(usize::MAX as u64) as usize,
+    });
+    let mut reader = decoder.read_info().map_err(png_error)?;
+    let info = reader.info();
+    let (color, depth) = (info.color_type, info.bit_depth);
+    let palette = info.palette.as_ref().map(|p| {
+        p.chunks_exact(3)
+            .map(|c| [c[0], c[1], c[2]])
+            .collect::<Vec<[u8; 3]>>()
+    });
+    if color == png::ColorType::Indexed && palette.is_none() {
+        return Err(Problem::new(&LG602, "palette (indexed) PNG without its PLTE chunk: the file is invalid")
+            .hint("the PNG specification requires PLTE for colour type 3; libpng and Pillow reject the file")
+            .fix("re-save the mask as a greyscale ('L') PNG, or regenerate it"));
+    }
+    let size = reader.output_buffer_size().ok_or_else(|| {
+        Problem::new(
+            &LG604,
+            "the PNG's decoded size does not fit in memory; not decoded",
+        )
+    })?;
+    // Only a buffer that grows is zero-filled: a reused one already has the size.
+    out.resize(size, 0);
+    let frame = reader.next_frame(out).map_err(png_error)?;
+    let channels = color.samples();
+    let (width, height) = (frame.width as usize, frame.height as usize);
+    let dtype = match depth {
+        png::BitDepth::Sixteen => {
+            for pair in out.chunks_exact_mut(2) {
+                pair.swap(0, 1);
+            }
+            DType::U16
+        }
+        png::BitDepth::Eight => DType::U8,
+        low => {
+            unpack_low_bits(out, width, height, channels, low as usize, frame.line_size);
+            DType::U8
+        }
+    };
+    out.truncate(width * height * channels * dtype.size());
+    Ok(MaskImage {
+        format: "PNG",
+        width,
+        height,
+        channels,
+        dtype,
+        palette,
+    })
+}
+
+/// Expands 1-, 2- and 4-bit samples (packed, rows padded to bytes) to one byte each, in place
+/// from the end so that no second buffer is needed.
+fn unpack_low_bits(
+    buf: &mut Vec<u8>,
+    width: usize,
+    height: usize,
+    channels: usize,
+    bits: usize,
+    line: usize,
+) {
+    let per_row = width * channels;
+    let packed = buf.clone();
+    buf.clear();
+    buf.resize(per_row * height, 0);
+    let mask = (1u8 << bits) - 1;
+    for y in 0..height {
+        let row = &packed[y * line..(y + 1) * line];
+        for i in 0..per_row {
+            let bit = i * bits;
+            let byte = row[bit / 8];
+            let shift = 8 - bits - (bit % 8);
+            buf[y * per_row + i] = (byte >> shift) & mask;
+        }
+    }
+}
+
+fn tiff_error(e: tiff::TiffError) -> Problem {
+    match e {
+        tiff::TiffError::IoError(io) if io.kind() == std::io::ErrorKind::UnexpectedEof => {
+            truncated("the TIFF data ends early")
+        }
+        tiff::TiffError::LimitsExceeded => Problem::new(
+            &LG604,
+            "the TIFF needs more memory than the limits allow; not decoded",
+        )
+        .fix("raise --max-pixels if this is a real mask"),
+        other => Problem::new(&LG602, format!("corrupt or unsupported TIFF: {other}"))
+            .fix("re-save the mask as an uncompressed, LZW or deflate TIFF, or as a PNG"),
+    }
+}
+
+fn decode_tiff(bytes: &[u8], max_pixels: u64, out: &mut Vec<u8>) -> Result<MaskImage, Problem> {
+    let mut limits = tiff::decoder::Limits::default();
+    let budget = max_pixels.saturating_mul(8).min(usize::MAX as u64) as usize;
+    limits.decoding_buffer_size = budget;
+    limits.intermediate_buffer_size = budget;
+    let mut decoder = tiff::decoder::Decoder::new(Cursor::new(bytes))
+        .map_err(tiff_error)?
+        .with_limits(limits);
+    let (w, h) = decoder.dimensions().map_err(tiff_error)?;
+    let color = decoder.colortype().map_err(tiff_error)?;
+    let channels = match color {
+        tiff::ColorType::Gray(_) | tiff::ColorType::Palette(_) => 1,
+        tiff::ColorType::GrayA(_) => 2,
+        tiff::ColorType::RGB(_) | tiff::ColorType::YCbCr(_) | tiff::ColorType::Lab(_) => 3,
+        tiff::ColorType::RGBA(_) | tiff::ColorType::CMYK(_) => 4,
+        tiff::ColorType::Multiband { num_samples, .. } => num_samples as usize,
+        _ => 5,
+    };
+    check_pixels(
+        "TIFF",
+        w as u64,
+        h as u64,
+        1,
+        max_pixels / channels.max(1) as u64,
+    )?;
+    let image = decoder.read_image().map_err(tiff_error)?;
+    out.clear();
+    use tiff::decoder::DecodingResult as R;
+    let dtype = match image {
+        R::U8(v) => {
+            out.extend_from_slice(&v);
+            DType::U8
+        }
+        R::U16(v) => {
+            out.extend(v.iter().flat_map(|x| x.to_le_bytes()));
+            DType::U16
+        }
+        R::I8(v) => {
+            out.extend(v.iter().map(|&x| x as u8));
+            DType::I8
+        }
+        R::I16(v) => {
+            out.extend(v.iter().flat_map(|x| x.to_le_bytes()));
+            DType::I16
+        }
+        R::I32(v) => {
+            out.extend(v.iter().flat_map(|x| x.to_le_bytes()));
+            DType::I32
+        }
+        R::U32(v) => {
+            out.extend(v.iter().flat_map(|&x| (x as i64).to_le_bytes()));
+            DType::I64
+        }
+        R::I64(v) => {
+            out.extend(v.iter().flat_map(|x| x.to_le_bytes()));
+            DType::I64
+        }
+        R::U64(v) => {
+            out.extend(
+                v.iter()
+                    .flat_map(|&x| (x.min(i64::MAX as u64) as i64).to_le_bytes()),
+            );
+            DType::I64
+        }
+        R::F32(v) => {
+            out.extend(v.iter().flat_map(|x| x.to_le_bytes()));
+            DType::F32
+        }
+        R::F64(v) => {
+            out.extend(v.iter().flat_map(|x| x.to_le_bytes()));
+            DType::F64
+        }
+        #[allow(unreachable_patterns)]
+        _ => {
+            return Err(Problem::new(
+                &LG602,
+                "TIFF sample format not supported for masks (16-bit float?)",
+            )
+            .fix("re-save the mask with integer samples"))
+        }
+    };
+    let (width, height) = (w as usize, h as usize);
+    if out.len() < width * height * channels * dtype.size() {
+        return Err(truncated(
+            "the TIFF holds fewer samples than its header claims",
+        ));
+    }
+    out.truncate(width * height * channels * dtype.size());
+    Ok(MaskImage {
+        format: "TIFF",
+        width,
+        height,
+        channels,
+        dtype,
+        palette: None,
+    })
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// Encodes a PNG with the `png` crate (test helper shared by other modules' tests).
+    pub fn png_bytes(
+        width: u32,
+        height: u32,
+        color: png::ColorType,
+        depth: png::BitDepth,
+        data: &[u8],
+        palette: Option<&[u8]>,
+    ) -> Vec<u8> {
+        let mut out = Vec::new();
+        {
+            let mut enc = png::Encoder::new(&mut out, width, height);
+            enc.set_color(color);
+            enc.set_depth(depth);
+            if let Some(p) = palette {
+                enc.set_palette(p.to_vec());
+            }
+            let mut w = enc.write_header().unwrap();
+            w.write_image_data(data).unwrap();
+        }
+        out
+    }
+
+    #[test]
+    fn grey_palette_16_bit_and_low_bit_pngs_decode_to_ids() {
+        let mut buf = Vec::new();
+        let g = png_bytes(
+            3,
+            2,
+            png::ColorType::Grayscale,
+            png::BitDepth::Eight,
+            &[0, 1, 2, 3, 4, 255],
+            None,
+        );
+        let m = decode_mask(&g, 1 << 28, &mut buf, &mut Vec::new()).unwrap();
+        assert_eq!(
+            (m.width, m.height, m.channels, m.dtype),
+            (3, 2, 1, DType::U8)
+        );
+        assert_eq!(buf, vec![0, 1, 2, 3, 4, 255]);
+
+        let p = png_bytes(
+            2,
+            1,
+            png::ColorType::Indexed,
+            png::BitDepth::Eight,
+            &[5, 1],
+            Some(&[0u8; 18]),
+        );
+        let m = decode_mask(&p, 1 << 28, &mut buf, &mut Vec::new()).unwrap();
+        assert_eq!(buf, vec![5, 1]);
+        assert_eq!(m.palette.unwrap().len(), 6);
+
+        let s = png_bytes(
+            2,
+            1,
+            png::ColorType::Grayscale,
+            png::BitDepth::Sixteen,
+            &[0x01, 0x02, 0xff, 0xfe],
+            None,
+        );
+        let m = decode_mask(&s, 1 << 28, &mut buf, &mut Vec::new()).unwrap();
+        assert_eq!(m.dtype, DType::U16);
+        assert_eq!(
+            buf,
+            [0x0102u16.to_le_bytes(), 0xfffeu16.to_le_bytes()].concat()
+        );
+
+        // 2-bit palette, 5 pixels per row: 00 01 10 11 | 01 (padded)
+        let lo = png_bytes(
+            5,
+            1,
+            png::ColorType::Indexed,
+            png::BitDepth::Two,
+            &[0b0001_1011, 0b0100_0000],
+            Some(&[0u8; 12]),
+        );
+        decode_mask(&lo, 1 << 28, &mut buf, &mut Vec::new()).unwrap();
+        assert_eq!(buf, vec![0, 1, 2, 3, 1]);
+    }
+
+    #[test]
+    fn bombs_are_refused_from_the_header() {
+        let mut g = png_bytes(
+            4,
+            4,
+            png::ColorType::Grayscale,
+            png::BitDepth::Eight,
+            &[0; 16],
+            None,
+        );
+        // Claim 100000 x 100000 in IHDR (and fix its CRC, so only the size is wrong).
+        g[16..20].copy_from_slice(&100_000u32.to_be_bytes());
+        g[20..24].copy_from_slice(&100_000u32.to_be_bytes());
+        let crc = crc32(&g[12..29]);
+        g[29..33].copy_from_slice(&crc.to_be_bytes());
+        let mut buf = Vec::new();
+        let e = decode_mask(&g, 1 << 28, &mut buf, &mut Vec::new()).unwrap_err();
+        assert_eq!(e.rule.code, "LG604");
+        assert!(buf.capacity() == 0, "nothing allocated");
+        let small = png_bytes(
+            4,
+            4,
+            png::ColorType::Grayscale,
+            png::BitDepth::Eight,
+            &[0; 16],
+            None,
+        );
+        assert_eq!(
+            decode_mask(&small, 15, &mut buf, &mut Vec::new())
+                .unwrap_err()
+                .rule
+                .code,
+            "LG604"
+        );
+    }
+
+    pub fn crc32(data: &[u8]) -> u32 {
+        let mut crc = 0xFFFF_FFFFu32;
+        for &b in data {
+            crc ^= b as u32;
+            for _ in 0..8 {
+                crc = if crc & 1 != 0 {
+                    (crc >> 1) ^ 0xEDB8_8320
+                } else {
+                    crc >> 1
+                };
+            }
+        }
+        !crc
+    }
+
+    #[test]
+    fn broken_pngs_are_findings() {
+        let good = png_bytes(
+            64,
+            64,
+            png::ColorType::Grayscale,
+            png::BitDepth::Eight,
+            &[7; 4096],
+            None,
+        );
+        let mut buf = Vec::new();
+        let cut = &good[..good.len() - 20];
+        assert_eq!(
+            decode_mask(cut, 1 << 28, &mut buf, &mut Vec::new())
+                .unwrap_err()
+                .rule
+                .code,
+            "LG602"
+        );
+        assert_eq!(
+            decode_mask(&good[..20], 1 << 28, &mut buf, &mut Vec::new())
+                .unwrap_err()
+                .rule
+                .code,
+            "LG602"
+        );
+        let mut bad_crc = good.clone();
+        bad_crc[30] ^= 0xff;
+        assert_eq!(
+            decode_mask(&bad_crc, 1 << 28, &mut buf, &mut Vec::new())
+                .unwrap_err()
+                .rule
+                .code,
+            "LG602"
+        );
+        let e = decode_mask(
+            b"version https://git-lfs.github.com/spec/v1\n",
+            1 << 28,
+            &mut buf,
+            &mut Vec::new(),
+        )
+        .unwrap_err();
+        assert!(e.hint.unwrap().contains("git lfs pull"));
+        // Indexed PNG without PLTE: drop the PLTE chunk from a valid file.
+        let p = png_bytes(
+            2,
+            2,
+            png::ColorType::Indexed,
+            png::BitDepth::Eight,
+            &[0, 1, 1, 0],
+            Some(&[0u8; 6]),
+        );
+        let plte = p.windows(4).position(|w| w == b"PLTE").unwrap() - 4;
+        let len = u32::from_be_bytes(p[plte..plte + 4].try_into().unwrap()) as usize;
+        let no_plte = [&p[..plte], &p[plte + 12 + len..]].concat();
+        let e = decode_mask(&no_plte, 1 << 28, &mut buf, &mut Vec::new()).unwrap_err();
+        assert_eq!(e.rule.code, "LG602");
+        // Zero-sized header.
+        let mut zero = good.clone();
+        zero[16..20].copy_from_slice(&0u32.to_be_bytes());
+        assert_eq!(
+            decode_mask(&zero, 1 << 28, &mut buf, &mut Vec::new())
+                .unwrap_err()
+                .rule
+                .code,
+            "LG603"
+        );
+    }
+}

@@ -1,0 +1,487 @@
+//! Label tables: one column of class labels from CSV/TSV, JSONL or Parquet.
+//!
+//! Each cell becomes a class id: integers as they are, names through `--classes`, and
+//! anything else (an unknown name, an empty cell, a fraction) is recorded with its row so
+//! that the finding can point at it. Rows are 0-based data rows (the header is not counted).
+
+use crate::walk::Problem;
+use labelguard_core::rules::LG602;
+use std::collections::HashMap;
+use std::io::{BufRead, Read};
+use std::path::Path;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TableFormat {
+    Csv,
+    Tsv,
+    Jsonl,
+    Parquet,
+}
+
+impl TableFormat {
+    pub fn from_path(path: &Path) -> Option<TableFormat> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        match ext.as_str() {
+            "csv" => Some(TableFormat::Csv),
+            "tsv" | "tab" => Some(TableFormat::Tsv),
+            "jsonl" | "ndjson" => Some(TableFormat::Jsonl),
+            "parquet" | "pq" => Some(TableFormat::Parquet),
+            _ => None,
+        }
+    }
+}
+
+/// Column names tried, in order, when `--label-column` is not given.
+pub const DEFAULT_COLUMNS: &[&str] = &["label", "labels", "class", "target", "y", "category"];
+
+/// One cell, before it becomes a class id.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Cell {
+    Int(i64),
+    Float(f64),
+    Text(String),
+    Missing,
+}
+
+impl Cell {
+    fn from_text(s: &str) -> Cell {
+        let t = s.trim();
+        if t.is_empty() {
+            Cell::Missing
+        } else if let Ok(i) = t.parse::<i64>() {
+            Cell::Int(i)
+        } else if let Ok(f) = t.parse::<f64>() {
+            Cell::Float(f)
+        } else {
+            Cell::Text(t.to_string())
+        }
+    }
+}
+
+/// A cell that is not a class id, with its row.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BadCell {
+    pub row: usize,
+    pub text: String,
+}
+
+/// The label column of a table, as class ids.
+#[derive(Clone, Debug, Default)]
+pub struct LabelColumn {
+    pub column: String,
+    /// One id per row; rows that are not ids hold `placeholder` so that they are not
+    /// reported twice.
+    pub ids: Vec<i64>,
+    /// Unknown names and empty cells: count, first few, most frequent values.
+    pub unknown: u64,
+    pub unknown_first: Vec<BadCell>,
+    pub unknown_values: Vec<(String, u64)>,
+    /// Floating-point cells, whole (`3.0`) or not.
+    pub floats: u64,
+    pub fractional: u64,
+    pub float_first: Vec<BadCell>,
+    /// Rows read before `max_rows` stopped the reader, if it did.
+    pub truncated_at: Option<u64>,
+}
+
+pub enum TableError {
+    MissingColumn {
+        wanted: String,
+        available: Vec<String>,
+    },
+    Problem(Problem),
+}
+
+impl From<Problem> for TableError {
+    fn from(p: Problem) -> Self {
+        TableError::Problem(p)
+    }
+}
+
+fn corrupt(m: impl Into<String>) -> TableError {
+    TableError::Problem(Problem::new(&LG602, m).fix("repair or regenerate the table"))
+}
+
+struct Builder<'a> {
+    classes: Option<&'a HashMap<String, i64>>,
+    placeholder: i64,
+    max_rows: u64,
+    out: LabelColumn,
+    unknown_counts: HashMap<String, u64>,
+}
+
+const FIRST: usize = 5;
+
+impl Builder<'_> {
+    /// Adds one cell; `false` once `max_rows` rows were read.
+    fn push(&mut self, cell: Cell) -> bool {
+        if self.out.ids.len() as u64 >= self.max_rows {
+            self.out.truncated_at = Some(self.max_rows);
+            return false;
+        }
+        let row = self.out.ids.len();
+        let cell = match (cell, self.classes) {
+            (Cell::Text(t), Some(map)) => match map.get(&t) {
+                Some(&id) => Cell::Int(id),
+                None => Cell::Text(t),
+            },
+            (Cell::Int(i), Some(map)) if !map.is_empty() => {
+                // With a classes file, a number may still be a name ("2012").
+                map.get(&i.to_string())
+                    .map(|&id| Cell::Int(id))
+                    .unwrap_or(Cell::Int(i))
+            }
+            (c, _) => c,
+        };
+        let id = match cell {
+            Cell::Int(i) => i,
+            Cell::Float(f) => {
+                self.out.floats += 1;
+                if f.fract() != 0.0 || !f.is_finite() {
+                    self.out.fractional += 1;
+                }
+                if self.out.float_first.len() < FIRST {
+                    self.out.float_first.push(BadCell {
+                        row,
+                        text: labelguard_core::tensor::format_float(f),
+                    });
+                }
+                if f.fract() == 0.0 && f.is_finite() && f.abs() < 9.0e15 {
+                    f as i64
+                } else {
+                    self.placeholder
+                }
+            }
+            Cell::Text(t) => {
+                self.unknown(row, t);
+                self.placeholder
+            }
+            Cell::Missing => {
+                self.unknown(row, String::new());
+                self.placeholder
+            }
+        };
+        self.out.ids.push(id);
+        true
+    }
+
+    fn unknown(&mut self, row: usize, text: String) {
+        self.out.unknown += 1;
+        if self.out.unknown_first.len() < FIRST {
+            self.out.unknown_first.push(BadCell {
+                row,
+                text: text.clone(),
+            });
+        }
+        if self.unknown_counts.len() < 64 || self.unknown_counts.contains_key(&text) {
+            *self.unknown_counts.entry(text).or_insert(0) += 1;
+        }
+    }
+
+    fn finish(mut self) -> LabelColumn {
+        let mut v: Vec<(String, u64)> = self.unknown_counts.into_iter().collect();
+        v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        self.out.unknown_values = v;
+        self.out
+    }
+}
+
+/// Picks the column: the one asked for, or the first of [`DEFAULT_COLUMNS`] present.
+fn choose(names: &[String], wanted: Option<&str>) -> Result<usize, TableError> {
+    let found = match wanted {
+        Some(w) => names.iter().position(|n| n == w),
+        None => DEFAULT_COLUMNS
+            .iter()
+            .find_map(|d| names.iter().position(|n| n.eq_ignore_ascii_case(d))),
+    };
+    found.ok_or_else(|| TableError::MissingColumn {
+        wanted: wanted.unwrap_or("label").to_string(),
+        available: names.to_vec(),
+    })
+}
+
+/// Reads the label column of a table.
+pub fn read_labels(
+    path: &Path,
+    format: TableFormat,
+    column: Option<&str>,
+    classes: Option<&HashMap<String, i64>>,
+    placeholder: i64,
+    max_rows: u64,
+) -> Result<LabelColumn, TableError> {
+    let mut b = Builder {
+        classes,
+        placeholder,
+        max_rows,
+        out: LabelColumn::default(),
+        unknown_counts: HashMap::new(),
+    };
+    let (file, len) = super::open_regular(path)?;
+    if len == 0 {
+        return Err(super::empty_file().into());
+    }
+    match format {
+        TableFormat::Csv | TableFormat::Tsv => {
+            read_delimited(file, format == TableFormat::Tsv, column, &mut b)?
+        }
+        TableFormat::Jsonl => read_jsonl(file, column, &mut b)?,
+        TableFormat::Parquet => read_parquet(file, column, &mut b)?,
+    }
+    Ok(b.finish())
+}
+
+fn read_delimited(
+    file: std::fs::File,
+    tab: bool,
+    column: Option<&str>,
+    b: &mut Builder<'_>,
+) -> Result<(), TableError> {
+    let mut rdr = csv::ReaderBuilder::new()
+        .delimiter(if tab { b'\t' } else { b',' })
+        .has_headers(true)
+        .from_reader(std::io::BufReader::new(file));
+    let headers: Vec<String> = rdr
+        .byte_headers()
+        .map_err(|e| corrupt(format!("cannot read the header row: {e}")))?
+        .iter()
+        .map(|h| {
+            String::from_utf8_lossy(h)
+                .trim_start_matches('\u{feff}')
+                .trim()
+                .to_string()
+        })
+        .collect();
+    if headers.iter().all(|h| h.is_empty()) {
+        return Err(corrupt("the table has no header row"));
+    }
+    let idx = choose(&headers, column)?;
+    b.out.column = headers[idx].clone();
+    let mut record = csv::ByteRecord::new();
+    loop {
+        match rdr.read_byte_record(&mut record) {
+            Ok(false) => break,
+            Ok(true) => {
+                let text = String::from_utf8_lossy(record.get(idx).unwrap_or(b""));
+                if !b.push(Cell::from_text(&text)) {
+                    break;
+                }
+            }
+            Err(e) => {
+                let line = e.position().map(|p| p.line()).unwrap_or(0);
+                return Err(corrupt(format!("line {line}: {}", e.kind_message())));
+            }
+        }
+    }
+    Ok(())
+}
+
+trait KindMessage {
+    fn kind_message(&self) -> String;
+}
+
+impl KindMessage for csv::Error {
+    fn kind_message(&self) -> String {
+        match self.kind() {
+            csv::ErrorKind::UnequalLengths {
+                expected_len, len, ..
+            } => {
+                format!("the row has {len} fields but the header has {expected_len} (an unquoted delimiter, or a cut line?)")
+            }
+            _ => self.to_string(),
+        }
+    }
+}
+
+fn json_cell(v: &serde_json::Value) -> Cell {
+    use serde_json::Value as V;
+    match v {
+        V::Null => Cell::Missing,
+        V::Number(n) => match n.as_i64() {
+            Some(i) => Cell::Int(i),
+            None => Cell::Float(n.as_f64().unwrap_or(f64::NAN)),
+        },
+        V::String(s) => Cell::from_text(s),
+        other => Cell::Text(other.to_string()),
+    }
+}
+
+const MAX_LINE: u64 = 64 << 20;
+
+fn read_jsonl(
+    file: std::fs::File,
+    column: Option<&str>,
+    b: &mut Builder<'_>,
+) -> Result<(), TableError> {
+    let mut reader = std::io::BufReader::new(file);
+    let mut line = String::new();
+    let mut key: Option<String> = None;
+    let mut first_keys: Vec<String> = Vec::new();
+    let mut line_no = 0usize;
+    loop {
+        line.clear();
+        let n = reader
+            .by_ref()
+            .take(MAX_LINE)
+            .read_line(&mut line)
+            .map_err(|e| corrupt(format!("line {}: {e}", line_no + 1)))?;
+        if n == 0 {
+            break;
+        }
+        line_no += 1;
+        if n as u64 == MAX_LINE && !line.ends_with('\n') {
+            return Err(corrupt(format!(
+                "line {line_no} is longer than {MAX_LINE} bytes"
+            )));
+        }
+        if line.trim().is_empty() {
+            continue;
+        }
+        let value: serde_json::Value = serde_json::from_str(&line)
+            .map_err(|e| corrupt(format!("line {line_no} is not JSON: {e}")))?;
+        let obj = value
+            .as_object()
+            .ok_or_else(|| corrupt(format!("line {line_no} is not a JSON object")))?;
+        if key.is_none() {
+            first_keys = obj.keys().cloned().collect();
+            let idx = choose(&first_keys, column)?;
+            key = Some(first_keys[idx].clone());
+            b.out.column = first_keys[idx].clone();
+        }
+        let k = key.as_deref().expect("set above");
+        let cell = obj.get(k).map(json_cell).unwrap_or(Cell::Missing);
+        if !b.push(cell) {
+            break;
+        }
+    }
+    if key.is_none() && first_keys.is_empty() && b.out.ids.is_empty() {
+        b.out.column = column.unwrap_or("label").to_string();
+    }
+    Ok(())
+}
+
+#[cfg(feature = "parquet")]
+fn read_parquet(
+    file: std::fs::File,
+    column: Option<&str>,
+    b: &mut Builder<'_>,
+) -> Result<(), TableError> {
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    use parquet::record::Field;
+    let reader = SerializedFileReader::new(file)
+        .map_err(|e| corrupt(format!("corrupt Parquet file: {e}")))?;
+    let schema = reader.metadata().file_metadata().schema();
+    let fields = schema.get_fields();
+    let names: Vec<String> = fields.iter().map(|f| f.name().to_string()).collect();
+    let idx = choose(&names, column)?;
+    b.out.column = names[idx].clone();
+    let projection = parquet::schema::types::Type::group_type_builder(schema.name())
+        .with_fields(vec![fields[idx].clone()])
+        .build()
+        .map_err(|e| corrupt(format!("Parquet schema: {e}")))?;
+    let rows = reader
+        .get_row_iter(Some(projection))
+        .map_err(|e| corrupt(format!("corrupt Parquet file: {e}")))?;
+    for row in rows {
+        let row = row.map_err(|e| corrupt(format!("corrupt Parquet row group: {e}")))?;
+        let cell = match row.get_column_iter().next().map(|(_, f)| f) {
+            None | Some(Field::Null) => Cell::Missing,
+            Some(Field::Bool(v)) => Cell::Int(*v as i64),
+            Some(Field::Byte(v)) => Cell::Int(*v as i64),
+            Some(Field::Short(v)) => Cell::Int(*v as i64),
+            Some(Field::Int(v)) => Cell::Int(*v as i64),
+            Some(Field::Long(v)) => Cell::Int(*v),
+            Some(Field::UByte(v)) => Cell::Int(*v as i64),
+            Some(Field::UShort(v)) => Cell::Int(*v as i64),
+            Some(Field::UInt(v)) => Cell::Int(*v as i64),
+            Some(Field::ULong(v)) => Cell::Int((*v).min(i64::MAX as u64) as i64),
+            Some(Field::Float(v)) => Cell::Float(*v as f64),
+            Some(Field::Double(v)) => Cell::Float(*v),
+            Some(Field::Str(s)) => Cell::from_text(s),
+            Some(other) => Cell::Text(other.to_string()),
+        };
+        if !b.push(cell) {
+            break;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(not(feature = "parquet"))]
+fn read_parquet(_: std::fs::File, _: Option<&str>, _: &mut Builder<'_>) -> Result<(), TableError> {
+    Err(TableError::Problem(Problem::new(
+        &LG602,
+        "Parquet support was not compiled in (build labelguard-scan with the 'parquet' feature)",
+    )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(
+        name: &str,
+        text: &str,
+        col: Option<&str>,
+        classes: Option<&HashMap<String, i64>>,
+    ) -> Result<LabelColumn, TableError> {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        read_labels(
+            &p,
+            TableFormat::from_path(&p).unwrap(),
+            col,
+            classes,
+            -100,
+            1000,
+        )
+    }
+
+    #[test]
+    fn csv_tsv_and_jsonl_columns_become_ids() {
+        let c = read(
+            "a.csv",
+            "path,label\na.jpg,3\nb.jpg,\nc.jpg,cat\nd.jpg,2.0\n",
+            None,
+            None,
+        )
+        .ok()
+        .unwrap();
+        assert_eq!(c.ids, vec![3, -100, -100, 2]);
+        assert_eq!((c.unknown, c.floats, c.fractional), (2, 1, 0));
+        assert_eq!(
+            c.unknown_first[1],
+            BadCell {
+                row: 2,
+                text: "cat".into()
+            }
+        );
+        let t = read("a.tsv", "y\tz\n1\t2\n", Some("z"), None).ok().unwrap();
+        assert_eq!((t.column.as_str(), t.ids.clone()), ("z", vec![2]));
+        let map: HashMap<String, i64> = [("cat".to_string(), 0), ("dog".to_string(), 1)].into();
+        let j = read(
+            "a.jsonl",
+            "{\"label\": \"dog\"}\n\n{\"label\": \"cow\"}\n{\"x\": 1}\n",
+            None,
+            Some(&map),
+        )
+        .ok()
+        .unwrap();
+        assert_eq!(j.ids, vec![1, -100, -100]);
+        assert_eq!(j.unknown_values[0], ("".to_string(), 1));
+    }
+
+    #[test]
+    fn a_missing_column_lists_the_columns() {
+        match read("a.csv", "path,cls\na,1\n", Some("label"), None) {
+            Err(TableError::MissingColumn { available, .. }) => {
+                assert_eq!(available, vec!["path", "cls"])
+            }
+            _ => panic!("expected a missing column"),
+        }
+        match read("b.csv", "a,label\n1,2\n3\n", None, None) {
+            Err(TableError::Problem(p)) => assert!(p.message.contains("fields"), "{}", p.message),
+            _ => panic!("expected a ragged-row problem"),
+        }
+    }
+}

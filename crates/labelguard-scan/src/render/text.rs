@@ -1,0 +1,236 @@
+//! The text report: what a person reads after `labelguard scan DATA`.
+
+use super::{thousands, to_finding};
+use crate::report::ScanReport;
+use labelguard_core::Severity;
+use labelguard_report::{finding_text, Style};
+
+/// How many files the text report details; the rest are counted (JSON has them all).
+pub const WORST_FILES: usize = 10;
+const BAR: usize = 32;
+
+fn paint(style: Style, code: &str, text: &str) -> String {
+    if style.color {
+        format!("\x1b[{code}m{text}\x1b[0m")
+    } else {
+        text.to_string()
+    }
+}
+
+fn bar(fraction: f64) -> String {
+    const PARTS: [&str; 8] = ["", "▏", "▎", "▍", "▌", "▋", "▊", "▉"];
+    let eighths = (fraction.clamp(0.0, 1.0) * (BAR * 8) as f64).round() as usize;
+    let mut s = "█".repeat(eighths / 8);
+    s.push_str(PARTS[eighths % 8]);
+    if s.is_empty() && fraction > 0.0 {
+        s.push('▏');
+    }
+    s
+}
+
+/// `1 file`, `2 files`, `1,024 files`.
+pub fn plural(n: u64, word: &str) -> String {
+    format!("{} {word}{}", thousands(n), if n == 1 { "" } else { "s" })
+}
+
+pub fn render(r: &ScanReport, style: Style) -> String {
+    let st = &r.settings;
+    let mut out = String::new();
+    let layouts: Vec<&str> = st.layouts.iter().map(|l| l.as_str()).collect();
+    let classes = match st.num_classes {
+        Some(c) => format!("{c} classes"),
+        None => "number of classes not given (ids are counted, not range-checked)".into(),
+    };
+    let extra = format!(
+        ", ignore_index {}{}{}",
+        st.ignore_index,
+        if st.reduce_zero_label {
+            ", reduce_zero_label"
+        } else {
+            ""
+        },
+        st.preset
+            .as_deref()
+            .map(|p| format!(", preset {p}"))
+            .unwrap_or_default()
+    );
+    out += &format!(
+        "{} {} ({} layout){}: {}, {classes}{extra}\n",
+        paint(style, "1", "labelguard scan"),
+        st.roots.join(", "),
+        layouts.join("+"),
+        r.shard
+            .map(|s| format!(", shard {}/{}", s.index, s.count))
+            .unwrap_or_default(),
+        plural(r.summary.files_scanned, "file"),
+    );
+    if !r.rules.is_empty() {
+        out += &format!("\n{}\n", paint(style, "1", "Findings by rule"));
+        for rc in &r.rules {
+            let sev = format!("{:<7}", rc.severity.as_str());
+            let sev = match rc.severity {
+                Severity::Error => paint(style, "1;31", &sev),
+                Severity::Warning => paint(style, "1;33", &sev),
+                Severity::Info => paint(style, "1;36", &sev),
+            };
+            let files = if rc.files == 0 {
+                "the dataset".to_string()
+            } else {
+                plural(rc.files, "file")
+            };
+            out += &format!(
+                "  {sev}  {}  {:<28} {:>6} in {:<12} {}\n",
+                paint(style, "1", &rc.code),
+                rc.name,
+                thousands(rc.findings),
+                files,
+                rc.summary
+            );
+        }
+    }
+    let worst = r.worst_files(WORST_FILES);
+    if !worst.is_empty() {
+        out += &format!("\n{}\n", paint(style, "1", "Worst files"));
+        for f in &worst {
+            out += &format!(
+                "\n{}  {}{}\n",
+                paint(style, "1;4", &f.path),
+                f.split,
+                if f.bad_elements > 0 {
+                    format!(", {} bad elements", thousands(f.bad_elements))
+                } else {
+                    String::new()
+                }
+            );
+            for finding in &f.findings {
+                for line in finding_text(&to_finding(finding), style).lines() {
+                    out += &format!("  {line}\n");
+                }
+            }
+        }
+        if r.files.len() > worst.len() {
+            out += &format!(
+                "\n  ... and {} more files with findings (--format json lists every finding)\n",
+                thousands((r.files.len() - worst.len()) as u64)
+            );
+        }
+    }
+    if !r.dataset.is_empty() {
+        out += &format!("\n{}\n", paint(style, "1", "Dataset"));
+        for f in &r.dataset {
+            for line in finding_text(&to_finding(f), style).lines() {
+                out += &format!("  {line}\n");
+            }
+        }
+    }
+    out += &histogram(r, style);
+    if let Some(w) = &r.weights {
+        if let Some(s) = w.suggestions.iter().find(|s| s.method == w.selected) {
+            out += &format!(
+                "\n{} ({}, {}): {}\n",
+                paint(style, "1", "Suggested class weights"),
+                s.method.as_str(),
+                if w.computed_on == "all" {
+                    "all files".to_string()
+                } else {
+                    format!("{} split", w.computed_on)
+                },
+                s.formula
+            );
+            let values: Vec<String> = s.weights.iter().map(|v| format!("{v}")).collect();
+            out += &format!("  [{}]\n", values.join(", "));
+            out += "  other methods: --weights-method inverse|median|enet; write them with --write-weights FILE (.json or .py)\n";
+        }
+    }
+    let s = &r.summary;
+    let verdict = match s.status.as_str() {
+        "errors" => paint(style, "1;31", "errors"),
+        "warnings" => paint(style, "1;33", "warnings"),
+        _ => paint(style, "1;32", "ok"),
+    };
+    out += &format!(
+        "\n{verdict}: {}, {} in {} of {}{}\n",
+        plural(s.errors, "error"),
+        plural(s.warnings, "warning"),
+        thousands(r.files.len() as u64),
+        plural(s.files_scanned, "file"),
+        if s.bad_elements > 0 {
+            format!(
+                "; {} elements PyTorch would reject",
+                thousands(s.bad_elements)
+            )
+        } else {
+            String::new()
+        }
+    );
+    out
+}
+
+fn histogram(r: &ScanReport, style: Style) -> String {
+    let rows: Vec<_> = r.histogram.classes.values().collect();
+    if rows.is_empty() || r.histogram.unit == "none" {
+        return String::new();
+    }
+    let mut out = format!(
+        "\n{} ({})\n",
+        paint(style, "1", "Class histogram"),
+        r.histogram.unit
+    );
+    let name_w = rows
+        .iter()
+        .map(|c| c.name.as_deref().map(|n| n.chars().count()).unwrap_or(0))
+        .max()
+        .unwrap_or(0)
+        .clamp(8, 24);
+    let max = rows
+        .iter()
+        .filter(|c| c.role == "class")
+        .map(|c| c.fraction)
+        .fold(0.0, f64::max)
+        .max(1e-12);
+    // Very long class lists (ADE20K's 150): all rows, since every one can matter.
+    for c in rows {
+        let name = match (c.role.as_str(), &c.name) {
+            ("ignore", _) => "(ignore)".to_string(),
+            ("out_of_range", _) => "(out of range)".to_string(),
+            (_, Some(n)) => n.chars().take(24).collect(),
+            _ => String::new(),
+        };
+        let count = thousands(c.count);
+        let line = match c.role.as_str() {
+            "class" => format!(
+                "  {:>5} {:<name_w$} {:>14} {:>6.2}% {}",
+                c.id,
+                name,
+                count,
+                c.fraction * 100.0,
+                if c.count == 0 {
+                    paint(style, "33", "never seen")
+                } else {
+                    paint(style, "36", &bar(c.fraction / max))
+                }
+            ),
+            "ignore" => format!("  {:>5} {:<name_w$} {:>14}", c.id, name, count),
+            _ => paint(
+                style,
+                "31",
+                &format!(
+                    "  {:>5} {:<name_w$} {:>14} {:>6.2}%",
+                    c.id,
+                    name,
+                    count,
+                    c.fraction * 100.0
+                ),
+            ),
+        };
+        out += &line;
+        out.push('\n');
+    }
+    if r.histogram.untallied > 0 {
+        out += &format!(
+            "  ({} elements in files with too many distinct ids were not tallied)\n",
+            thousands(r.histogram.untallied)
+        );
+    }
+    out
+}

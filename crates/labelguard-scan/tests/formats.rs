@@ -1,0 +1,504 @@
+//! Every input format and every scan rule, on data generated here, through the library API.
+
+use labelguard_scan::config::{Overrides, ScanOptions};
+use labelguard_scan::fixtures::*;
+use labelguard_scan::progress::Silent;
+use labelguard_scan::report::ScanReport;
+use std::path::Path;
+
+fn opts(o: Overrides) -> ScanOptions {
+    ScanOptions::resolve(None, &o).expect("valid settings")
+}
+
+fn classes(c: u32, ignore: i64) -> Overrides {
+    Overrides {
+        num_classes: Some(c),
+        ignore_index: Some(ignore),
+        ..Overrides::default()
+    }
+}
+
+fn scan(root: &Path, o: &ScanOptions) -> ScanReport {
+    labelguard_scan::scan(&[root.to_path_buf()], o, &Silent).expect("scan runs")
+}
+
+/// (file name, code) of every finding; dataset findings have the name "".
+fn codes(r: &ScanReport) -> Vec<(String, String)> {
+    r.all_findings()
+        .map(|f| {
+            let name = f
+                .path
+                .as_deref()
+                .map(|p| p.rsplit('/').next().unwrap().to_string())
+                .unwrap_or_default();
+            (name, f.code.clone())
+        })
+        .collect()
+}
+
+fn has(r: &ScanReport, file: &str, code: &str) -> bool {
+    codes(r).iter().any(|(f, c)| f == file && c == code)
+}
+
+fn count(r: &ScanReport, id: i64) -> u64 {
+    r.histogram.classes.get(&id).map(|c| c.count).unwrap_or(0)
+}
+
+#[test]
+fn png_grey_16_bit_palette_and_tiff_masks() {
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path();
+    let mut m = scene(40, 20, &[0, 1, 2], 3);
+    m[5 * 40 + 7] = 9;
+    put(root, "grey.png", &png_gray8(40, 20, &m));
+    let m16: Vec<u16> = m
+        .iter()
+        .map(|&v| if v == 9 { 300 } else { v as u16 })
+        .collect();
+    put(root, "deep.png", &png_gray16(40, 20, &m16));
+    put(
+        root,
+        "voc.png",
+        &png_palette(40, 20, &m, &labelguard_scan::preset::voc_colormap(256)),
+    );
+    put(root, "t8.tif", &tiff_gray8(40, 20, &m));
+    put(root, "t16.tiff", &tiff_gray16(40, 20, &m16));
+    let r = scan(root, &opts(classes(5, 255)));
+    for f in ["grey.png", "voc.png", "t8.tif"] {
+        let finding = r
+            .all_findings()
+            .find(|x| x.path.as_deref().unwrap().ends_with(f))
+            .unwrap_or_else(|| panic!("{f}"));
+        assert_eq!(finding.code, "LG101", "{f}");
+        assert_eq!(finding.locations[0].index, vec![5, 7], "{f}");
+        assert_eq!(finding.locations[0].value, "9");
+    }
+    assert!(has(&r, "deep.png", "LG101") && has(&r, "t16.tiff", "LG101"));
+    assert_eq!(count(&r, 300), 2);
+    assert_eq!(count(&r, 9), 3);
+    assert_eq!(r.summary.files_scanned, 5);
+    assert_eq!(r.summary.elements, 5 * 800);
+}
+
+#[test]
+fn colour_masks_are_mapped_through_the_palette() {
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path();
+    let preset = labelguard_scan::preset::by_name("cityscapes").unwrap();
+    let pal = (preset.palette)();
+    // road / car halves, a void (black) row, one anti-aliased pixel.
+    let mut rgb = Vec::new();
+    for y in 0..10 {
+        for x in 0..20 {
+            let c = if y == 0 {
+                [0, 0, 0]
+            } else if x < 10 {
+                pal[0]
+            } else {
+                pal[13]
+            };
+            rgb.extend_from_slice(&c);
+        }
+    }
+    rgb[(5 * 20 + 10) * 3..(5 * 20 + 10) * 3 + 3].copy_from_slice(&[60, 30, 130]);
+    put(root, "colour.png", &png_rgb(20, 10, &rgb));
+    let grey3: Vec<u8> = scene(20, 10, &[1, 2], 3)
+        .iter()
+        .flat_map(|&v| [v, v, v])
+        .collect();
+    put(root, "grey3.png", &png_rgb(20, 10, &grey3));
+    let o = opts(Overrides {
+        preset: Some("cityscapes".into()),
+        ..Overrides::default()
+    });
+    let r = scan(root, &o);
+    let f = r
+        .all_findings()
+        .find(|f| f.path.as_deref().unwrap().ends_with("colour.png"))
+        .unwrap();
+    assert_eq!(f.code, "LG606");
+    assert_eq!(f.count, Some(1));
+    assert_eq!(f.locations[0].index, vec![5, 10]);
+    assert_eq!(f.locations[0].value, "(60, 30, 130)");
+    assert_eq!(
+        count(&r, 13),
+        90 - 1,
+        "car pixels mapped, the anti-aliased one is not"
+    );
+    assert_eq!(
+        count(&r, 255),
+        20 + 1,
+        "black is Cityscapes void; the unknown colour counts as ignored"
+    );
+    let g = r
+        .all_findings()
+        .find(|f| f.path.as_deref().unwrap().ends_with("grey3.png"))
+        .unwrap();
+    assert!(g.message.contains("equal channels"), "{}", g.message);
+    // Without a palette the colours are only counted.
+    let r = scan(root, &opts(classes(19, 255)));
+    let f = r
+        .all_findings()
+        .find(|f| f.path.as_deref().unwrap().ends_with("colour.png"))
+        .unwrap();
+    assert!(f.message.contains("4 distinct colours"), "{}", f.message);
+}
+
+#[test]
+fn arrays_npy_npz_safetensors_and_their_shape_rules() {
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path();
+    let ids: Vec<i64> = (0..64).map(|i| [0, 1, 2, 255][i % 4]).collect();
+    let b = |v: &[i64]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    put(root, "ok.npy", &npy("<i8", &[2, 4, 8], &b(&ids)));
+    put(
+        root,
+        "neg.npy",
+        &npy(
+            "<i8",
+            &[64],
+            &b(&ids
+                .iter()
+                .map(|&v| if v == 2 { -5 } else { v })
+                .collect::<Vec<_>>()),
+        ),
+    );
+    put(
+        root,
+        "void.safetensors",
+        &safetensors("mask", "I64", &[8, 8], &b(&ids)),
+    );
+    let one_hot: Vec<u8> = (0..3 * 16).map(|i| ((i / 16) == (i % 3)) as u8).collect();
+    put(root, "onehot.npy", &npy("|u1", &[3, 4, 4], &one_hot));
+    put(root, "rank5.npy", &npy("|u1", &[1, 1, 2, 2, 2], &[0; 8]));
+    let f32s: Vec<u8> = [0.0f32, 1.0, 2.0, 1.0]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    put(root, "float.npy", &npy("<f4", &[2, 2], &f32s));
+    put(root, "empty.npy", &npy("|u1", &[0, 4], &[]));
+    // 255 with PyTorch's default ignore_index (-100): the void label is not ignored.
+    let r = scan(
+        root,
+        &opts(Overrides {
+            num_classes: Some(3),
+            ..Overrides::default()
+        }),
+    );
+    assert!(has(&r, "ok.npy", "LG103"), "{:?}", codes(&r));
+    assert!(has(&r, "void.safetensors", "LG103"));
+    assert!(has(&r, "neg.npy", "LG102"));
+    assert!(has(&r, "onehot.npy", "LG202"));
+    assert!(has(&r, "rank5.npy", "LG210"));
+    assert!(has(&r, "float.npy", "LG201"));
+    assert!(has(&r, "empty.npy", "LG603"));
+    let ok = r
+        .all_findings()
+        .find(|f| f.path.as_deref().unwrap().ends_with("ok.npy"))
+        .unwrap();
+    assert_eq!(ok.locations[0].index, vec![0, 0, 3], "[n, y, x]");
+    // The float array's whole values are still counted.
+    assert_eq!(r.histogram.classes[&2].count, 16 + 16 + 1);
+}
+
+#[test]
+fn one_based_and_zero_means_ignore_conventions_are_named() {
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path();
+    put(
+        root,
+        "one_based.png",
+        &png_gray8(20, 10, &scene(20, 10, &[1, 2, 3, 4], 5)),
+    );
+    let r = scan(root, &opts(classes(5, 255)));
+    assert!(has(&r, "one_based.png", "LG104"), "{:?}", codes(&r));
+    // ADE20K: 0 is "other", classes 1..150. With the preset (reduce_zero_label) it is clean.
+    let ade: Vec<u8> = (0..150 * 4).map(|i| (i % 151) as u8).collect();
+    std::fs::remove_file(root.join("one_based.png")).unwrap();
+    put(root, "annotations/training/a.png", &png_gray8(150, 4, &ade));
+    put(root, "images/training/a.jpg", &jpeg_stub(150, 4));
+    let r = scan(
+        root,
+        &opts(Overrides {
+            preset: Some("ade20k".into()),
+            ..Overrides::default()
+        }),
+    );
+    assert!(
+        codes(&r).iter().all(|(f, _)| f != "a.png"),
+        "{:?}",
+        codes(&r)
+    );
+    assert_eq!(
+        r.histogram.classes[&255].count, 4,
+        "0 became the ignore value"
+    );
+    let r = scan(
+        root,
+        &opts(Overrides {
+            preset: Some("ade20k".into()),
+            reduce_zero_label: Some(false),
+            ..Overrides::default()
+        }),
+    );
+    assert!(has(&r, "a.png", "LG106"), "{:?}", codes(&r));
+}
+
+fn write_parquet(path: &Path, labels: &[Option<i64>]) {
+    use parquet::data_type::Int64Type;
+    use parquet::file::properties::WriterProperties;
+    use parquet::file::writer::SerializedFileWriter;
+    use std::sync::Arc;
+    let schema = Arc::new(
+        parquet::schema::parser::parse_message_type("message schema { OPTIONAL INT64 label; }")
+            .unwrap(),
+    );
+    let props = Arc::new(
+        WriterProperties::builder()
+            .set_compression(parquet::basic::Compression::SNAPPY)
+            .build(),
+    );
+    let mut w =
+        SerializedFileWriter::new(std::fs::File::create(path).unwrap(), schema, props).unwrap();
+    let mut rg = w.next_row_group().unwrap();
+    let mut col = rg.next_column().unwrap().unwrap();
+    let values: Vec<i64> = labels.iter().flatten().copied().collect();
+    let defs: Vec<i16> = labels.iter().map(|l| l.is_some() as i16).collect();
+    col.typed::<Int64Type>()
+        .write_batch(&values, Some(&defs), None)
+        .unwrap();
+    col.close().unwrap();
+    rg.close().unwrap();
+    w.close().unwrap();
+}
+
+#[test]
+fn label_tables_csv_tsv_jsonl_parquet() {
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path();
+    put(root, "a.csv", b"file,label\nx,0\ny,3\nz,1\n");
+    put(root, "b.tsv", b"label\tfile\ncat\tx\ndog\ty\nemu\tz\n");
+    put(
+        root,
+        "c.jsonl",
+        b"{\"label\": 2}\n{\"label\": 2.5}\n{\"cls\": 1}\n",
+    );
+    put(root, "d.csv", b"file,klass\nx,1\n");
+    write_parquet(&root.join("e.parquet"), &[Some(0), Some(1), None, Some(7)]);
+    put(root, "classes.txt", b"cat\ndog\nbird\n");
+    let o = opts(Overrides {
+        classes: Some(root.join("classes.txt")),
+        ..Overrides::default()
+    });
+    assert_eq!(o.num_classes, Some(3));
+    let r = scan(root, &o);
+    assert!(has(&r, "a.csv", "LG101"));
+    assert!(
+        has(&r, "b.tsv", "LG612"),
+        "emu is not in the classes file: {:?}",
+        codes(&r)
+    );
+    assert!(!has(&r, "b.tsv", "LG101"));
+    assert!(has(&r, "c.jsonl", "LG201") && has(&r, "c.jsonl", "LG612"));
+    assert!(has(&r, "d.csv", "LG613"));
+    assert!(
+        has(&r, "e.parquet", "LG612") && has(&r, "e.parquet", "LG101"),
+        "{:?}",
+        codes(&r)
+    );
+    let p = r
+        .all_findings()
+        .find(|f| f.code == "LG101" && f.path.as_deref().unwrap().ends_with("e.parquet"))
+        .unwrap();
+    assert_eq!(p.locations[0].index, vec![3]);
+    assert_eq!(r.histogram.unit, "samples");
+    assert_eq!(r.histogram.classes[&0].name.as_deref(), Some("cat"));
+}
+
+#[test]
+fn image_folder_voc_and_custom_layouts() {
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path().join("if");
+    for (rel, w) in [
+        ("train/ant/1.jpg", 8),
+        ("train/bee/2.jpg", 8),
+        ("train/bee/3.jpg", 8),
+        ("val/bee/4.jpg", 8),
+    ] {
+        put(&root, rel, &jpeg_stub(w, 4));
+    }
+    put(&root, "train/bee/cut.jpg", &jpeg_stub(8, 4)[..30]);
+    std::fs::create_dir_all(root.join("val/ant")).unwrap();
+    let r = scan(
+        &root,
+        &opts(Overrides {
+            num_classes: Some(2),
+            ..Overrides::default()
+        }),
+    );
+    assert_eq!(r.settings.layouts[0].as_str(), "imagefolder");
+    assert!(has(&r, "cut.jpg", "LG602"));
+    assert!(
+        has(&r, "ant", "LG603"),
+        "the empty val/ant folder: {:?}",
+        codes(&r)
+    );
+    assert!(has(&r, "", "LG610"), "ant only in train: {:?}", codes(&r));
+    assert_eq!(r.histogram.classes[&1].count, 3);
+    assert_eq!(r.histogram.classes[&1].name.as_deref(), Some("bee"));
+
+    let v = d.path().join("voc");
+    let m = scene(16, 8, &[0, 15, 255], 12);
+    put(
+        &v,
+        "SegmentationClass/2007_000001.png",
+        &png_palette(16, 8, &m, &labelguard_scan::preset::voc_colormap(256)),
+    );
+    put(&v, "JPEGImages/2007_000001.jpg", &jpeg_stub(16, 9));
+    put(
+        &v,
+        "ImageSets/Segmentation/train.txt",
+        b"2007_000001\n2007_000002\n",
+    );
+    let r = scan(
+        &v,
+        &opts(Overrides {
+            preset: Some("pascal-voc".into()),
+            ..Overrides::default()
+        }),
+    );
+    assert!(
+        has(&r, "2007_000001.png", "LG607"),
+        "image 16x9 vs mask 16x8: {:?}",
+        codes(&r)
+    );
+    assert!(has(&r, "2007_000002.png", "LG608"));
+    assert_eq!(
+        r.files
+            .iter()
+            .find(|f| f.path.ends_with("2007_000001.png"))
+            .unwrap()
+            .split,
+        "train"
+    );
+
+    let c = d.path().join("custom");
+    put(&c, "gt/train/a_lbl.png", &png_gray8(4, 4, &[1; 16]));
+    put(&c, "rgb/train/a.jpg", &jpeg_stub(4, 4));
+    put(&c, "gt/train/b_lbl.png", &png_gray8(4, 4, &[1; 16]));
+    let o = opts(Overrides {
+        num_classes: Some(2),
+        mask_glob: Some("gt/**/*_lbl.png".into()),
+        mask_suffix: Some("_lbl.png".into()),
+        image_template: Some("rgb/{subdir}/{stem}.jpg".into()),
+        ..Overrides::default()
+    });
+    let r = scan(&c, &o);
+    assert_eq!(
+        codes(&r).iter().filter(|(_, c)| c == "LG608").count(),
+        1,
+        "{:?}",
+        codes(&r)
+    );
+    assert!(has(&r, "b_lbl.png", "LG608"));
+}
+
+#[test]
+fn dataset_rules_resize_artefacts_and_class_weights() {
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path();
+    // Train: classes 0 and 2 in large regions, class 3 in four pixels; val: 0 and 1.
+    let mut m = scene(200, 100, &[0, 2], 2);
+    m[0] = 3;
+    m[1] = 3;
+    m[200] = 3;
+    m[201] = 3;
+    put(root, "masks/train/a.png", &png_gray8(200, 100, &m));
+    put(
+        root,
+        "masks/val/b.png",
+        &png_gray8(200, 100, &scene(200, 100, &[0, 1], 1)),
+    );
+    // A linear downscale of stripes 0 | 10 | 20: one-pixel bands of 5 and 15.
+    let band: Vec<u8> = (0..100 * 300)
+        .map(|i| match i % 300 {
+            0..=99 => 0,
+            100 => 5,
+            101..=199 => 10,
+            200 => 15,
+            _ => 20,
+        })
+        .collect();
+    put(
+        root,
+        "masks/train/bilinear.png",
+        &png_gray8(300, 100, &band),
+    );
+    put(root, "weights.json", b"[1.0, -2.0, 1.0]");
+    let o = opts(Overrides {
+        num_classes: Some(21),
+        ignore_index: Some(255),
+        class_weights: Some(root.join("weights.json")),
+        imbalance_ratio: Some(1000.0),
+        ..Overrides::default()
+    });
+    let r = scan(root, &o);
+    assert!(has(&r, "bilinear.png", "LG605"), "{:?}", codes(&r));
+    assert!(has(&r, "weights.json", "LG301") && has(&r, "weights.json", "LG302"));
+    let never = r.dataset.iter().find(|f| f.code == "LG609").expect("LG609");
+    assert!(
+        never.message.starts_with("13 of 21 classes"),
+        "{}",
+        never.message
+    );
+    let split = r.dataset.iter().find(|f| f.code == "LG610").expect("LG610");
+    assert!(
+        split.message.contains("1 only in val") && split.message.contains("3 only in train"),
+        "{}",
+        split.message
+    );
+    assert!(r.dataset.iter().any(|f| f.code == "LG611"));
+    let w = r.weights.as_ref().unwrap();
+    assert_eq!(w.computed_on, "train");
+    let inv = &w
+        .suggestions
+        .iter()
+        .find(|s| s.method.as_str() == "inverse_frequency")
+        .unwrap()
+        .weights;
+    assert_eq!(inv.len(), 21);
+    assert_eq!(inv[1], 0.0, "class 1 is not in train");
+    assert!(inv[3] > inv[0]);
+    // --strict turns the warnings into errors.
+    let strict = scan(root, &ScanOptions { strict: true, ..o });
+    assert!(strict
+        .all_findings()
+        .all(|f| f.severity != labelguard_core::Severity::Warning));
+}
+
+#[test]
+fn a_grey_alpha_mask_has_an_extra_channel_and_non_utf8_names_are_flagged() {
+    use std::os::unix::ffi::OsStrExt;
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path();
+    let mut out = Vec::new();
+    {
+        let mut enc = png::Encoder::new(&mut out, 2, 1);
+        enc.set_color(png::ColorType::GrayscaleAlpha);
+        let mut w = enc.write_header().unwrap();
+        w.write_image_data(&[1, 255, 4, 255]).unwrap();
+    }
+    put(root, "la.png", &out);
+    std::fs::write(
+        root.join(std::ffi::OsStr::from_bytes(b"x\xff.png")),
+        png_gray8(2, 1, &[0, 1]),
+    )
+    .unwrap();
+    let r = scan(root, &opts(classes(3, 255)));
+    assert!(
+        has(&r, "la.png", "LG203") && has(&r, "la.png", "LG101"),
+        "{:?}",
+        codes(&r)
+    );
+    assert!(has(&r, "x\u{fffd}.png", "LG614"));
+}
