@@ -194,14 +194,7 @@ pub fn binary_cross_entropy(call: &Call<'_>) -> Vec<Finding> {
             findings.extend(weight_values(w, "weight"));
         }
         if reduction == Reduction::Mean && input.numel() == 0 {
-            findings.push(
-                Finding::new(
-                    &LG108,
-                    Verdict::Silent,
-                    "with reduction='mean' the loss is NaN: the tensors are empty",
-                )
-                .fix("skip empty batches"),
-            );
+            findings.push(nan_loss("the tensors are empty"));
         }
     }
     findings
@@ -283,14 +276,7 @@ pub fn binary_cross_entropy_with_logits(call: &Call<'_>) -> Vec<Finding> {
         }
     }
     if reduction == Reduction::Mean && input.numel() == 0 {
-        findings.push(
-            Finding::new(
-                &LG108,
-                Verdict::Silent,
-                "with reduction='mean' the loss is NaN: the tensors are empty",
-            )
-            .fix("skip empty batches"),
-        );
+        findings.push(nan_loss("the tensors are empty"));
     }
     findings
 }

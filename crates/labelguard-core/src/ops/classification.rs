@@ -300,15 +300,6 @@ fn soft_target_distribution(target: &TensorView<'_>, class_dim: usize) -> Option
     Some(f)
 }
 
-fn nan_loss(why: &str) -> Finding {
-    Finding::new(
-        &LG108,
-        Verdict::Silent,
-        format!("with reduction='mean' the loss is NaN: {why}"),
-    )
-    .fix("skip batches without labelled targets, or use reduction='sum' and divide by a count you control")
-}
-
 fn weight_length(c: usize, w: &TensorView<'_>, probabilities: bool) -> Finding {
     Finding::new(
         &LG301,

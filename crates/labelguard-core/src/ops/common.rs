@@ -297,6 +297,16 @@ pub fn class_targets(target: &TensorView<'_>, name: &str, c: i64, ignore: i64) -
     class_ids(target, name, c, ignore, Verdict::DeviceAssert)
 }
 
+/// LG108: a mean over nothing (every target ignored, zero total weight, empty tensors) is NaN.
+pub fn nan_loss(why: &str) -> Finding {
+    Finding::new(
+        &LG108,
+        Verdict::Silent,
+        format!("with reduction='mean' the loss is NaN: {why}"),
+    )
+    .fix("skip batches without labelled targets, or use reduction='sum' and divide by a count you control")
+}
+
 /// One group of out-of-range class ids and the rule that explains it.
 struct Group {
     rule: &'static Rule,

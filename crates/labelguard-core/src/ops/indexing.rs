@@ -10,11 +10,29 @@ use crate::tensor::TensorView;
 
 const INDEX_DTYPES: &[DType] = &[DType::I64, DType::I32];
 
-fn index_fix(op: &str, size: usize) -> String {
-    format!(
+/// LG402 for index values outside `[0, input.size(dim) - 1]` (the kernels' device assert).
+fn index_values(
+    index: &TensorView<'_>,
+    op: &str,
+    input: &TensorView<'_>,
+    dim: usize,
+) -> Vec<Finding> {
+    let size = nonempty_size(input, dim);
+    let fix = format!(
         "keep {op}'s index in [0, {}] along dim; mask ignore values (255, -100) out before using labels as indices",
         size as i64 - 1
+    );
+    index_range(
+        index,
+        "index",
+        size,
+        &LG402,
+        Verdict::DeviceAssert,
+        &format!("input along dim {dim}"),
+        fix,
     )
+    .into_iter()
+    .collect()
 }
 
 pub fn gather(call: &Call<'_>) -> Vec<Finding> {
@@ -51,18 +69,7 @@ pub fn gather(call: &Call<'_>) -> Vec<Finding> {
             ))];
         }
     }
-    let size = nonempty_size(input, dim);
-    index_range(
-        index,
-        "index",
-        size,
-        &LG402,
-        Verdict::DeviceAssert,
-        &format!("input along dim {dim}"),
-        index_fix("gather", size),
-    )
-    .into_iter()
-    .collect()
+    index_values(index, "gather", input, dim)
 }
 
 fn shape_finding(message: String) -> Finding {
@@ -134,18 +141,7 @@ fn scatter_common(call: &Call<'_>, op: &str, src: Option<&TensorView<'_>>) -> Ve
             .unwrap_or_default()
         ))];
     }
-    let size = nonempty_size(input, dim);
-    index_range(
-        index,
-        "index",
-        size,
-        &LG402,
-        Verdict::DeviceAssert,
-        &format!("input along dim {dim}"),
-        index_fix(op, size),
-    )
-    .into_iter()
-    .collect()
+    index_values(index, op, input, dim)
 }
 
 pub fn scatter(call: &Call<'_>) -> Vec<Finding> {
@@ -210,15 +206,5 @@ pub fn index_select(call: &Call<'_>) -> Vec<Finding> {
         )
         .fix("there is nothing to select from: check why the input is empty")];
     }
-    index_range(
-        index,
-        "index",
-        size,
-        &LG402,
-        Verdict::DeviceAssert,
-        &format!("input along dim {dim}"),
-        index_fix("index_select", size),
-    )
-    .into_iter()
-    .collect()
+    index_values(index, "index_select", input, dim)
 }
