@@ -1,9 +1,11 @@
 //! `labelguard`: a thin clap front end over the contract engine, the readers and the renderers.
 
 mod check;
+mod diagnose;
 mod merge;
 mod replay;
 mod rules;
+mod run;
 mod scan;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -44,6 +46,10 @@ enum Command {
     Scan(Box<scan::ScanArgs>),
     /// Merge the JSON reports of a sharded scan (`scan --shard K/N`) into one.
     Merge(merge::MergeArgs),
+    /// Explain a crash from its log or traceback (a file, or stdin).
+    Diagnose(diagnose::DiagnoseArgs),
+    /// Run a training command with the Python guards on, and diagnose its output when it fails.
+    Run(run::RunArgs),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -89,6 +95,8 @@ fn main() -> ExitCode {
         Command::Replay(args) => replay::run(args, style),
         Command::Scan(args) => scan::run(*args, style),
         Command::Merge(args) => merge::run(args, style),
+        Command::Diagnose(args) => diagnose::run(args, style),
+        Command::Run(args) => run::run(args, cli.color),
     };
     match result {
         Ok(code) => code,

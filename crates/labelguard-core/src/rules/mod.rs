@@ -51,6 +51,14 @@ pub mod lg611_class_imbalance;
 pub mod lg612_unknown_label;
 pub mod lg613_label_column_missing;
 pub mod lg614_non_utf8_path;
+pub mod lg901_unidentified_device_assert;
+pub mod lg902_asynchronous_report;
+pub mod lg903_unexplained_error;
+pub mod lg904_secondary_cuda_error;
+pub mod lg905_kernel_index_overflow;
+pub mod lg906_bernoulli_probability_out_of_range;
+pub mod lg907_embedding_bag_offsets;
+pub mod lg908_assert_async_failed;
 
 use crate::rule::Rule;
 
@@ -107,6 +115,14 @@ pub const ALL: &[Rule] = &[
     lg612_unknown_label::RULE,
     lg613_label_column_missing::RULE,
     lg614_non_utf8_path::RULE,
+    lg901_unidentified_device_assert::RULE,
+    lg902_asynchronous_report::RULE,
+    lg903_unexplained_error::RULE,
+    lg904_secondary_cuda_error::RULE,
+    lg905_kernel_index_overflow::RULE,
+    lg906_bernoulli_probability_out_of_range::RULE,
+    lg907_embedding_bag_offsets::RULE,
+    lg908_assert_async_failed::RULE,
 ];
 
 /// The rule with this code (case-insensitive), if any.
@@ -167,3 +183,11 @@ pub use lg611_class_imbalance::RULE as LG611;
 pub use lg612_unknown_label::RULE as LG612;
 pub use lg613_label_column_missing::RULE as LG613;
 pub use lg614_non_utf8_path::RULE as LG614;
+pub use lg901_unidentified_device_assert::RULE as LG901;
+pub use lg902_asynchronous_report::RULE as LG902;
+pub use lg903_unexplained_error::RULE as LG903;
+pub use lg904_secondary_cuda_error::RULE as LG904;
+pub use lg905_kernel_index_overflow::RULE as LG905;
+pub use lg906_bernoulli_probability_out_of_range::RULE as LG906;
+pub use lg907_embedding_bag_offsets::RULE as LG907;
+pub use lg908_assert_async_failed::RULE as LG908;

@@ -1,0 +1,448 @@
+//! `labelguard run [--sync] [--rerun-sync] [--capture DIR] [--no-guard] -- COMMAND ARGS...`:
+//! runs a training command for debugging, with the Python guards on and its output diagnosed.
+//!
+//! The child gets the terminal's stdin; its stdout and stderr go through pipes that are copied
+//! to ours chunk by chunk as they arrive (no line buffering: progress bars and colour codes pass
+//! byte for byte) and fed to the streaming diagnoser on the way, which keeps bounded state
+//! however long the run. The child runs in its own process group: SIGINT, SIGTERM, SIGHUP and
+//! SIGQUIT sent to labelguard go to that group, and when labelguard owns the terminal the child's
+//! group is made its foreground group (so Ctrl-C, and `breakpoint()` reading stdin, reach it
+//! directly). labelguard exits with the child's exit code (128 + N when signal N killed it).
+
+use crate::ColorChoice;
+use anyhow::{bail, Context};
+use labelguard_diagnose::{Analyzer, LogReport, Options, Scanner};
+use std::ffi::OsString;
+use std::io::{IsTerminal, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::Duration;
+
+/// The sitecustomize that switches the guards on inside the child (see the file for what it does).
+const SITECUSTOMIZE: &str = include_str!("../../../python/labelguard_run/sitecustomize.py");
+
+/// What `--sync` sets before the child starts: before `import torch`, where setting them inside
+/// the script is too late.
+const SYNC_ENV: &[(&str, &str)] = &[
+    ("CUDA_LAUNCH_BLOCKING", "1"),
+    ("TORCH_SHOW_CPP_STACKTRACES", "1"),
+    ("PYTORCH_USE_CUDA_DSA", "1"),
+];
+
+/// How long to keep reading the child's pipes after it exited (a grandchild may hold them open).
+const DRAIN_GRACE: Duration = Duration::from_secs(3);
+
+#[derive(clap::Args)]
+#[command(
+    trailing_var_arg = true,
+    after_help = "Examples:\n  labelguard run -- python train.py --epochs 3\n  labelguard run --rerun-sync -- torchrun --nproc-per-node 2 train.py\n  labelguard run --sync --capture bad-batches -- python train.py\n\nThe exit code is the command's (128 + N when signal N killed it); 2 when it cannot start.\nWhen the command fails, the diagnosis of its output is printed on stderr."
+)]
+pub struct RunArgs {
+    /// Make CUDA errors synchronous, so the traceback points at the failing line: sets
+    /// CUDA_LAUNCH_BLOCKING=1, TORCH_SHOW_CPP_STACKTRACES=1 and PYTORCH_USE_CUDA_DSA=1 before the
+    /// command starts (several times slower).
+    #[arg(long)]
+    sync: bool,
+    /// When the command fails with a device-side assert whose line cannot be trusted, run it once
+    /// more with --sync and diagnose that run.
+    #[arg(long)]
+    rerun_sync: bool,
+    /// Save the failing call (or batch) of an uncaught error into DIR with `labelguard.capture`,
+    /// for `labelguard replay`.
+    #[arg(long, value_name = "DIR")]
+    capture: Option<PathBuf>,
+    /// Do not switch the Python guards on (the output is still diagnosed).
+    #[arg(long)]
+    no_guard: bool,
+    /// The command to run and its arguments (after `--`).
+    #[arg(required = true, value_name = "COMMAND", allow_hyphen_values = true)]
+    command: Vec<OsString>,
+}
+
+pub fn run(args: RunArgs, color: ColorChoice) -> anyhow::Result<ExitCode> {
+    let style = stderr_style(color);
+    let site = SiteDir::create()?;
+    let capture = match &args.capture {
+        Some(dir) => {
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+            Some(std::path::absolute(dir).with_context(|| format!("{}", dir.display()))?)
+        }
+        None => None,
+    };
+    let launch = Launch {
+        command: &args.command,
+        site: &site.path,
+        guard: !args.no_guard,
+        capture: capture.as_deref(),
+    };
+    let first = launch.run(args.sync)?;
+    if first.code == 0 {
+        return Ok(ExitCode::SUCCESS);
+    }
+    if args.rerun_sync && !args.sync && first.report.needs_sync_rerun() {
+        say("the device-side assert was reported asynchronously, so its line cannot be trusted; running the command again with CUDA_LAUNCH_BLOCKING=1 to find it");
+        let second = launch.run(true)?;
+        if second.code != 0 {
+            report(&second, style, "the run with --sync");
+            return Ok(exit_code(second.code));
+        }
+        report(&first, style, "the first run");
+        say("the run with --sync did not fail: the failure depends on the data order or on timing; keep --sync and --capture on until it fails again");
+        return Ok(exit_code(first.code));
+    }
+    report(&first, style, "the command");
+    Ok(exit_code(first.code))
+}
+
+/// The diagnosis goes to stderr, so `auto` colours only when stderr is a terminal too (the
+/// shared `style` looks at stdout).
+fn stderr_style(color: ColorChoice) -> labelguard_report::Style {
+    if color == ColorChoice::Auto && !std::io::stderr().is_terminal() {
+        labelguard_report::Style { color: false }
+    } else {
+        crate::style(color)
+    }
+}
+
+fn say(message: &str) {
+    eprintln!("labelguard run: {message}");
+}
+
+fn exit_code(code: i32) -> ExitCode {
+    ExitCode::from(code.clamp(0, 255) as u8)
+}
+
+fn report(outcome: &RunOutcome, style: labelguard_report::Style, what: &str) {
+    if outcome.report.findings.is_empty() {
+        // Killed by a signal (Ctrl-C, the job's time limit) with nothing in the output: the
+        // shell already says how it ended.
+        if outcome.code < 128 {
+            say(&format!(
+                "{what} failed (exit status {}); its output shows no error that labelguard knows",
+                outcome.code
+            ));
+        }
+        return;
+    }
+    let mut err = std::io::stderr().lock();
+    let header = format!(
+        "\nlabelguard run: {what} failed (exit status {}); diagnosis of its output:\n\n",
+        outcome.code
+    );
+    let _ = err.write_all(header.as_bytes());
+    let _ = err.write_all(
+        labelguard_diagnose::render::text(std::slice::from_ref(&outcome.report), style).as_bytes(),
+    );
+}
+
+/// A private directory with the sitecustomize, removed when labelguard exits.
+struct SiteDir {
+    path: PathBuf,
+}
+
+impl SiteDir {
+    fn create() -> anyhow::Result<SiteDir> {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let path =
+            std::env::temp_dir().join(format!("labelguard-run-{}-{nanos:x}", std::process::id()));
+        let mut builder = std::fs::DirBuilder::new();
+        #[cfg(unix)]
+        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+        builder
+            .create(&path)
+            .with_context(|| format!("creating {}", path.display()))?;
+        let dir = SiteDir { path };
+        std::fs::write(dir.path.join("sitecustomize.py"), SITECUSTOMIZE)
+            .with_context(|| format!("writing {}", dir.path.display()))?;
+        Ok(dir)
+    }
+}
+
+impl Drop for SiteDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+struct Launch<'a> {
+    command: &'a [OsString],
+    site: &'a Path,
+    guard: bool,
+    capture: Option<&'a Path>,
+}
+
+struct RunOutcome {
+    code: i32,
+    report: LogReport,
+}
+
+impl Launch<'_> {
+    /// The child's environment: ours plus the guard switches (and the sync variables).
+    fn environment(&self, sync: bool) -> Vec<(OsString, OsString)> {
+        let mut env: Vec<(OsString, OsString)> = Vec::new();
+        let old = std::env::var_os("PYTHONPATH").filter(|p| !p.is_empty());
+        let paths = std::iter::once(self.site.to_path_buf())
+            .chain(old.iter().flat_map(std::env::split_paths));
+        let pythonpath = std::env::join_paths(paths).unwrap_or_else(|_| self.site.into());
+        env.push(("PYTHONPATH".into(), pythonpath));
+        env.push((
+            "LABELGUARD_GUARD".into(),
+            if self.guard { "1" } else { "0" }.into(),
+        ));
+        if let Some(dir) = self.capture {
+            env.push(("LABELGUARD_CAPTURE".into(), dir.as_os_str().into()));
+        }
+        // Output through a pipe is block-buffered by Python: it would arrive late, and be lost
+        // when the process aborts (a C++ terminate after a CUDA error).
+        if std::env::var_os("PYTHONUNBUFFERED").is_none() {
+            env.push(("PYTHONUNBUFFERED".into(), "1".into()));
+        }
+        if sync {
+            for (k, v) in SYNC_ENV {
+                env.push(((*k).into(), (*v).into()));
+            }
+        }
+        env
+    }
+
+    fn run(&self, sync: bool) -> anyhow::Result<RunOutcome> {
+        let Some((program, rest)) = self.command.split_first() else {
+            bail!("no command to run");
+        };
+        let mut cmd = Command::new(program);
+        cmd.args(rest)
+            .envs(self.environment(sync))
+            .stdin(Stdio::inherit())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let terminal = process::prepare(&mut cmd);
+        let mut child = cmd
+            .spawn()
+            .with_context(|| format!("cannot run {}", program.to_string_lossy()))?;
+        let pgid = child.id() as i32;
+        process::started(pgid, terminal);
+
+        let mut analyzer = Analyzer::new(Options {
+            launch_blocking: sync,
+        });
+        let out_src = analyzer.add_source("stdout");
+        let err_src = analyzer.add_source("stderr");
+        let shared = Arc::new(Mutex::new(Some(analyzer)));
+        let (done_tx, done_rx) = mpsc::channel();
+        let stdout = child.stdout.take().expect("piped");
+        let stderr = child.stderr.take().expect("piped");
+        tee(
+            stdout,
+            1,
+            Scanner::new(out_src),
+            shared.clone(),
+            done_tx.clone(),
+        );
+        tee(stderr, 2, Scanner::new(err_src), shared.clone(), done_tx);
+
+        let status = child.wait().context("waiting for the command");
+        process::finished(terminal);
+        let status = status?;
+        // Both pipes reach end of file when the child's last writer exits; a grandchild that
+        // keeps them open only gets a grace period.
+        let deadline = std::time::Instant::now() + DRAIN_GRACE;
+        for _ in 0..2 {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            if done_rx.recv_timeout(left).is_err() {
+                break;
+            }
+        }
+        let analyzer = shared
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+            .expect("taken once");
+        Ok(RunOutcome {
+            code: process::exit_code(status),
+            report: analyzer.finish(),
+        })
+    }
+}
+
+/// Copies a child's pipe to our file descriptor `fd` as bytes arrive, and feeds them to the
+/// diagnoser after they are written. If our side is closed (`| head`), the pipe from the child
+/// is closed too, so the child sees the broken pipe it would have seen without labelguard.
+fn tee(
+    mut from: impl Read + Send + 'static,
+    fd: i32,
+    mut scanner: Scanner,
+    shared: Arc<Mutex<Option<Analyzer>>>,
+    done: mpsc::Sender<()>,
+) {
+    std::thread::spawn(move || {
+        let mut out = process::raw_output(fd);
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            let n = match from.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(_) => break,
+            };
+            let written = out.write_all(&buf[..n]);
+            if let Some(a) = shared.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+                scanner.feed(&buf[..n], a);
+            }
+            if written.is_err() {
+                break;
+            }
+        }
+        if let Some(a) = shared.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+            scanner.finish(a);
+        }
+        let _ = done.send(());
+    });
+}
+
+#[cfg(unix)]
+mod process {
+    //! Process groups, the terminal's foreground group, and signal forwarding.
+
+    use std::fs::File;
+    use std::io::IsTerminal;
+    use std::mem::ManuallyDrop;
+    use std::os::unix::io::FromRawFd;
+    use std::os::unix::process::{CommandExt, ExitStatusExt};
+    use std::process::{Command, ExitStatus};
+    use std::sync::atomic::{AtomicI32, Ordering};
+
+    /// The child's process group, 0 while none runs.
+    static CHILD_PGID: AtomicI32 = AtomicI32::new(0);
+    /// A signal that arrived before the child's group was known.
+    static PENDING: AtomicI32 = AtomicI32::new(0);
+
+    const FORWARDED: [i32; 4] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT];
+
+    extern "C" fn forward(sig: libc::c_int) {
+        let pgid = CHILD_PGID.load(Ordering::SeqCst);
+        if pgid > 0 {
+            // SAFETY: kill is async-signal-safe.
+            unsafe { libc::kill(-pgid, sig) };
+        } else {
+            PENDING.store(sig, Ordering::SeqCst);
+        }
+    }
+
+    /// Whether labelguard owns the terminal (stdin is a terminal and we are its foreground group).
+    fn owns_terminal() -> bool {
+        // SAFETY: plain queries on fd 0.
+        std::io::stdin().is_terminal() && unsafe { libc::tcgetpgrp(0) == libc::getpgrp() }
+    }
+
+    /// Puts the child in its own process group (and, when we own the terminal, in the
+    /// terminal's foreground), and installs the forwarding handlers. Returns whether the
+    /// terminal is handed over.
+    pub fn prepare(cmd: &mut Command) -> bool {
+        let terminal = owns_terminal();
+        cmd.process_group(0);
+        if terminal {
+            // SAFETY: only async-signal-safe calls between fork and exec. Blocking SIGTTOU lets a
+            // background process group take the terminal's foreground.
+            unsafe {
+                cmd.pre_exec(|| {
+                    let mut set: libc::sigset_t = std::mem::zeroed();
+                    let mut old: libc::sigset_t = std::mem::zeroed();
+                    libc::sigemptyset(&mut set);
+                    libc::sigaddset(&mut set, libc::SIGTTOU);
+                    libc::sigprocmask(libc::SIG_BLOCK, &set, &mut old);
+                    libc::tcsetpgrp(0, libc::getpid());
+                    libc::sigprocmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
+                    Ok(())
+                });
+            }
+        }
+        for sig in FORWARDED {
+            // SAFETY: installing a handler that only calls kill and touches atomics.
+            unsafe {
+                let mut action: libc::sigaction = std::mem::zeroed();
+                action.sa_sigaction = forward as *const () as usize;
+                action.sa_flags = libc::SA_RESTART;
+                libc::sigemptyset(&mut action.sa_mask);
+                libc::sigaction(sig, &action, std::ptr::null_mut());
+            }
+        }
+        terminal
+    }
+
+    /// Records the child's group; delivers a signal that arrived while it started.
+    pub fn started(pgid: i32, terminal: bool) {
+        if terminal {
+            // The child does this too; doing it on both sides closes the race with its first read.
+            with_sigttou_blocked(|| unsafe { libc::tcsetpgrp(0, pgid) });
+        }
+        CHILD_PGID.store(pgid, Ordering::SeqCst);
+        let sig = PENDING.swap(0, Ordering::SeqCst);
+        if sig != 0 {
+            // SAFETY: signalling the child's own group.
+            unsafe { libc::kill(-pgid, sig) };
+        }
+    }
+
+    /// Takes the terminal back after the child exited.
+    pub fn finished(terminal: bool) {
+        CHILD_PGID.store(0, Ordering::SeqCst);
+        if terminal {
+            // SAFETY: giving the terminal back to our own group.
+            with_sigttou_blocked(|| unsafe { libc::tcsetpgrp(0, libc::getpgrp()) });
+        }
+    }
+
+    fn with_sigttou_blocked(f: impl FnOnce() -> i32) {
+        // SAFETY: signal mask manipulation on the calling thread.
+        unsafe {
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            let mut old: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            libc::sigaddset(&mut set, libc::SIGTTOU);
+            libc::pthread_sigmask(libc::SIG_BLOCK, &set, &mut old);
+            f();
+            libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
+        }
+    }
+
+    /// The shell's convention: the exit code, or 128 + the signal that killed the process.
+    pub fn exit_code(status: ExitStatus) -> i32 {
+        status
+            .code()
+            .or_else(|| status.signal().map(|s| 128 + s))
+            .unwrap_or(1)
+    }
+
+    /// Our stdout (1) or stderr (2), written without any buffering of Rust's.
+    pub fn raw_output(fd: i32) -> ManuallyDrop<File> {
+        // SAFETY: fds 1 and 2 stay open for the life of the process; ManuallyDrop never closes them.
+        ManuallyDrop::new(unsafe { File::from_raw_fd(fd) })
+    }
+}
+
+#[cfg(not(unix))]
+mod process {
+    //! Without Unix process groups: the child shares the console, which delivers Ctrl-C to it.
+
+    use std::io::Write;
+    use std::process::{Command, ExitStatus};
+
+    pub fn prepare(_cmd: &mut Command) -> bool {
+        false
+    }
+    pub fn started(_pgid: i32, _terminal: bool) {}
+    pub fn finished(_terminal: bool) {}
+    pub fn exit_code(status: ExitStatus) -> i32 {
+        status.code().unwrap_or(1)
+    }
+    pub fn raw_output(fd: i32) -> Box<dyn Write> {
+        if fd == 1 {
+            Box::new(std::io::stdout())
+        } else {
+            Box::new(std::io::stderr())
+        }
+    }
+}

@@ -1,0 +1,548 @@
+//! `labelguard run` with real child processes: exit codes, byte-exact unbuffered pass-through,
+//! signals to the child's process group, the sitecustomize, --sync, --rerun-sync, and the
+//! diagnosis of a failing child.
+#![cfg(unix)]
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+fn repo() -> PathBuf {
+    std::fs::canonicalize(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")).unwrap()
+}
+
+/// The Python of the tests: $LABELGUARD_PYTHON, else the project's .venv, else python3.
+fn python() -> PathBuf {
+    if let Some(p) = std::env::var_os("LABELGUARD_PYTHON") {
+        return p.into();
+    }
+    let venv = repo().join(".venv/bin/python");
+    if venv.exists() {
+        venv
+    } else {
+        "python3".into()
+    }
+}
+
+fn run_cmd(args: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_labelguard"));
+    c.arg("run")
+        .args(args)
+        .env("NO_COLOR", "1")
+        .env_remove("PYTHONPATH");
+    c
+}
+
+fn py(code: &str) -> Vec<String> {
+    vec![python().display().to_string(), "-c".into(), code.into()]
+}
+
+fn output(args: &[&str], cmd: &[String]) -> Output {
+    let mut c = run_cmd(args);
+    c.arg("--").args(cmd);
+    c.stdin(Stdio::null()).output().expect("labelguard runs")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn the_exit_code_is_the_childs() {
+    let o = output(&["--no-guard"], &py("import sys; sys.exit(7)"));
+    assert_eq!(o.status.code(), Some(7));
+    let o = output(
+        &["--no-guard"],
+        &["sh".into(), "-c".into(), "exit 0".into()],
+    );
+    assert_eq!(o.status.code(), Some(0));
+    assert!(
+        o.stdout.is_empty() && o.stderr.is_empty(),
+        "nothing added on success"
+    );
+    // Killed by a signal: 128 + the signal, as a shell reports it.
+    let o = output(
+        &["--no-guard"],
+        &["sh".into(), "-c".into(), "kill -KILL $$".into()],
+    );
+    assert_eq!(o.status.code(), Some(128 + 9));
+}
+
+#[test]
+fn a_command_that_cannot_start_is_a_usage_error() {
+    let o = output(&[], &["/nonexistent/python".into()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("/nonexistent/python"));
+}
+
+#[test]
+fn stdin_stdout_and_stderr_pass_through_byte_for_byte() {
+    // Colour codes, carriage returns of progress bars, invalid UTF-8, no final newline.
+    let code = r#"
+import os, sys
+data = sys.stdin.buffer.read()
+os.write(1, b"\x1b[32mok\x1b[0m 10%\r 50%\r100%\n" + data)
+os.write(2, b"\xff\xfe raw \x1b[1;31mred\x1b[0m\r\n no newline at the end")
+"#;
+    let mut c = run_cmd(&["--no-guard"]);
+    c.arg("--").args(py(code));
+    let mut child = c
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let input: Vec<u8> = (0..=255u8).cycle().take(100_000).collect();
+    let mut stdin = child.stdin.take().unwrap();
+    let feed = input.clone();
+    let writer = std::thread::spawn(move || stdin.write_all(&feed));
+    let o = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let mut want = b"\x1b[32mok\x1b[0m 10%\r 50%\r100%\n".to_vec();
+    want.extend_from_slice(&input);
+    assert_eq!(o.stdout, want);
+    assert_eq!(
+        o.stderr,
+        b"\xff\xfe raw \x1b[1;31mred\x1b[0m\r\n no newline at the end"
+    );
+}
+
+/// Reads a pipe on a thread and hands over the bytes as they come.
+fn reader(mut r: impl Read + Send + 'static) -> mpsc::Receiver<Vec<u8>> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = r.read(&mut buf) {
+            if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+/// Waits until the bytes read so far contain `want`.
+fn wait_for(rx: &mpsc::Receiver<Vec<u8>>, seen: &mut Vec<u8>, want: &str) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !text(seen).contains(want) {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(b) => seen.extend(b),
+            Err(_) => panic!("waited for {want:?}, got {:?}", text(seen)),
+        }
+    }
+}
+
+fn finish(mut child: Child) -> std::process::ExitStatus {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            return s;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("labelguard run did not exit");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn partial_lines_arrive_without_waiting_for_a_newline() {
+    // The child prints a prompt without a newline and waits for input: if labelguard held the
+    // partial line back, this would deadlock.
+    let code = r#"
+import sys
+sys.stdout.write("ready> "); sys.stdout.flush()
+sys.stderr.write("progress 1/2\r"); sys.stderr.flush()
+line = sys.stdin.readline()
+sys.stdout.write("got " + line); sys.stdout.flush()
+"#;
+    let mut c = run_cmd(&["--no-guard"]);
+    c.arg("--").args(py(code));
+    let mut child = c
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = reader(child.stdout.take().unwrap());
+    let err = reader(child.stderr.take().unwrap());
+    let (mut seen, mut seen_err) = (Vec::new(), Vec::new());
+    wait_for(&out, &mut seen, "ready> ");
+    wait_for(&err, &mut seen_err, "progress 1/2\r");
+    child.stdin.take().unwrap().write_all(b"go\n").unwrap();
+    wait_for(&out, &mut seen, "got go\n");
+    assert_eq!(text(&seen), "ready> got go\n");
+    assert!(finish(child).success());
+}
+
+fn signal(pid: u32, sig: &str) {
+    let s = Command::new("kill")
+        .args([sig, &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(s.success());
+}
+
+/// A child that reports signals, with a grandchild in the same process group that does too.
+const SIGNALLED: &str = r#"
+import os, signal, subprocess, sys, time
+marker = sys.argv[1]
+grandchild = subprocess.Popen([sys.executable, "-c", """
+import signal, sys, time
+def on(sig, frame):
+    open(sys.argv[1], "w").write("grandchild got %d" % sig)
+    sys.exit(0)
+signal.signal(signal.SIGTERM, on)
+open(sys.argv[1] + ".ready", "w").close()
+time.sleep(60)
+""", marker])
+while not os.path.exists(marker + ".ready"):
+    time.sleep(0.01)
+def on(sig, frame):
+    grandchild.wait()
+    print("child got", sig, flush=True)
+    sys.exit(42)
+signal.signal(signal.SIGTERM, on)
+print("ready", flush=True)
+time.sleep(60)
+"#;
+
+#[test]
+fn sigterm_goes_to_the_childs_whole_process_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("grandchild");
+    let mut c = run_cmd(&["--no-guard"]);
+    c.arg("--").args(py(SIGNALLED)).arg(&marker);
+    let mut child = c
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = reader(child.stdout.take().unwrap());
+    let mut seen = Vec::new();
+    wait_for(&out, &mut seen, "ready\n");
+    signal(child.id(), "-TERM");
+    let status = finish(child);
+    wait_for(&out, &mut seen, "child got 15\n");
+    assert_eq!(
+        status.code(),
+        Some(42),
+        "the child's exit code after the signal"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&marker).unwrap(),
+        "grandchild got 15"
+    );
+}
+
+#[test]
+fn sigint_reaches_the_child_and_labelguard_reports_how_it_ended() {
+    let code = "import time\nprint('ready', flush=True)\ntime.sleep(60)\n";
+    let mut c = run_cmd(&["--no-guard"]);
+    c.arg("--").args(py(code));
+    let mut child = c
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = reader(child.stdout.take().unwrap());
+    let err = reader(child.stderr.take().unwrap());
+    let mut seen = Vec::new();
+    wait_for(&out, &mut seen, "ready\n");
+    signal(child.id(), "-INT");
+    let status = finish(child);
+    // Python turns SIGINT into KeyboardInterrupt and then dies of SIGINT: 128 + 2.
+    assert_eq!(status.code(), Some(130));
+    let mut seen_err = Vec::new();
+    wait_for(&err, &mut seen_err, "KeyboardInterrupt");
+}
+
+#[test]
+fn at_a_terminal_the_child_reads_stdin_and_gets_ctrl_c() {
+    // A pseudo-terminal: labelguard hands the terminal's foreground to the child's process
+    // group, so the child can read the terminal (`input()`, `breakpoint()`) and Ctrl-C reaches
+    // it directly; labelguard survives it and exits with the child's status.
+    let driver = repo().join("tests/fixtures/run/terminal_driver.py");
+    let o = Command::new(python())
+        .arg(&driver)
+        .arg(env!("CARGO_BIN_EXE_labelguard"))
+        .arg(python())
+        .env_remove("PYTHONPATH")
+        .output()
+        .unwrap();
+    assert_eq!(text(&o.stdout), "exit 130\n", "{}", text(&o.stderr));
+}
+
+#[test]
+fn a_failing_child_gets_its_output_diagnosed() {
+    let script = repo().join("tests/fixtures/run/device_assert_log.py");
+    let o = output(
+        &["--no-guard"],
+        &[python().display().to_string(), script.display().to_string()],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(text(&o.stdout), "epoch 0 step 10 loss 2.3026\n");
+    let err = text(&o.stderr);
+    // The child's own stderr comes first, unchanged.
+    assert!(err.starts_with("../aten/src/ATen/native/cuda/Loss.cu:250: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [0,0,0] Assertion `t >= 0 && t < n_classes` failed.\n"), "{err}");
+    let (_, diagnosis) = err
+        .split_once("labelguard run: the command failed (exit status 1)")
+        .expect(&err);
+    assert!(
+        diagnosis.contains("error[LG101] class-id-out-of-range"),
+        "{diagnosis}"
+    );
+    assert!(diagnosis.contains("on 4 GPU threads"), "{diagnosis}");
+    assert!(diagnosis.contains("warning[LG902]"), "{diagnosis}");
+    assert!(
+        diagnosis.contains(&format!(
+            "your code: {}:44 in <module>: print(loss.item()) (reported here",
+            script.display()
+        )),
+        "{diagnosis}"
+    );
+    assert!(
+        diagnosis.contains("stderr:1 ../aten/src/ATen/native/cuda/Loss.cu:250"),
+        "{diagnosis}"
+    );
+}
+
+#[test]
+fn rerun_sync_runs_once_more_with_cuda_launch_blocking_and_finds_the_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let count = dir.path().join("runs");
+    let script = repo().join("tests/fixtures/run/device_assert_log.py");
+    let mut c = run_cmd(&["--no-guard", "--rerun-sync"]);
+    c.env("COUNT_FILE", &count)
+        .arg("--")
+        .arg(python())
+        .arg(&script);
+    let o = c.stdin(Stdio::null()).output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        std::fs::read_to_string(&count).unwrap(),
+        "run\nrun\n",
+        "ran twice"
+    );
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("running the command again with CUDA_LAUNCH_BLOCKING=1"),
+        "{err}"
+    );
+    let (_, diagnosis) = err
+        .split_once("labelguard run: the run with --sync failed")
+        .expect(&err);
+    assert!(diagnosis.contains("error[LG101]"), "{diagnosis}");
+    assert!(diagnosis.contains("op: cross_entropy"), "{diagnosis}");
+    // The synchronous traceback is trusted: the user's line is where it failed.
+    assert!(
+        diagnosis.contains(&format!(
+            "your code: {}:40 in <module>: loss = F.cross_entropy(logits, labels)\n",
+            script.display()
+        )),
+        "{diagnosis}"
+    );
+    assert!(!diagnosis.contains("LG902"), "{diagnosis}");
+}
+
+#[test]
+fn rerun_sync_does_not_rerun_when_the_line_can_be_trusted() {
+    let dir = tempfile::tempdir().unwrap();
+    let count = dir.path().join("runs");
+    let script = repo().join("tests/fixtures/run/device_assert_log.py");
+    let mut c = run_cmd(&["--no-guard", "--rerun-sync"]);
+    c.env("COUNT_FILE", &count).env("CUDA_LAUNCH_BLOCKING", "1");
+    c.env("TORCH_SHOW_CPP_STACKTRACES", "1")
+        .env("PYTORCH_USE_CUDA_DSA", "1");
+    c.arg("--").arg(python()).arg(&script);
+    let o = c.stdin(Stdio::null()).output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(std::fs::read_to_string(&count).unwrap(), "run\n");
+}
+
+#[test]
+fn sync_sets_the_variables_before_the_child_starts() {
+    let code = "import os\nprint(*(os.environ.get(k) for k in ('CUDA_LAUNCH_BLOCKING', 'TORCH_SHOW_CPP_STACKTRACES', 'PYTORCH_USE_CUDA_DSA')))";
+    let o = output(&["--no-guard", "--sync"], &py(code));
+    assert_eq!(text(&o.stdout), "1 1 1\n");
+    let o = output(&["--no-guard"], &py(code));
+    assert_eq!(text(&o.stdout), "None None None\n");
+}
+
+fn write(dir: &Path, name: &str, body: &str) {
+    std::fs::write(dir.join(name), body).unwrap();
+}
+
+/// A stand-in labelguard package that reports what the sitecustomize calls.
+const FAKE_LABELGUARD: &str = r#"
+import sys
+def enable():
+    assert "torch" in sys.modules
+    sys.stderr.write("enable called\n")
+class capture:
+    def __init__(self, directory):
+        self.directory = directory
+    def __exit__(self, kind, exc, tb):
+        sys.stderr.write("capture %s %s\n" % (self.directory, exc))
+        return False
+"#;
+
+/// A stand-in `torch` module: importing it is what switches the guards on.
+const FAKE_TORCH: &str = "import sys\nsys.stderr.write('torch imported\\n')\n";
+
+#[test]
+fn the_sitecustomize_chains_and_says_once_when_the_guards_are_off() {
+    let dir = tempfile::tempdir().unwrap();
+    let user = dir.path().join("user");
+    let broken = dir.path().join("broken");
+    std::fs::create_dir_all(&user).unwrap();
+    std::fs::create_dir_all(&broken).unwrap();
+    write(
+        &user,
+        "sitecustomize.py",
+        "import sys\nsys.stderr.write('user sitecustomize ran\\n')\nMARK = 42\n",
+    );
+    write(
+        &broken,
+        "labelguard.py",
+        "raise ImportError('built for another Python')\n",
+    );
+    write(&broken, "torch.py", FAKE_TORCH);
+    // The grandchild imports torch too: it must not repeat the warning.
+    let code = "import subprocess, sys, sitecustomize\nimport torch\nprint('main ran', sitecustomize.MARK)\nsubprocess.run([sys.executable, '-c', 'import torch'])";
+    let mut c = run_cmd(&[]);
+    c.env(
+        "PYTHONPATH",
+        format!("{}:{}", user.display(), broken.display()),
+    );
+    c.arg("--").args(py(code));
+    let o = c.stdin(Stdio::null()).output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(text(&o.stdout), "main ran 42\n");
+    let err = text(&o.stderr);
+    let off = format!(
+        "labelguard run: the Python guards are off: `import labelguard` failed in {} (ImportError: built for another Python); install the labelguard package into this environment to switch them on\n",
+        python().display()
+    );
+    assert_eq!(
+        err,
+        format!(
+            "user sitecustomize ran\ntorch imported\n{off}user sitecustomize ran\ntorch imported\n"
+        )
+    );
+}
+
+#[test]
+fn python_without_torch_is_left_alone() {
+    // No `import torch`: labelguard is not even imported, so a broken install says nothing.
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "labelguard.py",
+        "raise ImportError('must not be imported')\n",
+    );
+    let mut c = run_cmd(&[]);
+    c.env("PYTHONPATH", dir.path())
+        .arg("--")
+        .args(py("import json; print('plain')"));
+    let o = c.stdin(Stdio::null()).output().unwrap();
+    assert_eq!(text(&o.stdout), "plain\n");
+    assert_eq!(text(&o.stderr), "");
+}
+
+#[test]
+fn the_guards_are_enabled_after_import_torch_and_capture_saves_uncaught_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = dir.path().join("fake");
+    std::fs::create_dir_all(&fake).unwrap();
+    write(&fake, "torch.py", FAKE_TORCH);
+    write(&fake, "labelguard.py", FAKE_LABELGUARD);
+    let batches = dir.path().join("batches");
+    let run = |flags: &[&str], code: &str| {
+        let mut c = run_cmd(flags);
+        c.env("PYTHONPATH", &fake).arg("--").args(py(code));
+        let o = c.stdin(Stdio::null()).output().unwrap();
+        assert_eq!(text(&o.stdout), "main\n");
+        text(&o.stderr)
+    };
+    let ok = "import torch\nprint('main')";
+    let fails = "import torch\nprint('main')\nraise ValueError('bad batch')";
+    assert_eq!(run(&[], ok), "torch imported\nenable called\n");
+    assert_eq!(run(&["--no-guard"], ok), "torch imported\n");
+    let capture = batches.display().to_string();
+    let err = run(&["--capture", &capture], fails);
+    assert!(batches.is_dir(), "--capture creates the directory");
+    assert!(
+        err.starts_with(&format!(
+            "torch imported\nenable called\ncapture {capture} bad batch\nTraceback"
+        )),
+        "{err}"
+    );
+    let err = run(&["--no-guard", "--capture", &capture], fails);
+    assert!(
+        err.starts_with(&format!("torch imported\ncapture {capture} bad batch\n")),
+        "{err}"
+    );
+}
+
+/// The real guard (python/labelguard, issue 4): `labelguard.enable()` must make the bad
+/// cross_entropy call raise labelguard's exception before PyTorch runs it, `run` must diagnose
+/// that exception as LG101 at the script's line, and `--capture` must save the call. Needs
+/// `import labelguard` to work in the test Python (the project's .venv after `make python`).
+#[test]
+fn the_real_guard_raises_before_pytorch_and_is_diagnosed() {
+    let script = repo().join("tests/fixtures/run/guarded_cross_entropy.py");
+    let probe = Command::new(python())
+        .args(["-c", "import labelguard, torch; labelguard.enable"])
+        .env_remove("PYTHONPATH")
+        .output()
+        .unwrap();
+    assert!(
+        probe.status.success(),
+        "`import labelguard, torch` fails in {}: install the Python package first (`make python`).\n{}",
+        python().display(),
+        text(&probe.stderr)
+    );
+    let mut c = run_cmd(&[]);
+    c.arg("--").arg(python()).arg(&script);
+    let o = c.stdin(Stdio::null()).output().unwrap();
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(!text(&o.stdout).contains("not reached"), "{err}");
+    assert!(
+        !err.contains("IndexError: Target 3 is out of bounds."),
+        "the guard raised first:\n{err}"
+    );
+    let (_, diagnosis) = err
+        .split_once("labelguard run: the command failed")
+        .expect(&err);
+    assert!(diagnosis.contains("[LG101]"), "{diagnosis}");
+    assert!(diagnosis.contains("op: cross_entropy"), "{diagnosis}");
+    assert!(
+        diagnosis.contains(&format!("your code: {}:8 in <module>", script.display())),
+        "{diagnosis}"
+    );
+
+    // --capture: the failing call is saved for `labelguard replay`.
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = run_cmd(&["--capture", dir.path().to_str().unwrap()]);
+    c.arg("--").arg(python()).arg(&script);
+    let o = c.stdin(Stdio::null()).output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let saved: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(saved.len(), 1, "{}", text(&o.stderr));
+    assert!(
+        saved[0].extension().is_some_and(|e| e == "safetensors"),
+        "{saved:?}"
+    );
+}

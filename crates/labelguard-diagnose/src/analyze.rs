@@ -1,0 +1,774 @@
+//! The analyzer: sees the interesting lines of a log once, in order, and keeps a bounded summary
+//! (grouped assertion sites, first evidence of each message kind, a few tracebacks).
+
+use crate::kb::{ExplainId, Kb, Kind};
+use crate::model::{Evidence, Frame, LogReport};
+use crate::text::{self, Site};
+use crate::traceback::{classify, TbLine};
+use std::collections::{HashMap, VecDeque};
+
+/// Identifies an input: a file, stdin, or one stream of a child process.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SourceId(pub u16);
+
+/// Facts known from outside the log.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// The process ran with `CUDA_LAUNCH_BLOCKING=1` (`labelguard run --sync`): its traceback is
+    /// where the failure happened.
+    pub launch_blocking: bool,
+}
+
+// Bounds that keep memory constant whatever the log holds.
+const MAX_SITES: usize = 256;
+const MAX_GROUPS: usize = 64;
+const MAX_TRACEBACKS: usize = 16;
+const MAX_OPEN_TRACEBACKS: usize = 64;
+const MAX_FRAMES: usize = 64;
+/// A traceback that shows this many lines that are neither frames nor code has been cut off.
+const MAX_STRAY_LINES: u32 = 50;
+
+/// The first line of a group of alike lines, their count and the last line number.
+#[derive(Clone, Debug)]
+pub(crate) struct Seen {
+    pub ev: Evidence,
+    pub source: SourceId,
+}
+
+impl Seen {
+    fn bump(&mut self, line: u64) {
+        self.ev.count += 1;
+        self.ev.last_line = Some(line);
+    }
+}
+
+/// A kernel assertion site (file:line, function, condition) and how often it failed.
+pub(crate) struct SiteGroup {
+    pub explain: Option<ExplainId>,
+    /// The matching signature does not rule out another explanation.
+    pub weak: bool,
+    pub kernel: String,
+    pub condition: String,
+    pub seen: Seen,
+}
+
+/// A message line (host error, CUDA error, library error) grouped by explanation and text.
+pub(crate) struct MessageGroup {
+    pub explain: ExplainId,
+    pub text: String,
+    pub seen: Seen,
+    /// The traceback this message ended, if it was a traceback's exception line.
+    pub traceback: Option<usize>,
+    /// A kernel's error, reported asynchronously.
+    pub kernel_error: bool,
+}
+
+pub(crate) struct Hint {
+    pub explain: ExplainId,
+    pub applies_to: Vec<ExplainId>,
+    pub seen: Seen,
+}
+
+/// A labelguard guard exception: `labelguard._report.TargetError: cross_entropy ...` followed by
+/// `[LG101] ...`, `  hint: ...`, `  fix: ...` lines (or the code on the exception line itself).
+pub(crate) struct GuardError {
+    pub code: Option<&'static str>,
+    pub text: String,
+    pub hint: Option<String>,
+    pub fix: Option<String>,
+    pub seen: Seen,
+    pub traceback: Option<usize>,
+}
+
+/// How many lines after a guard exception may carry its code, hint and fix.
+const GUARD_LINES: u8 = 6;
+
+/// A finished traceback.
+pub(crate) struct Traceback {
+    pub frames: Vec<Frame>,
+}
+
+struct OpenTraceback {
+    frames: VecDeque<Frame>,
+    ipython: bool,
+    expect_code: bool,
+    stray: u32,
+}
+
+#[derive(Default)]
+struct Dsa {
+    condition: Option<(String, Seen)>,
+    file: String,
+    function: String,
+    kernel: String,
+}
+
+/// The state of one diagnosis.
+pub struct Analyzer {
+    pub(crate) kb: &'static Kb,
+    pub(crate) opts: Options,
+    pub(crate) sources: Vec<(String, u64, u64)>,
+    // Scratch buffers, reused for every line.
+    bytes: Vec<u8>,
+    line: String,
+    present: Vec<bool>,
+    touched: Vec<usize>,
+    key: String,
+    // What was seen.
+    site_index: HashMap<String, usize>,
+    pub(crate) sites: Vec<SiteGroup>,
+    pub(crate) header: Option<Seen>,
+    pub(crate) header_traceback: Option<usize>,
+    pub(crate) async_lines: Option<Seen>,
+    pub(crate) sync_wording: bool,
+    pub(crate) eras: Vec<String>,
+    pub(crate) hosts: Vec<MessageGroup>,
+    pub(crate) cuda_errors: Vec<MessageGroup>,
+    pub(crate) secondary: Vec<MessageGroup>,
+    pub(crate) unknown: Vec<MessageGroup>,
+    pub(crate) hints: Vec<Hint>,
+    pub(crate) guards: Vec<GuardError>,
+    pub(crate) tracebacks: Vec<Traceback>,
+    open: HashMap<(SourceId, String), OpenTraceback>,
+    dsa: Option<Dsa>,
+    /// The guard exception whose following lines are being read, and how many may follow.
+    guard_lines: Option<(usize, u8)>,
+    /// The last line, when it was one kernel assertion and nothing else.
+    last_site: Option<LastSite>,
+}
+
+struct LastSite {
+    src: SourceId,
+    group: usize,
+    raw: Vec<u8>,
+}
+
+impl Analyzer {
+    pub fn new(opts: Options) -> Analyzer {
+        let kb = Kb::get();
+        Analyzer {
+            kb,
+            opts,
+            sources: Vec::new(),
+            bytes: Vec::new(),
+            line: String::new(),
+            present: vec![false; kb.needle_count],
+            touched: Vec::new(),
+            key: String::new(),
+            site_index: HashMap::new(),
+            sites: Vec::new(),
+            header: None,
+            header_traceback: None,
+            async_lines: None,
+            sync_wording: false,
+            eras: Vec::new(),
+            hosts: Vec::new(),
+            cuda_errors: Vec::new(),
+            secondary: Vec::new(),
+            unknown: Vec::new(),
+            hints: Vec::new(),
+            guards: Vec::new(),
+            tracebacks: Vec::new(),
+            open: HashMap::new(),
+            dsa: None,
+            guard_lines: None,
+            last_site: None,
+        }
+    }
+
+    /// Registers an input and returns its id for [`crate::Scanner::new`].
+    pub fn add_source(&mut self, name: impl Into<String>) -> SourceId {
+        self.sources.push((name.into(), 0, 0));
+        SourceId((self.sources.len() - 1) as u16)
+    }
+
+    pub(crate) fn source_read(&mut self, src: SourceId, bytes: u64, lines: u64) {
+        let s = &mut self.sources[src.0 as usize];
+        s.1 = bytes;
+        s.2 = lines;
+    }
+
+    /// Whether every line matters now (inside a traceback or a DSA report), not only the lines
+    /// that contain a skim anchor.
+    pub(crate) fn dense(&self) -> bool {
+        !self.open.is_empty() || self.dsa.is_some() || self.guard_lines.is_some()
+    }
+
+    fn seen(&self, src: SourceId, line_no: u64, text: &str) -> Seen {
+        Seen {
+            ev: Evidence {
+                source: self.sources[src.0 as usize].0.clone(),
+                line: line_no,
+                text: text::shorten(text),
+                count: 1,
+                last_line: None,
+            },
+            source: src,
+        }
+    }
+
+    /// Looks at one line (without its terminator).
+    pub(crate) fn line(&mut self, src: SourceId, line_no: u64, raw: &[u8]) {
+        // A failing kernel prints one line per GPU thread: a line that differs from the previous
+        // assertion line only in its block and thread numbers counts into the same group, and
+        // would have had no other effect (checked when the previous line was analysed).
+        if let Some(last) = &self.last_site {
+            if last.src == src && !self.dense() && text::same_but_threads(&last.raw, raw) {
+                self.sites[last.group].seen.bump(line_no);
+                return;
+            }
+        }
+        let mut line = std::mem::take(&mut self.line);
+        text::clean(raw, &mut self.bytes, &mut line);
+        let single = self.analyze(src, line_no, &line);
+        self.line = line;
+        match single {
+            Some(group) if !self.dense() => {
+                let mut last = self.last_site.take().unwrap_or(LastSite {
+                    src,
+                    group,
+                    raw: Vec::new(),
+                });
+                last.src = src;
+                last.group = group;
+                last.raw.clear();
+                last.raw.extend_from_slice(raw);
+                self.last_site = Some(last);
+            }
+            _ => self.last_site = None,
+        }
+    }
+
+    /// Analyses one line; returns the assertion group when the line was exactly one assertion
+    /// of a CUDA kernel and nothing else.
+    fn analyze(&mut self, src: SourceId, line_no: u64, full: &str) -> Option<usize> {
+        let (prefix, s) = text::split_prefix(full);
+        let t = s.trim_start();
+        if t.is_empty() {
+            return None;
+        }
+        if self.dsa_line(src, line_no, s, t, full) || self.guard_line(t) {
+            return None;
+        }
+        let closes = self.traceback_line(src, line_no, prefix, s, t);
+        if closes == Closes::Structural {
+            return None;
+        }
+        // Evidence quotes the whole line, rank prefix included; matching uses the rest.
+        let kinds = self.messages(src, line_no, t, full);
+        let plain = kinds.is_empty() && closes == Closes::No;
+        if let Closes::Exception(tb) = closes {
+            self.exception(src, line_no, t, full, tb, kinds);
+        } else if let Some((name, _)) = text::exception_line(t) {
+            if name.contains("labelguard") {
+                self.exception(src, line_no, t, full, None, kinds);
+            }
+        }
+        if !text::has(&text::ASSERTION, t) {
+            return None;
+        }
+        let sites = text::assertion_sites(s);
+        let mut groups = sites
+            .iter()
+            .map(|site| self.site(src, line_no, full, site, None))
+            .collect::<Vec<_>>();
+        match (plain, groups.pop()) {
+            (true, Some(Some(g))) if groups.is_empty() => Some(g),
+            _ => None,
+        }
+    }
+
+    /// Traceback structure. Returns whether the line was a frame/code line, closed a traceback
+    /// (its exception line), or neither.
+    fn traceback_line(
+        &mut self,
+        src: SourceId,
+        line_no: u64,
+        prefix: &str,
+        s: &str,
+        t: &str,
+    ) -> Closes {
+        let header = text::TRACEBACK.find(t.as_bytes());
+        if header.is_none() && self.open.is_empty() {
+            return Closes::No;
+        }
+        if let Some(i) = header {
+            if self.open.len() < MAX_OPEN_TRACEBACKS
+                || self.open.contains_key(&(src, prefix.to_string()))
+            {
+                // IPython's header starts with the exception's name; DataLoader's with "Original".
+                let ipython = i > 0 && !t.starts_with("Original");
+                self.open.insert(
+                    (src, prefix.to_string()),
+                    OpenTraceback {
+                        frames: VecDeque::new(),
+                        ipython,
+                        expect_code: false,
+                        stray: 0,
+                    },
+                );
+            }
+            return Closes::Structural;
+        }
+        let key = (src, prefix.to_string());
+        let Some(tb) = self.open.get_mut(&key) else {
+            return Closes::No;
+        };
+        let indented = s.len() != t.len();
+        match classify(t, tb.ipython) {
+            TbLine::Frame {
+                file,
+                line,
+                function,
+            } => {
+                if tb.frames.len() == MAX_FRAMES {
+                    tb.frames.pop_front();
+                }
+                tb.frames.push_back(Frame {
+                    file: text::shorten(file),
+                    line,
+                    function: text::shorten(function),
+                    code: None,
+                    at: (src.0, line_no),
+                });
+                tb.expect_code = !tb.ipython;
+                return Closes::Structural;
+            }
+            TbLine::Arrow { line, code } if tb.ipython => {
+                if let Some(f) = tb.frames.back_mut() {
+                    f.code = Some(text::shorten(code));
+                    f.line = f.line.or(line);
+                }
+                return Closes::Structural;
+            }
+            _ => {}
+        }
+        if indented {
+            if tb.expect_code {
+                if let Some(f) = tb.frames.back_mut() {
+                    f.code = Some(text::shorten(t));
+                }
+                tb.expect_code = false;
+            }
+            return Closes::Structural;
+        }
+        if text::exception_line(t).is_some() {
+            let tb = self.open.remove(&key).expect("present");
+            let index = (self.tracebacks.len() < MAX_TRACEBACKS).then(|| {
+                self.tracebacks.push(Traceback {
+                    frames: tb.frames.into(),
+                });
+                self.tracebacks.len() - 1
+            });
+            return Closes::Exception(index);
+        }
+        tb.stray += 1;
+        if tb.stray > MAX_STRAY_LINES {
+            self.open.remove(&key);
+        }
+        if tb_is_ipython_context(t) {
+            return Closes::Structural;
+        }
+        Closes::No
+    }
+
+    /// Matches the message signatures; returns the kinds that matched.
+    fn messages(&mut self, src: SourceId, line_no: u64, t: &str, full: &str) -> Vec<(Kind, usize)> {
+        let kb = self.kb;
+        for m in kb.needles.find_overlapping_iter(t) {
+            let p = m.pattern().as_usize();
+            if !self.present[p] {
+                self.present[p] = true;
+                self.touched.push(p);
+            }
+        }
+        let mut matched = Vec::new();
+        if !self.touched.is_empty() {
+            for (i, m) in kb.messages.iter().enumerate() {
+                if m.needle_ids.iter().all(|&n| self.present[n]) {
+                    matched.push((m.kind, i));
+                }
+            }
+            for p in self.touched.drain(..) {
+                self.present[p] = false;
+            }
+        }
+        let mut header_done = false;
+        for &(kind, i) in &matched {
+            let m = &kb.messages[i];
+            if let Some(era) = &m.era {
+                if !self.eras.contains(era) {
+                    self.eras.push(era.clone());
+                }
+            }
+            match kind {
+                Kind::DeviceAssert if !header_done => {
+                    header_done = true;
+                    match &mut self.header {
+                        Some(h) => h.bump(line_no),
+                        None => self.header = Some(self.seen(src, line_no, full)),
+                    }
+                }
+                Kind::Async => match &mut self.async_lines {
+                    Some(h) => h.bump(line_no),
+                    None => self.async_lines = Some(self.seen(src, line_no, full)),
+                },
+                Kind::Era => self.sync_wording |= m.sync_unless_async,
+                Kind::HostError | Kind::CudaError | Kind::Secondary => {
+                    let mut explain = m.explain_id.expect("validated");
+                    if let Some(after) = &m.value_after {
+                        if let Some(v) = value_after(t, after) {
+                            if let Some(b) = m.by_value.iter().find(|b| b.matches(v)) {
+                                explain = b.explain_id;
+                            }
+                        }
+                    }
+                    self.message_group(Some(kind), explain, src, line_no, t, full);
+                    if m.kernel_error {
+                        if let Some(g) = self.cuda_errors.iter_mut().find(|g| g.explain == explain)
+                        {
+                            g.kernel_error = true;
+                        }
+                    }
+                }
+                Kind::Hint => {
+                    if !self
+                        .hints
+                        .iter()
+                        .any(|h| h.explain == m.explain_id.unwrap())
+                    {
+                        let seen = self.seen(src, line_no, full);
+                        self.hints.push(Hint {
+                            explain: m.explain_id.expect("validated"),
+                            applies_to: m.applies_to_ids.clone(),
+                            seen,
+                        });
+                    }
+                }
+                Kind::DeviceAssert | Kind::Wrapper | Kind::Benign => {}
+            }
+        }
+        matched
+    }
+
+    /// The groups that message lines of this kind go to; other kinds (and `None`: an exception
+    /// the knowledge base does not know) go to the unknown exceptions.
+    fn groups(&mut self, kind: Option<Kind>) -> &mut Vec<MessageGroup> {
+        match kind {
+            Some(Kind::HostError) => &mut self.hosts,
+            Some(Kind::CudaError) => &mut self.cuda_errors,
+            Some(Kind::Secondary) => &mut self.secondary,
+            _ => &mut self.unknown,
+        }
+    }
+
+    fn message_group(
+        &mut self,
+        kind: Option<Kind>,
+        explain: ExplainId,
+        src: SourceId,
+        line_no: u64,
+        t: &str,
+        full: &str,
+    ) {
+        let text = text::shorten(t);
+        let seen = self.seen(src, line_no, full);
+        let groups = self.groups(kind);
+        if let Some(g) = groups
+            .iter_mut()
+            .find(|g| g.explain == explain && g.text == text)
+        {
+            g.seen.bump(line_no);
+        } else if groups.len() < MAX_GROUPS {
+            groups.push(MessageGroup {
+                explain,
+                text,
+                seen,
+                traceback: None,
+                kernel_error: false,
+            });
+        }
+    }
+
+    /// A traceback's exception line (or a guard exception anywhere).
+    fn exception(
+        &mut self,
+        src: SourceId,
+        line_no: u64,
+        t: &str,
+        full: &str,
+        tb: Option<usize>,
+        kinds: Vec<(Kind, usize)>,
+    ) {
+        let text = text::shorten(t);
+        if let Some(code) = guard_code(t) {
+            let seen = self.seen(src, line_no, full);
+            if self.guards.len() < MAX_GROUPS {
+                self.guards.push(GuardError {
+                    code,
+                    text,
+                    hint: None,
+                    fix: None,
+                    seen,
+                    traceback: tb,
+                });
+                self.guard_lines = Some((self.guards.len() - 1, GUARD_LINES));
+            }
+            return;
+        }
+        // Attach the traceback to what this line reported; a line unknown to the knowledge
+        // base is an unknown exception.
+        let mut known = false;
+        for (kind, _) in kinds {
+            match kind {
+                Kind::DeviceAssert => {
+                    known = true;
+                    if self.header_traceback.is_none() {
+                        self.header_traceback = tb;
+                    }
+                }
+                Kind::HostError | Kind::CudaError | Kind::Secondary => {
+                    known = true;
+                    let groups = self.groups(Some(kind));
+                    if let Some(g) = groups
+                        .iter_mut()
+                        .rev()
+                        .find(|g| g.text == text && g.traceback.is_none())
+                    {
+                        g.traceback = tb;
+                    }
+                }
+                Kind::Wrapper | Kind::Benign => known = true,
+                Kind::Async | Kind::Era | Kind::Hint => {}
+            }
+        }
+        if !known {
+            let unknown = self.kb.unknown_exception;
+            self.message_group(None, unknown, src, line_no, t, full);
+            if let Some(g) = self.unknown.iter_mut().rev().find(|g| g.text == text) {
+                g.traceback = g.traceback.or(tb);
+            }
+        }
+    }
+
+    /// Counts one failing assertion into its site's group, and returns the group.
+    fn site(
+        &mut self,
+        src: SourceId,
+        line_no: u64,
+        line: &str,
+        site: &Site,
+        kernel: Option<&str>,
+    ) -> Option<usize> {
+        if site.host {
+            return None; // a host-side assertion message: matched as a message
+        }
+        let (origin, function) = text::site_origin(site.prefix);
+        self.key.clear();
+        for part in [origin, "|", function, "|", site.condition] {
+            self.key.push_str(part);
+        }
+        if let Some(&g) = self.site_index.get(self.key.as_str()) {
+            self.sites[g].seen.bump(line_no);
+            return Some(g);
+        }
+        let kb = self.kb;
+        let sig = kb.match_assert(site.prefix, site.condition);
+        if sig.is_none() && !site.device {
+            return None; // not a CUDA kernel's assertion (a C library's, a test's)
+        }
+        if self.sites.len() >= MAX_SITES {
+            return None; // enough kernels to explain the failure; memory stays bounded
+        }
+        let kernel = kernel
+            .map(str::to_string)
+            .or_else(|| text::kernel_name(function))
+            .or_else(|| sig.and_then(|s| s.kernel.clone()))
+            .unwrap_or_else(|| {
+                if origin.is_empty() {
+                    "an unnamed kernel".into()
+                } else {
+                    origin.to_string()
+                }
+            });
+        let seen = self.seen(src, line_no, line);
+        self.site_index.insert(self.key.clone(), self.sites.len());
+        self.sites.push(SiteGroup {
+            explain: sig.map(|s| s.explain_id),
+            weak: sig.is_some_and(|s| s.weak),
+            kernel,
+            condition: text::shorten(site.condition),
+            seen,
+        });
+        Some(self.sites.len() - 1)
+    }
+
+    /// The lines after a guard exception: `[LG101] ...`, `hint: ...`, `fix: ...`.
+    fn guard_line(&mut self, t: &str) -> bool {
+        let Some((i, left)) = self.guard_lines else {
+            return false;
+        };
+        self.guard_lines = (left > 1).then_some((i, left - 1));
+        let g = &mut self.guards[i];
+        if let Some(h) = t.strip_prefix("hint:") {
+            g.hint = Some(text::shorten(h));
+        } else if let Some(f) = t.strip_prefix("fix:") {
+            g.fix = Some(text::shorten(f));
+        } else if let Some(code) = t.strip_prefix('[').and_then(rule_code) {
+            if g.code.is_none() {
+                g.code = Some(code);
+                g.text = text::shorten(&format!("{} {t}", g.text));
+            }
+        } else {
+            self.guard_lines = None;
+            return false;
+        }
+        true
+    }
+
+    /// TORCH_USE_CUDA_DSA reports: `Assertion failure 0`, then indented `key = value` lines.
+    fn dsa_line(&mut self, src: SourceId, line_no: u64, s: &str, t: &str, full: &str) -> bool {
+        let starts = t.starts_with("Assertion failure ")
+            || (self.dsa.is_none() && text::has(&text::DSA_FOUND, t));
+        if starts {
+            self.finish_dsa();
+            self.dsa = Some(Dsa::default());
+            return t.starts_with("Assertion failure ");
+        }
+        let Some(dsa) = self.dsa.as_mut() else {
+            return false;
+        };
+        let field = |name: &str| t.strip_prefix(name).map(|v| v.trim().to_string());
+        if let Some(v) = field("GPU assertion failure message =") {
+            let seen = self.seen(src, line_no, full);
+            self.dsa.as_mut().expect("open").condition = Some((v, seen));
+        } else if let Some(v) = field("File containing assertion =") {
+            dsa.file = v;
+        } else if let Some(v) = field("Device function containing assertion =") {
+            dsa.function = v;
+        } else if let Some(v) = field("Name of kernel launched that led to failure =") {
+            dsa.kernel = v;
+        } else if s.len() == t.len() && !t.starts_with('[') {
+            // An unindented line ends the report.
+            self.finish_dsa();
+            return false;
+        }
+        true
+    }
+
+    fn finish_dsa(&mut self) {
+        let Some(dsa) = self.dsa.take() else { return };
+        let Some((condition, seen)) = dsa.condition else {
+            return;
+        };
+        let file = dsa
+            .file
+            .rsplit(['/', '\\'])
+            .next()
+            .unwrap_or("")
+            .to_string();
+        let prefix = format!("{file}: {}: ", dsa.function);
+        let site = Site {
+            prefix: &prefix,
+            condition: &condition,
+            device: true,
+            host: false,
+        };
+        let kernel = text::kernel_name(&dsa.function).or_else(|| text::kernel_name(&dsa.kernel));
+        let src = seen.source;
+        let line = seen.ev.text.clone();
+        self.site(src, seen.ev.line, &line, &site, kernel.as_deref());
+        self.last_site = None;
+    }
+
+    /// Ends the analysis: closes open reports and draws the conclusions.
+    pub fn finish(mut self) -> LogReport {
+        self.finish_dsa();
+        crate::conclude::conclude(&self)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Closes {
+    No,
+    Structural,
+    Exception(Option<usize>),
+}
+
+/// IPython prints numbered context lines (`   3027 if x:`) around the arrow line.
+fn tb_is_ipython_context(t: &str) -> bool {
+    t.bytes().next().is_some_and(|c| c.is_ascii_digit()) && t.contains(' ')
+}
+
+/// The integer printed right after `after` in `t`.
+fn value_after(t: &str, after: &str) -> Option<i64> {
+    let i = t.find(after)? + after.len();
+    let rest = &t[i..];
+    let n = rest
+        .bytes()
+        .enumerate()
+        .take_while(|&(k, c)| c.is_ascii_digit() || (k == 0 && c == b'-'))
+        .count();
+    rest[..n].parse().ok()
+}
+
+/// Whether an exception line is a labelguard guard's, and its rule code when the line has it
+/// (`labelguard._report.TargetError: ...`, `ValueError: [LG101] ...`).
+fn guard_code(t: &str) -> Option<Option<&'static str>> {
+    let (name, msg) = text::exception_line(t)?;
+    let code = msg.strip_prefix('[').and_then(rule_code);
+    (name.contains("labelguard") || code.is_some()).then_some(code.or_else(|| {
+        let i = msg.find("[LG")?;
+        rule_code(&msg[i + 1..])
+    }))
+}
+
+/// The rule code at the start of `s` (`LG101]...`).
+fn rule_code(s: &str) -> Option<&'static str> {
+    let code = s.get(..5)?;
+    if !code.starts_with("LG") || s.as_bytes().get(5) != Some(&b']') {
+        return None;
+    }
+    labelguard_core::rules::by_code(code).map(|r| r.code)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_after_a_marker() {
+        assert_eq!(
+            value_after("IndexError: Target 255 is out of bounds.", "Target "),
+            Some(255)
+        );
+        assert_eq!(
+            value_after("IndexError: Target -1 is out of bounds.", "Target "),
+            Some(-1)
+        );
+        assert_eq!(value_after("Target x", "Target "), None);
+        assert_eq!(value_after("Target 99999999999999999999", "Target "), None);
+    }
+
+    #[test]
+    fn guard_codes() {
+        assert_eq!(
+            guard_code("labelguard.LabelguardError: [LG101] class id 3 >= 3 classes"),
+            Some(Some("LG101"))
+        );
+        assert_eq!(
+            guard_code("ValueError: [LG103] 255 not ignored"),
+            Some(Some("LG103"))
+        );
+        assert_eq!(
+            guard_code("labelguard._report.TargetError: cross_entropy: x [LG101]"),
+            Some(Some("LG101"))
+        );
+        assert_eq!(
+            guard_code("labelguard._report.TargetError: cross_entropy"),
+            Some(None)
+        );
+        assert_eq!(guard_code("ValueError: LG101"), None);
+        assert_eq!(guard_code("labelguard.XError: [LG999]"), Some(None));
+    }
+}

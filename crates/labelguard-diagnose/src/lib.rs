@@ -1,0 +1,51 @@
+//! `labelguard diagnose`: reads a PyTorch log or traceback and says what failed, in which op, why,
+//! how to fix it, and where in the user's code.
+//!
+//! Data flows one way: bytes → [`Scanner`] (lines, one pass, bounded memory) → [`Analyzer`]
+//! (matches the knowledge base in `knowledge.toml`, keeps grouped evidence) → [`LogReport`]
+//! (findings) → [`render`]. The knowledge base is data: one entry per assertion or message
+//! signature, each pointing at an explanation (op, rule code, cause, fix).
+
+mod analyze;
+mod conclude;
+pub mod kb;
+mod model;
+pub mod render;
+mod scan;
+mod text;
+mod traceback;
+
+pub use analyze::{Analyzer, Options, SourceId};
+pub use kb::OPS;
+pub use model::{
+    Confidence, Diagnosis, Evidence, Frame, LogReport, Outcome, SourceSummary, UserFrame,
+};
+pub use scan::{Scanner, MAX_LINE};
+
+use std::io::{self, Read};
+
+/// How much is read at once.
+pub const CHUNK: usize = 1 << 20;
+
+/// Diagnoses one stream (a file, stdin) in a single pass with bounded memory.
+pub fn diagnose_reader(mut reader: impl Read, name: &str, opts: Options) -> io::Result<LogReport> {
+    let mut a = Analyzer::new(opts);
+    let src = a.add_source(name);
+    let mut scanner = Scanner::new(src);
+    let mut buf = vec![0u8; CHUNK];
+    loop {
+        match reader.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => scanner.feed(&buf[..n], &mut a),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    scanner.finish(&mut a);
+    Ok(a.finish())
+}
+
+/// Diagnoses a log held in memory.
+pub fn diagnose_bytes(log: &[u8], name: &str, opts: Options) -> LogReport {
+    diagnose_reader(log, name, opts).expect("reading from memory does not fail")
+}

@@ -1,0 +1,176 @@
+//! What a diagnosis says: findings with the op, the evidence lines and the user's frame.
+
+use labelguard_core::Finding;
+use serde::{Serialize, Serializer};
+
+/// How sure a finding is. `High`: a kernel assertion line, a DSA report or a host error names the
+/// failure. `Medium`: indirect but strong evidence (a synchronous traceback, a tokenizer warning).
+/// `Low`: labelguard does not know; the op is `unknown` or only a suspect.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Confidence {
+    Low,
+    Medium,
+    High,
+}
+
+impl Confidence {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Confidence::Low => "low",
+            Confidence::Medium => "medium",
+            Confidence::High => "high",
+        }
+    }
+}
+
+/// A line of the log that a finding relies on.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Evidence {
+    /// The file name, `stdin`, or the stream (`stderr`) of a `labelguard run` child.
+    pub source: String,
+    /// 1-based line number (lines end at `\n`; `\r` progress updates share a line).
+    pub line: u64,
+    /// The line without colour codes, shortened to a few hundred characters.
+    pub text: String,
+    /// How many lines of the same kind were grouped under this one.
+    #[serde(skip_serializing_if = "is_one")]
+    pub count: u64,
+    /// The line number of the last line of the group.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_line: Option<u64>,
+}
+
+fn is_one(n: &u64) -> bool {
+    *n == 1
+}
+
+/// A traceback frame.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Frame {
+    pub file: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u64>,
+    pub function: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+    /// Where the frame was printed in the log.
+    #[serde(skip)]
+    pub at: (u16, u64),
+}
+
+/// The innermost frame of the user's own code, and whether it is where the failure happened.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct UserFrame {
+    #[serde(flatten)]
+    pub frame: Frame,
+    /// False when the error was reported asynchronously: the line is where CUDA noticed the
+    /// failure, not where the failing operation was called.
+    pub trusted: bool,
+}
+
+/// One explained (or honestly unexplained) failure.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Diagnosis {
+    /// The rule, severity, verdict, one-line message and fix, as every face of labelguard reports them.
+    pub finding: Finding,
+    /// The PyTorch operation that failed, from [`crate::OPS`].
+    pub op: String,
+    /// Other ops it may be, when the evidence cannot tell them apart.
+    pub candidates: Vec<String>,
+    /// The CUDA kernel that asserted, when a line names it.
+    pub kernel: Option<String>,
+    pub cause: String,
+    pub confidence: Confidence,
+    /// How many log lines reported this failure (one per failing GPU thread for asserts).
+    pub count: u64,
+    pub evidence: Vec<Evidence>,
+    pub user_frame: Option<UserFrame>,
+    /// Ops seen in a traceback that cannot be trusted: where to look first, not an answer.
+    pub suspects: Vec<String>,
+}
+
+impl Serialize for Diagnosis {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct View<'a> {
+            code: &'a str,
+            rule: &'a str,
+            severity: labelguard_core::Severity,
+            verdict: labelguard_core::Verdict,
+            op: &'a str,
+            #[serde(skip_serializing_if = "<[String]>::is_empty")]
+            candidates: &'a [String],
+            #[serde(skip_serializing_if = "Option::is_none")]
+            kernel: Option<&'a str>,
+            message: &'a str,
+            cause: &'a str,
+            fix: &'a str,
+            confidence: Confidence,
+            count: u64,
+            evidence: &'a [Evidence],
+            user_frame: Option<&'a UserFrame>,
+            #[serde(skip_serializing_if = "<[String]>::is_empty")]
+            suspects: &'a [String],
+        }
+        View {
+            code: self.finding.code,
+            rule: self.finding.rule,
+            severity: self.finding.severity,
+            verdict: self.finding.verdict,
+            op: &self.op,
+            candidates: &self.candidates,
+            kernel: self.kernel.as_deref(),
+            message: &self.finding.message,
+            cause: &self.cause,
+            fix: &self.finding.fix,
+            confidence: self.confidence,
+            count: self.count,
+            evidence: &self.evidence,
+            user_frame: self.user_frame.as_ref(),
+            suspects: &self.suspects,
+        }
+        .serialize(s)
+    }
+}
+
+/// How much of one input was read.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SourceSummary {
+    pub source: String,
+    pub bytes: u64,
+    pub lines: u64,
+}
+
+/// The overall answer, which decides the exit code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// No error in the log.
+    NoError,
+    /// Every error found is explained.
+    Explained,
+    /// Some error is not explained (exit code 1).
+    Unexplained,
+}
+
+/// The diagnosis of one log (or of the output streams of one process).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LogReport {
+    pub outcome: Outcome,
+    /// What the wording says about the PyTorch build that wrote the log.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pytorch: Vec<String>,
+    pub inputs: Vec<SourceSummary>,
+    pub findings: Vec<Diagnosis>,
+}
+
+impl LogReport {
+    /// Whether a failure was seen that a synchronous rerun would localise: a device assert (or a
+    /// kernel error) whose traceback cannot be trusted.
+    pub fn needs_sync_rerun(&self) -> bool {
+        self.findings
+            .iter()
+            .any(|d| d.finding.code == labelguard_core::rules::LG902.code)
+    }
+}

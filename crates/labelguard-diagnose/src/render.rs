@@ -1,0 +1,142 @@
+//! Renderers for diagnoses: text for people (built on the shared finding renderer) and JSON.
+
+use crate::conclude::thousands;
+use crate::model::{LogReport, Outcome};
+use labelguard_report::{finding_text, Style, SCHEMA_VERSION};
+use serde::Serialize;
+
+fn paint(style: Style, code: &str, text: &str) -> String {
+    if style.color {
+        format!("\x1b[{code}m{text}\x1b[0m")
+    } else {
+        text.to_string()
+    }
+}
+
+/// The diagnoses of one or more logs as text.
+pub fn text(reports: &[LogReport], style: Style) -> String {
+    let mut out = String::new();
+    for r in reports {
+        for d in &r.findings {
+            let mut f = d.finding.clone();
+            f.hint = Some(d.cause.clone());
+            let block = finding_text(&f, style);
+            // The shared renderer prints message, hint and fix; the op and the confidence go
+            // right under the message.
+            let mut lines = block.lines();
+            for l in lines.by_ref().take(2) {
+                out += l;
+                out.push('\n');
+            }
+            let mut facts = format!("op: {}", d.op);
+            if !d.candidates.is_empty() {
+                facts += &format!(" (one of {})", d.candidates.join(", "));
+            }
+            if let Some(k) = &d.kernel {
+                facts += &format!(" · kernel: {k}");
+            }
+            facts += &format!(" · confidence: {}", d.confidence.as_str());
+            out += &format!("  {}\n", paint(style, "2", &facts));
+            for l in lines {
+                out += l;
+                out.push('\n');
+            }
+            if !d.suspects.is_empty() {
+                out += &format!(
+                    "  {} {} (named in a traceback that cannot be trusted)\n",
+                    paint(style, "2", "suspects:"),
+                    d.suspects.join(", ")
+                );
+            }
+            if let Some(u) = &d.user_frame {
+                let at = match u.frame.line {
+                    Some(l) => format!("{}:{l}", u.frame.file),
+                    None => u.frame.file.clone(),
+                };
+                let code = u
+                    .frame
+                    .code
+                    .as_deref()
+                    .map_or(String::new(), |c| format!(": {c}"));
+                let trust = if u.trusted {
+                    ""
+                } else {
+                    " (reported here, not necessarily where it failed)"
+                };
+                out += &format!(
+                    "  {} {at} in {}{code}{trust}\n",
+                    paint(style, "1;36", "your code:"),
+                    u.frame.function
+                );
+            }
+            out += &format!("  {}\n", paint(style, "2", "evidence:"));
+            for e in &d.evidence {
+                let group = match (e.count, e.last_line) {
+                    (1, _) => String::new(),
+                    (n, Some(last)) => format!(" (x{}, last at line {last})", thousands(n)),
+                    (n, None) => format!(" (x{})", thousands(n)),
+                };
+                out += &format!("    {}:{} {}{group}\n", e.source, e.line, e.text);
+            }
+            out.push('\n');
+        }
+    }
+    let outcome = reports
+        .iter()
+        .map(|r| r.outcome)
+        .max()
+        .unwrap_or(Outcome::NoError);
+    let errors = reports.iter().map(|r| r.findings.len()).sum::<usize>();
+    out += &match outcome {
+        Outcome::NoError => paint(style, "1;32", "no error found in the log"),
+        Outcome::Explained => format!("{} — {} finding(s)", paint(style, "1;32", "explained"), errors),
+        Outcome::Unexplained => format!(
+            "{} — labelguard found an error it cannot explain; `labelguard run --sync -- <command>` localises it",
+            paint(style, "1;31", "unexplained")
+        ),
+    };
+    out.push('\n');
+    out
+}
+
+#[derive(Serialize)]
+struct JsonDoc<'a> {
+    schema_version: u32,
+    outcome: Outcome,
+    findings: Vec<&'a crate::Diagnosis>,
+    logs: Vec<JsonLog<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonLog<'a> {
+    outcome: Outcome,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    pytorch: &'a [String],
+    inputs: &'a [crate::SourceSummary],
+    findings: usize,
+}
+
+/// The diagnoses as one JSON document: `schema_version`, `outcome`, `findings` (of every log,
+/// each evidence line naming its source), and `logs` (per log: its outcome, what the wording
+/// says about the PyTorch build, the bytes and lines read, and how many findings it has).
+pub fn json(reports: &[LogReport]) -> String {
+    let doc = JsonDoc {
+        schema_version: SCHEMA_VERSION,
+        outcome: reports
+            .iter()
+            .map(|r| r.outcome)
+            .max()
+            .unwrap_or(Outcome::NoError),
+        findings: reports.iter().flat_map(|r| &r.findings).collect(),
+        logs: reports
+            .iter()
+            .map(|r| JsonLog {
+                outcome: r.outcome,
+                pytorch: &r.pytorch,
+                inputs: &r.inputs,
+                findings: r.findings.len(),
+            })
+            .collect(),
+    };
+    serde_json::to_string_pretty(&doc).expect("diagnoses serialize")
+}

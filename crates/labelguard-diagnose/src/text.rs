@@ -1,0 +1,427 @@
+//! Line-level text helpers: colour codes, rank prefixes, assertion sites, exception lines.
+//! Every function is linear in the line and total on arbitrary input.
+
+use memchr::memmem::{Finder, FinderRev};
+use std::sync::LazyLock;
+
+/// Substring searchers built once: the parser looks for these in every line it reads closely.
+macro_rules! finders {
+    ($($name:ident = $needle:expr;)*) => {
+        $(pub static $name: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new($needle));)*
+    };
+}
+finders! {
+    ASSERTION = "Assertion";
+    FAILED = " failed";
+    TRACEBACK = "Traceback (most recent call last)";
+    DSA_FOUND = "CUDA device-side assertion failures were found";
+    BLOCK = "block: [";
+    THREAD = "thread: [";
+    BLOCK_WORD = "block:";
+}
+static CU: LazyLock<FinderRev<'static>> = LazyLock::new(|| FinderRev::new(".cu:"));
+static CUH: LazyLock<FinderRev<'static>> = LazyLock::new(|| FinderRev::new(".cuh:"));
+
+/// Whether `hay` contains the finder's needle.
+pub fn has(f: &Finder, hay: &str) -> bool {
+    f.find(hay.as_bytes()).is_some()
+}
+
+/// The longest evidence text kept, in bytes.
+pub const EVIDENCE_CHARS: usize = 300;
+
+/// Copies `raw` into `out` without ANSI escape sequences and control characters (tabs are kept),
+/// decoding invalid UTF-8 lossily.
+pub fn clean(raw: &[u8], bytes: &mut Vec<u8>, out: &mut String) {
+    out.clear();
+    // Most lines have neither colour codes nor control characters, and are valid UTF-8.
+    if raw.iter().all(|&b| b >= 0x20 || b == b'\t') {
+        match std::str::from_utf8(raw) {
+            Ok(s) => out.push_str(s),
+            Err(_) => out.push_str(&String::from_utf8_lossy(raw)),
+        }
+        return;
+    }
+    bytes.clear();
+    let mut i = 0;
+    while i < raw.len() {
+        let b = raw[i];
+        if b == 0x1b {
+            i += 1;
+            match raw.get(i) {
+                // CSI: ESC [ parameters... final byte in 0x40..=0x7e.
+                Some(b'[') => {
+                    i += 1;
+                    while i < raw.len() && !(0x40..=0x7e).contains(&raw[i]) {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+                // OSC: ESC ] ... BEL or ESC \.
+                Some(b']') => {
+                    i += 1;
+                    while i < raw.len() && raw[i] != 0x07 && raw[i] != 0x1b {
+                        i += 1;
+                    }
+                    i += if raw.get(i) == Some(&0x1b) { 2 } else { 1 };
+                }
+                Some(_) => i += 1,
+                None => {}
+            }
+            continue;
+        }
+        if b >= 0x20 || b == b'\t' {
+            bytes.push(b);
+        }
+        i += 1;
+    }
+    match std::str::from_utf8(bytes) {
+        Ok(s) => out.push_str(s),
+        Err(_) => out.push_str(&String::from_utf8_lossy(bytes)),
+    }
+}
+
+/// Splits a per-process prefix off a line: `[rank3]:`, `[default0]:`, `[1,0]<stderr>:` (mpirun)
+/// or `3: ` (srun -l). Returns the prefix (the key of that process's traceback) and the rest.
+pub fn split_prefix(s: &str) -> (&str, &str) {
+    let b = s.as_bytes();
+    if b.first() == Some(&b'[') {
+        let head = &b[..b.len().min(48)];
+        if let Some(close) = head.iter().position(|&c| c == b']') {
+            let inner = &b[1..close];
+            let plausible = inner.iter().any(u8::is_ascii_digit)
+                && inner
+                    .iter()
+                    .all(|c| c.is_ascii_alphanumeric() || b"_-, ".contains(c));
+            if plausible {
+                let mut rest = &s[close + 1..];
+                for tag in ["<stderr>", "<stdout>"] {
+                    if let Some(r) = rest.strip_prefix(tag) {
+                        rest = r;
+                    }
+                }
+                if let Some(r) = rest.strip_prefix(':') {
+                    return (&s[..close + 1], r.strip_prefix(' ').unwrap_or(r));
+                }
+            }
+        }
+    }
+    let digits = b.iter().take_while(|c| c.is_ascii_digit()).count();
+    if (1..=5).contains(&digits) && s[digits..].starts_with(": ") {
+        return (&s[..digits], &s[digits + 2..]);
+    }
+    ("", s)
+}
+
+/// Whether two raw lines are equal but for the numbers in `block: [..]` and `thread: [..]`: the
+/// same kernel assertion printed by another GPU thread.
+pub fn same_but_threads(a: &[u8], b: &[u8]) -> bool {
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        if a[i] != b[j] {
+            return false;
+        }
+        i += 1;
+        j += 1;
+        if a[i - 1] == b'['
+            && (a[..i - 1].ends_with(b"block: ") || a[..i - 1].ends_with(b"thread: "))
+        {
+            let coords = |c: &u8| c.is_ascii_digit() || *c == b',';
+            i += a[i..].iter().take_while(|c| coords(c)).count();
+            j += b[j..].iter().take_while(|c| coords(c)).count();
+        }
+    }
+    i == a.len() && j == b.len()
+}
+
+/// Shortens a line for evidence, on a character boundary.
+pub fn shorten(s: &str) -> String {
+    let s = s.trim();
+    if s.len() <= EVIDENCE_CHARS {
+        return s.to_string();
+    }
+    let mut end = EVIDENCE_CHARS;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &s[..end])
+}
+
+/// One `Assertion `...` failed` occurrence in a line.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Site<'a> {
+    /// The text before `Assertion` (path, line, function, block, thread).
+    pub prefix: &'a str,
+    pub condition: &'a str,
+    /// The prefix looks like a CUDA kernel's (`block: [`, `thread: [`, a `.cu:` path).
+    pub device: bool,
+    /// The line is a host-side exception (`RuntimeError: Assertion ... failed.  at ...THNN...`).
+    pub host: bool,
+}
+
+/// Every assertion in a line. Lines from many GPU threads can be glued together, so each
+/// occurrence's prefix starts where the previous occurrence ended (and is cut to its last
+/// [`MAX_PREFIX`] bytes). One pass over the line: the occurrences of `Assertion` and of ` failed`
+/// are walked together.
+pub fn assertion_sites(s: &str) -> Vec<Site<'_>> {
+    const WORD: usize = "Assertion".len();
+    const FAILED_LEN: usize = " failed".len();
+    /// A condition is short; a ` failed` further away belongs to another line fragment.
+    const MAX_CONDITION: usize = 2048;
+    let bytes = s.as_bytes();
+    let mut sites = Vec::new();
+    let mut seg = 0;
+    let mut failed = FAILED.find_iter(bytes).peekable();
+    for p in ASSERTION.find_iter(bytes) {
+        let after = p + WORD;
+        if p < seg {
+            continue; // inside the previous condition
+        }
+        let rest = &s[after..];
+        if rest.starts_with("Error") || rest.starts_with(" failure") {
+            continue;
+        }
+        while failed.next_if(|&f| f < after).is_some() {}
+        let Some(&f) = failed.peek().filter(|&&f| f - after <= MAX_CONDITION) else {
+            continue;
+        };
+        let condition = s[after..f]
+            .trim()
+            .trim_start_matches('`')
+            .trim_end_matches(['`', '\''])
+            .trim();
+        let prefix = &s[floor_boundary(s, seg.max(p.saturating_sub(MAX_PREFIX)))..p];
+        let device = has(&BLOCK, prefix)
+            || has(&THREAD, prefix)
+            || CU.rfind(prefix.as_bytes()).is_some()
+            || CUH.rfind(prefix.as_bytes()).is_some();
+        let host = !device && prefix.trim_end().ends_with("Error:");
+        sites.push(Site {
+            prefix,
+            condition,
+            device,
+            host,
+        });
+        seg = f + FAILED_LEN;
+        if s[seg..].starts_with('.') {
+            seg += 1;
+        }
+    }
+    sites
+}
+
+/// The longest prefix of an assertion looked at: a kernel's path and signature fit easily.
+pub const MAX_PREFIX: usize = 4096;
+
+fn floor_boundary(s: &str, mut i: usize) -> usize {
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// Where a kernel assertion comes from: `(file:line, function)` parsed from a site's prefix.
+/// `function` is empty for Windows builds, which print none.
+pub fn site_origin(prefix: &str) -> (&str, &str) {
+    // The last `<file>.cu:<digits>` (or .cuh) in the prefix.
+    let mut best: Option<(usize, usize)> = None;
+    for (finder, len) in [(&*CU, 4), (&*CUH, 5)] {
+        let mut hay = prefix.as_bytes();
+        while let Some(i) = finder.rfind(hay) {
+            let digits = prefix.as_bytes()[i + len..]
+                .iter()
+                .take_while(|c| c.is_ascii_digit())
+                .count();
+            if digits > 0 {
+                if best.is_none_or(|(b, _)| i > b) {
+                    best = Some((i, i + len + digits));
+                }
+                break;
+            }
+            hay = &hay[..i];
+        }
+    }
+    let Some((dot, end)) = best else {
+        return ("", "");
+    };
+    let start = prefix[..dot]
+        .rfind(['/', '\\', ' ', ']', '`'])
+        .map_or(0, |i| i + 1);
+    let file = &prefix[start..end];
+    let after = prefix[end..].trim_start_matches(':').trim_start();
+    let function = match BLOCK_WORD.find(after.as_bytes()) {
+        Some(b) => after[..b].trim().trim_end_matches(':').trim(),
+        None => after.trim().trim_end_matches(':').trim(),
+    };
+    (file, function)
+}
+
+/// A readable kernel name from a printed device function: `void f<T>(int, ...) [with T = float]`
+/// becomes `f`; lambdas (`operator()`) and empty names give `None`.
+pub fn kernel_name(function: &str) -> Option<String> {
+    let f = function.split(" [with ").next().unwrap_or("");
+    let mut depth = 0usize;
+    let mut plain = String::new();
+    for c in f.chars() {
+        match c {
+            '<' => depth += 1,
+            '>' => depth = depth.saturating_sub(1),
+            '(' if depth == 0 => break,
+            _ if depth == 0 => plain.push(c),
+            _ => {}
+        }
+    }
+    let name = plain.split_whitespace().last().unwrap_or("");
+    let name = name.strip_suffix("::operator").unwrap_or(name);
+    if name.is_empty() || name == "operator" {
+        None
+    } else {
+        Some(name.to_string())
+    }
+}
+
+/// A Python exception line: `torch.AcceleratorError: CUDA error: ...`, `KeyboardInterrupt`.
+/// Returns the exception's name and message.
+pub fn exception_line(t: &str) -> Option<(&str, &str)> {
+    let (name, msg) = match t.find(':') {
+        Some(i) => (&t[..i], t[i + 1..].trim()),
+        None => (t.trim_end(), ""),
+    };
+    let valid = !name.is_empty()
+        && name.len() <= 120
+        && name
+            .bytes()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == b'_')
+        && name
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'.');
+    let last = name.rsplit('.').next().unwrap_or(name);
+    let looks = [
+        "Error",
+        "Exception",
+        "Interrupt",
+        "Exit",
+        "Failure",
+        "Warning",
+    ]
+    .iter()
+    .any(|s| last.ends_with(s))
+        || last.contains("Error");
+    (valid && looks).then_some((name, msg))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn colour_codes_and_control_characters_go() {
+        let (mut b, mut s) = (Vec::new(), String::new());
+        clean(
+            b"\x1b[0;31mRuntimeError\x1b[0m: CUDA error\x1b]0;title\x07!\x08\xff",
+            &mut b,
+            &mut s,
+        );
+        assert_eq!(s, "RuntimeError: CUDA error!\u{fffd}");
+        clean(b"\x1b[", &mut b, &mut s);
+        assert_eq!(s, "");
+    }
+
+    #[test]
+    fn rank_prefixes_split() {
+        assert_eq!(
+            split_prefix("[rank3]: RuntimeError: x"),
+            ("[rank3]", "RuntimeError: x")
+        );
+        assert_eq!(
+            split_prefix("[rank3]:  File \"a.py\""),
+            ("[rank3]", " File \"a.py\"")
+        );
+        assert_eq!(
+            split_prefix("[default0]:Traceback"),
+            ("[default0]", "Traceback")
+        );
+        assert_eq!(split_prefix("[1,0]<stderr>:x"), ("[1,0]", "x"));
+        assert_eq!(split_prefix("12: x"), ("12", "x"));
+        assert_eq!(split_prefix("[W reducer.cpp] x"), ("", "[W reducer.cpp] x"));
+        assert_eq!(split_prefix("[00:51<00:01]: y"), ("", "[00:51<00:01]: y"));
+    }
+
+    #[test]
+    fn glued_assertions_split_into_sites() {
+        let line = "50/58 [00:51<00:01,  4.35it/s]../aten/src/ATen/native/cuda/Loss.cu:250: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [1,0,0] Assertion `t >= 0 && t < n_classes` failed.../aten/src/ATen/native/cuda/Loss.cu:250: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [2,0,0] Assertion `t >= 0 && t < n_classes` failed.";
+        let sites = assertion_sites(line);
+        assert_eq!(sites.len(), 2);
+        assert!(sites
+            .iter()
+            .all(|s| s.device && s.condition == "t >= 0 && t < n_classes"));
+        assert!(sites[1].prefix.starts_with("../aten"));
+        let (file, function) = site_origin(sites[1].prefix);
+        assert_eq!(file, "Loss.cu:250");
+        assert_eq!(function, "nll_loss_forward_reduce_cuda_kernel_2d");
+    }
+
+    #[test]
+    fn host_and_foreign_assertions_are_told_apart() {
+        let thnn = "RuntimeError: Assertion `cur_target >= 0 && cur_target < n_classes' failed.  at /pytorch/aten/src/THNN/generic/ClassNLLCriterion.c:93";
+        let s = &assertion_sites(thnn)[0];
+        assert!(s.host && !s.device);
+        assert_eq!(s.condition, "cur_target >= 0 && cur_target < n_classes");
+        assert!(assertion_sites("AssertionError: Label class 79 exceeds nc=16").is_empty());
+        assert!(assertion_sites("Assertion failure 0").is_empty());
+        let md = "Loss.cu:242: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [5,0,0] Assertion t >= 0 && t < n_classes failed.";
+        assert_eq!(assertion_sites(md)[0].condition, "t >= 0 && t < n_classes");
+    }
+
+    #[test]
+    fn windows_and_thc_origins() {
+        let win = r"C:\actions-runner\_work\pytorch\pytorch\builder\windows\pytorch\aten\src\ATen\native\cuda\IndexKernel.cu:91: block: [26,0,0], thread: [32,0,0] ";
+        assert_eq!(site_origin(win), ("IndexKernel.cu:91", ""));
+        let thc = "/pytorch/aten/src/THCUNN/ClassNLLCriterion.cu:106: void cunn_ClassNLLCriterion_updateOutput_kernel(Dtype *, Dtype *, Dtype *, long *, Dtype *, int, int, int, int, long) [with Dtype = float, Acctype = float]: block: [0,0,0], thread: [10,0,0] ";
+        let (file, f) = site_origin(thc);
+        assert_eq!(file, "ClassNLLCriterion.cu:106");
+        assert_eq!(
+            kernel_name(f).unwrap(),
+            "cunn_ClassNLLCriterion_updateOutput_kernel"
+        );
+        let bce = "Acctype bce_functor<Dtype, Acctype>::operator()(Tuple) [with Tuple = thrust::detail::tuple_of_iterator_references<float &, float &, thrust::null_type>, Dtype = float, Acctype = float]";
+        assert_eq!(kernel_name(bce).unwrap(), "bce_functor");
+        assert_eq!(kernel_name("operator()"), None);
+        assert_eq!(kernel_name(""), None);
+    }
+
+    #[test]
+    fn lines_of_other_gpu_threads_have_the_same_shape() {
+        let a = b"Loss.cu:250: k: block: [0,0,0], thread: [1,0,0] Assertion `t < n` failed.";
+        let b = b"Loss.cu:250: k: block: [12,0,0], thread: [255,3,0] Assertion `t < n` failed.";
+        assert!(same_but_threads(a, b));
+        assert!(!same_but_threads(
+            a,
+            b"Loss.cu:251: k: block: [0,0,0], thread: [1,0,0] Assertion `t < n` failed."
+        ));
+        assert!(!same_but_threads(a, &b[..b.len() - 1]));
+        assert!(!same_but_threads(b"x[0] < 3", b"x[1] < 3"));
+        assert!(same_but_threads(b"", b""));
+    }
+
+    #[test]
+    fn exception_lines() {
+        assert_eq!(
+            exception_line("torch.AcceleratorError: CUDA error: device-side assert triggered"),
+            Some((
+                "torch.AcceleratorError",
+                "CUDA error: device-side assert triggered"
+            ))
+        );
+        assert_eq!(
+            exception_line("KeyboardInterrupt"),
+            Some(("KeyboardInterrupt", ""))
+        );
+        assert_eq!(exception_line("Epoch 1: loss=0.3"), None);
+        assert_eq!(
+            exception_line("During handling of the above exception"),
+            None
+        );
+    }
+}
