@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: test lint venv python bench bench-python docs
+.PHONY: test lint venv python bench bench-python bench-scan bench-diagnose docs
 
 ## venv: the Python environment of the tests (torch from PyPI; pip's cache keeps reruns fast)
 venv: $(VENV)/.installed
@@ -42,3 +42,13 @@ bench: venv
 ## bench-python: check_cross_entropy vs the torch guard and numpy; enable()'s overhead per training step
 bench-python: python
 	$(PY) bench/python_api.py
+
+## bench-scan: labelguard scan vs a PIL + numpy multiprocessing loop and the PNG decoder alone
+bench-scan: venv
+	cargo build --release -p labelguard-cli
+	cargo build --release -p labelguard-scan --example png_decode
+	$(PY) bench/scan_bench.py
+
+## bench-diagnose: labelguard diagnose on multi-GB synthetic logs
+bench-diagnose:
+	bench/diagnose.sh

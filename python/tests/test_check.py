@@ -125,3 +125,19 @@ def test_device_path_never_copies_a_valid_tensor(monkeypatch):
 def test_cuda_tensors():  # pragma: no cover - runs where a GPU exists
     x, t = torch.randn(2, 3, device="cuda"), torch.tensor([0, 3], device="cuda")
     assert labelguard.check("cross_entropy", input=x, target=t).findings[0].code == "LG101"
+
+
+def test_python_dash_m_reaches_the_cli(tmp_path):
+    """`python -m labelguard` runs the same commands as the binary, with the same exit codes."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "labelguard", "rule", "LG103"], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.startswith("LG103 void-label-not-ignored"), out.stderr
+    np.savez(tmp_path / "batch.npz", input=np.zeros((2, 3), np.float32), target=np.array([0, 3]))
+    out = subprocess.run([sys.executable, "-m", "labelguard", "check", "cross_entropy", str(tmp_path / "batch.npz"), "--format", "json"], capture_output=True, text=True)
+    assert out.returncode == 1 and '"code": "LG101"' in out.stdout
+    out = subprocess.run([sys.executable, "-m", "labelguard", "check", "nosuchop", str(tmp_path / "batch.npz")], capture_output=True, text=True)
+    assert out.returncode == 2 and "unknown op" in out.stderr
+    out = subprocess.run([sys.executable, "-m", "labelguard", "--help"], capture_output=True, text=True)
+    assert out.returncode == 0 and "scan" in out.stdout and "diagnose" in out.stdout

@@ -156,6 +156,15 @@ fn replay(py: Python<'_>, path: std::path::PathBuf) -> PyResult<(Vec<(String, St
     Ok((metadata, report_json(&report)))
 }
 
+/// Runs the `labelguard` command line (`argv[0]` is the program name); returns the exit code.
+#[pyfunction]
+fn cli(py: Python<'_>, argv: Vec<String>) -> i32 {
+    let code = py.detach(|| labelguard_cli::run(argv));
+    (0..=255u8)
+        .find(|&c| std::process::ExitCode::from(c) == code)
+        .map_or(1, i32::from)
+}
+
 /// `(code, name, severity, summary)` of every rule.
 #[pyfunction]
 fn rules() -> Vec<(&'static str, &'static str, &'static str, &'static str)> {
@@ -187,6 +196,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check_class_targets, m)?)?;
     m.add_function(wrap_pyfunction!(save_safetensors, m)?)?;
     m.add_function(wrap_pyfunction!(replay, m)?)?;
+    m.add_function(wrap_pyfunction!(cli, m)?)?;
     m.add_function(wrap_pyfunction!(rules, m)?)?;
     m.add_function(wrap_pyfunction!(rule_doc, m)?)?;
     m.add_function(wrap_pyfunction!(ops, m)?)?;

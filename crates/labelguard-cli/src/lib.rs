@@ -1,0 +1,123 @@
+//! `labelguard`: a thin clap front end over the contract engine, the readers and the renderers.
+//!
+//! A library so that the binary and the Python package (`python -m labelguard`) run the same
+//! commands: [`run`] takes the arguments and returns the exit code.
+
+mod check;
+mod diagnose;
+mod merge;
+mod replay;
+mod rules;
+mod run;
+mod scan;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use std::io::IsTerminal;
+use std::process::ExitCode;
+
+/// Stops PyTorch's `CUDA error: device-side assert triggered` before it happens, and explains
+/// it in one line when it does.
+#[derive(Parser)]
+#[command(name = "labelguard", version, about, long_about = None, after_help = EXAMPLES)]
+struct Cli {
+    /// When to colour the output (NO_COLOR is respected).
+    #[arg(long, value_enum, global = true, default_value_t = ColorChoice::Auto)]
+    color: ColorChoice,
+    #[command(subcommand)]
+    command: Command,
+}
+
+const EXAMPLES: &str = "Examples:
+  labelguard check cross_entropy batch.npz --arg ignore_index=255
+  labelguard check embedding ids.safetensors --arg num_embeddings=30522 --format json
+  labelguard rules
+  labelguard rule LG103
+
+Exit codes: 0 nothing that crashes, 1 PyTorch would raise or assert, 2 usage or I/O error.";
+
+#[derive(Subcommand)]
+enum Command {
+    /// Decide what PyTorch does with one op call on the tensors of a file, and why.
+    Check(check::CheckArgs),
+    /// List every rule.
+    Rules(rules::RulesArgs),
+    /// Print one rule's documentation.
+    Rule(rules::RuleArgs),
+    /// Rerun the checks of a call saved by `labelguard.capture` (Python).
+    Replay(replay::ReplayArgs),
+    /// Check a whole dataset on disk (masks, arrays, label tables) before training.
+    Scan(Box<scan::ScanArgs>),
+    /// Merge the JSON reports of a sharded scan (`scan --shard K/N`) into one.
+    Merge(merge::MergeArgs),
+    /// Explain a crash from its log or traceback (a file, or stdin).
+    Diagnose(diagnose::DiagnoseArgs),
+    /// Run a training command with the Python guards on, and diagnose its output when it fails.
+    Run(run::RunArgs),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+/// Output formats shared by the commands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+fn style(choice: ColorChoice) -> labelguard_report::Style {
+    let color = match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => {
+            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                && std::io::stdout().is_terminal()
+        }
+    };
+    labelguard_report::Style { color }
+}
+
+/// Writes to stdout; a closed pipe (`| head`) ends quietly instead of panicking.
+pub fn emit(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes()).and_then(|_| out.flush());
+}
+
+/// Runs the command line `args` (the first is the program name) and returns the exit code.
+pub fn run<I, T>(args: I) -> ExitCode
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            // --help and --version exit 0, usage errors 2, as clap's own exit() would.
+            let _ = e.print();
+            return ExitCode::from(e.exit_code().clamp(0, 255) as u8);
+        }
+    };
+    let style = style(cli.color);
+    let result = match cli.command {
+        Command::Check(args) => check::run(args, style),
+        Command::Rules(args) => rules::list(args, style),
+        Command::Rule(args) => rules::show(args),
+        Command::Replay(args) => replay::run(args, style),
+        Command::Scan(args) => scan::run(*args, style),
+        Command::Merge(args) => merge::run(args, style),
+        Command::Diagnose(args) => diagnose::run(args, style),
+        Command::Run(args) => run::run(args, cli.color),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("labelguard: error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
