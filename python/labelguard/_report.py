@@ -124,3 +124,8 @@ def report_or_raise(report: Report, mode: str = "raise", where: str = "", stackl
     return report
 
 
+
+
+# Users see and catch these as labelguard.TargetError / labelguard.TargetWarning.
+TargetError.__module__ = "labelguard"
+TargetWarning.__module__ = "labelguard"
