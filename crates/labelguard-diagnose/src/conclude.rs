@@ -568,17 +568,7 @@ fn times(n: u64, what: &str) -> String {
     }
 }
 
-pub fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+pub use labelguard_report::thousands;
 
 fn contains_word(text: &str, word: &str) -> bool {
     text.match_indices(word).any(|(i, _)| {

@@ -30,6 +30,19 @@ impl Style {
     }
 }
 
+/// `1234567` as `1,234,567`, for counts that people read.
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// What each verdict means, in one line.
 pub fn verdict_meaning(v: Verdict) -> &'static str {
     match v {

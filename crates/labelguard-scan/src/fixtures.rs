@@ -74,28 +74,13 @@ pub fn png_rgb(w: u32, h: u32, rgb: &[u8]) -> Vec<u8> {
     png(w, h, png::ColorType::Rgb, png::BitDepth::Eight, rgb, None)
 }
 
-fn crc32(data: &[u8]) -> u32 {
-    let mut crc = 0xFFFF_FFFFu32;
-    for &b in data {
-        crc ^= b as u32;
-        for _ in 0..8 {
-            crc = if crc & 1 != 0 {
-                (crc >> 1) ^ 0xEDB8_8320
-            } else {
-                crc >> 1
-            };
-        }
-    }
-    !crc
-}
-
 fn chunk(kind: &[u8; 4], data: &[u8]) -> Vec<u8> {
     let mut v = (data.len() as u32).to_be_bytes().to_vec();
     v.extend_from_slice(kind);
     v.extend_from_slice(data);
     let mut c = kind.to_vec();
     c.extend_from_slice(data);
-    v.extend_from_slice(&crc32(&c).to_be_bytes());
+    v.extend_from_slice(&crc32fast::hash(&c).to_be_bytes());
     v
 }
 

@@ -64,18 +64,7 @@ pub fn to_finding(r: &FindingRecord) -> Finding {
     }
 }
 
-/// `1234567` as `1,234,567`.
-pub fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+pub use labelguard_report::thousands;
 
 /// Standard base64 (RFC 4648) with padding, for the pictures embedded in the HTML report.
 pub fn base64(data: &[u8]) -> String {
