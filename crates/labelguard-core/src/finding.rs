@@ -202,6 +202,20 @@ pub fn shape_str(shape: &[usize]) -> String {
     format!("[{}]", parts.join(", "))
 }
 
+/// "is" or "are", agreeing with a count (`1 target is`, `3 targets are`).
+pub fn is_are(n: u64) -> &'static str {
+    if n == 1 {
+        "is"
+    } else {
+        "are"
+    }
+}
+
+/// A count and its noun: `1 target`, `3 targets` (the plural is the noun plus "s").
+pub fn count(n: u64, noun: &str) -> String {
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
+}
+
 /// Formats the offending values compactly: `255 (1,024x), 19 (3x)`.
 pub fn values_str(values: &[ValueCount], max: usize) -> String {
     let mut parts: Vec<String> = values

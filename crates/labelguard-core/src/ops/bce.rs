@@ -7,7 +7,7 @@
 use super::common::*;
 use crate::call::Call;
 use crate::dtype::DType;
-use crate::finding::{shape_str, Finding, Verdict, MAX_LOCATIONS};
+use crate::finding::{is_are, shape_str, Finding, Verdict, MAX_LOCATIONS};
 use crate::kernels::{locate, scan_float};
 use crate::rules::*;
 use crate::tensor::TensorView;
@@ -98,8 +98,9 @@ fn probability_range(
         _ => String::new(),
     };
     let message = format!(
-        "{bad} of {} elements of {name} are outside [0, 1] or NaN{range}: all elements of {name} should be between 0 and 1; first: {name}{} = {value}",
+        "{bad} of {} elements of {name} {} outside [0, 1] or NaN{range}: all elements of {name} should be between 0 and 1; first: {name}{} = {value}",
         s.count,
+        is_are(bad),
         shape_str(&index)
     );
     let (hint, fix) = if rule.code == LG501.code {
@@ -258,7 +259,11 @@ pub fn binary_cross_entropy_with_logits(call: &Call<'_>) -> Vec<Finding> {
         let mut f = Finding::new(
             &LG503,
             Verdict::Silent,
-            format!("{bad} of {} targets are outside [0, 1] or NaN; the loss has no minimum there and training diverges", s.count),
+            format!(
+                "{bad} of {} targets {} outside [0, 1] or NaN; the loss has no minimum there and training diverges",
+                s.count,
+                is_are(bad)
+            ),
         )
         .fix("targets must be in [0, 1]: scale 0/255 masks with mask / 255; mask ignored positions with weight, not with the target")
         .located("target", &located);

@@ -3,7 +3,7 @@
 
 use crate::call::Call;
 use crate::dtype::DType;
-use crate::finding::{shape_str, values_str, Finding, Verdict, MAX_LOCATIONS};
+use crate::finding::{count, is_are, shape_str, values_str, Finding, Verdict, MAX_LOCATIONS};
 use crate::kernels::{int_histogram, locate, scan_float, scan_int, IntRange, IntStats};
 use crate::rule::Rule;
 use crate::rules::*;
@@ -145,9 +145,10 @@ pub fn index_range(
         rule,
         verdict,
         format!(
-            "{} of {} values of {name} are outside [0, {}] ({what} has size {size}); first: {name}{} = {value}",
+            "{} of {} values of {name} {} outside [0, {}] ({what} has size {size}); first: {name}{} = {value}",
             stats.bad,
             stats.count,
+            is_are(stats.bad),
             size as i64 - 1,
             shape_str(index),
         ),
@@ -472,32 +473,32 @@ fn class_finding(
     let range = format!("[0, {}]", c - 1);
     let (message, hint, fix): (String, Option<String>, String) = match rule.code {
         "LG103" => (
-            format!("{n} targets are 255, the void label, but ignore_index is {ignore} and the model has {c} classes{first}"),
+            format!("{} {} 255, the void label, but ignore_index is {ignore} and the model has {c} classes{first}", count(n, "target"), is_are(n)),
             Some("255 marks unlabelled pixels (object borders, padding) in VOC, Cityscapes trainIds and most segmentation pipelines".into()),
             "pass ignore_index=255 (nn.CrossEntropyLoss(ignore_index=255))".into(),
         ),
         "LG107" => (
-            format!("{n} targets are -1, but ignore_index is {ignore}{first}"),
+            format!("{} {} -1, but ignore_index is {ignore}{first}", count(n, "target"), is_are(n)),
             Some(format!("-1 is a padding or 'unknown' marker; PyTorch ignores only ignore_index ({ignore})")),
             "pass ignore_index=-1, or pad the labels with -100 (PyTorch's and Hugging Face's ignore value)".into(),
         ),
         "LG102" => (
-            format!("{n} targets are negative and not ignore_index ({ignore}): {values}{first}"),
+            format!("{} {} negative and not ignore_index ({ignore}): {values}{first}", count(n, "target"), is_are(n)),
             Some("a negative marker for unlabelled targets that is not the loss's ignore_index".into()),
             format!("pass ignore_index={} if that value marks unlabelled targets, or replace it with -100", located.values.keys().next().map(|v| v.to_string()).unwrap_or_default()),
         ),
         "LG104" => (
-            format!("targets run from {min} to {max} with {c} classes: the labels are 1-based, so {n} targets equal {c}{first}"),
+            format!("targets run from {min} to {max} with {c} classes: the labels are 1-based, so {} {} {c}{first}", count(n, "target"), if n == 1 { "equals" } else { "equal" }),
             Some(format!("no target is 0 and the largest is exactly C={c}: the classes were numbered from 1")),
             "subtract one where the labels are loaded: target = target - 1".into(),
         ),
         "LG105" => (
-            format!("{n} targets lie in 19..=33 with 19 classes: these are Cityscapes labelIds, not trainIds ({values}){first}"),
+            format!("{} {} in 19..=33 with 19 classes: these are Cityscapes labelIds, not trainIds ({values}){first}", count(n, "target"), if n == 1 { "lies" } else { "lie" }),
             Some("Cityscapes *_gtFine_labelIds.png hold 34 ids (0..33); the 19 training classes are the *_labelTrainIds.png ids 0..18 with 255 as void".into()),
             "use the *_gtFine_labelTrainIds.png masks (cityscapesScripts createTrainIdLabelImgs.py) or map labelIds to trainIds, and pass ignore_index=255".into(),
         ),
         "LG106" => (
-            format!("targets run from 0 to {c} with {c} classes: {n} targets equal {c}{first}"),
+            format!("targets run from 0 to {c} with {c} classes: {} {} {c}{first}", count(n, "target"), if n == 1 { "equals" } else { "equal" }),
             Some(format!("C+1 distinct ids 0..{c} for a {c}-class model: as in ADE20K, 0 probably means 'other/unlabelled' and the classes are 1..{c}")),
             "reduce the zero label: t = t.long() - 1; t[t == -1] = 255; then pass ignore_index=255 (mmseg: reduce_zero_label=True)".into(),
         ),
@@ -524,7 +525,7 @@ fn class_finding(
                 )
             };
             (
-                format!("{n} of {} targets are outside {range} (C={c}, ignore_index={ignore}): {values}{first}", stats.count),
+                format!("{n} of {} targets {} outside {range} (C={c}, ignore_index={ignore}): {values}{first}", stats.count, is_are(n)),
                 hint,
                 fix,
             )

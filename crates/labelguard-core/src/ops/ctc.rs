@@ -5,7 +5,7 @@
 use super::common::*;
 use crate::call::Call;
 use crate::dtype::DType;
-use crate::finding::{shape_str, Finding, Severity, Verdict};
+use crate::finding::{count, is_are, shape_str, Finding, Severity, Verdict};
 use crate::rules::*;
 use crate::tensor::TensorView;
 
@@ -210,8 +210,9 @@ fn value_checks(
             &LG405,
             Verdict::Silent,
             format!(
-                "{} target labels are outside [0, {}] ({c} classes); PyTorch reads out of bounds: garbage on the CPU, 'an illegal memory access was encountered' on CUDA; first: targets{} = {}",
-                out_of_range.len(),
+                "{} {} outside [0, {}] ({c} classes); PyTorch reads out of bounds: garbage on the CPU, 'an illegal memory access was encountered' on CUDA; first: targets{} = {}",
+                count(out_of_range.len() as u64, "target label"),
+                is_are(out_of_range.len() as u64),
                 c - 1,
                 shape_str(&out_of_range[0].0),
                 out_of_range[0].1
@@ -227,7 +228,11 @@ fn value_checks(
         let mut f = Finding::new(
             &LG406,
             Verdict::Silent,
-            format!("{} target labels equal the blank index {blank}", blanks.len()),
+            format!(
+                "{} {} the blank index {blank}",
+                count(blanks.len() as u64, "target label"),
+                if blanks.len() == 1 { "equals" } else { "equal" }
+            ),
         )
         .fix("real labels must not use the blank id: shift the alphabet (labels from 1 when blank=0)");
         f.locations = list(&blanks);
@@ -240,8 +245,8 @@ fn value_checks(
                 &LG408,
                 Verdict::Silent,
                 format!(
-                    "{} sequences cannot be aligned: sequence {b} has {input_len} frames but needs at least {needed} (labels plus blanks between repeats); its loss is inf",
-                    infeasible.len()
+                    "{} cannot be aligned: sequence {b} has {input_len} frames but needs at least {needed} (labels plus blanks between repeats); its loss is inf",
+                    count(infeasible.len() as u64, "sequence")
                 ),
             )
             .fix("downsample the time axis less, drop those samples, or pass zero_infinity=True knowingly")

@@ -126,8 +126,9 @@ pub fn multinomial(call: &Call<'_>) -> Vec<Finding> {
             &LG506,
             verdict,
             format!(
-                "invalid multinomial distribution (sum of probabilities <= 0): {} of {rows} rows sum to zero",
-                zero_rows.len()
+                "invalid multinomial distribution (sum of probabilities <= 0): {} of {rows} rows {} to zero",
+                zero_rows.len(),
+                if zero_rows.len() == 1 { "sums" } else { "sum" }
             ),
         )
         .fix("guard rows whose candidates were all filtered out (fall back to argmax for them)")
@@ -143,8 +144,9 @@ pub fn multinomial(call: &Call<'_>) -> Vec<Finding> {
             &LG507,
             Verdict::Silent,
             format!(
-                "{} of {rows} rows have fewer than num_samples={n} non-zero probabilities; without replacement PyTorch returns zero-probability categories",
-                short_rows.len()
+                "{} of {rows} rows {} fewer than num_samples={n} non-zero probabilities; without replacement PyTorch returns zero-probability categories",
+                short_rows.len(),
+                if short_rows.len() == 1 { "has" } else { "have" }
             ),
         )
         .fix("lower num_samples or sample with replacement=True")

@@ -79,9 +79,10 @@ pub fn one_hot(call: &Call<'_>) -> Vec<Finding> {
         &LG403,
         if n < -1 || n == 0 { Verdict::Error } else { Verdict::DeviceAssert },
         format!(
-            "{} of {} values are not {what} (num_classes={n}); on the CPU: {cpu}; first: tensor{} = {}",
+            "{} of {} values {} not {what} (num_classes={n}); on the CPU: {cpu}; first: tensor{} = {}",
             s.bad,
             s.count,
+            crate::finding::is_are(s.bad),
             crate::finding::shape_str(&located.first[0].0),
             located.first[0].1
         ),
