@@ -273,6 +273,15 @@ impl Conclusions<'_> {
         }
     }
 
+    /// The evidence of a device-assert diagnosis: the first few assertion sites, the generic
+    /// header and asynchronous-report lines, then what refined the explanation.
+    fn assert_evidence(&self, sites: &[&SiteGroup], r: &Refined) -> Vec<Evidence> {
+        let mut evidence: Vec<Evidence> = sites.iter().take(3).map(|g| g.seen.ev.clone()).collect();
+        evidence.extend(self.context_evidence());
+        evidence.extend(r.evidence.iter().cloned());
+        evidence
+    }
+
     fn context_evidence(&self) -> Vec<Evidence> {
         [&self.a.header, &self.a.async_lines]
             .into_iter()
@@ -305,10 +314,7 @@ impl Conclusions<'_> {
             times(count, "GPU thread"),
             self.kb.explain(r.explain).title
         );
-        let mut evidence: Vec<Evidence> =
-            groups.iter().take(3).map(|g| g.seen.ev.clone()).collect();
-        evidence.extend(self.context_evidence());
-        evidence.extend(r.evidence.iter().cloned());
+        let evidence = self.assert_evidence(groups, &r);
         let mut d = self.diagnosis(
             &r,
             Verdict::DeviceAssert,
@@ -380,13 +386,7 @@ impl Conclusions<'_> {
         } else {
             unknown_sites.iter().map(|g| g.seen.ev.count).sum()
         };
-        let mut evidence: Vec<Evidence> = unknown_sites
-            .iter()
-            .take(3)
-            .map(|g| g.seen.ev.clone())
-            .collect();
-        evidence.extend(self.context_evidence());
-        evidence.extend(r.evidence.iter().cloned());
+        let evidence = self.assert_evidence(unknown_sites, &r);
         let mut d = self.diagnosis(
             &r,
             Verdict::DeviceAssert,
