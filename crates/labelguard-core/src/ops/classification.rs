@@ -135,9 +135,8 @@ pub fn nll_loss(call: &Call<'_>) -> Vec<Finding> {
         reduction,
     );
     if !findings.iter().any(|f| f.verdict.raises()) {
-        if let Some(f) = nan_log_probs(input) {
-            findings.push(f);
-        }
+        // Log-probabilities may be -inf (zero probability); NaN and +inf are garbage.
+        findings.extend(non_finite(input, "input"));
     }
     findings
 }
@@ -157,11 +156,6 @@ fn smoothing_finding(smoothing: f64) -> Finding {
         format!("label_smoothing must be between 0.0 and 1.0. Got: {smoothing}"),
     )
     .fix("use a label_smoothing in [0, 1]; 0.1 is the usual value")
-}
-
-fn nan_log_probs(input: &TensorView<'_>) -> Option<Finding> {
-    // Log-probabilities may be -inf (zero probability); NaN and +inf are garbage.
-    non_finite(input, "input")
 }
 
 /// The class-probability path (`cross_entropy_loss_prob_target`).
