@@ -9,14 +9,16 @@
 //! group is made its foreground group (so Ctrl-C, and `breakpoint()` reading stdin, reach it
 //! directly). labelguard exits with the child's exit code (128 + N when signal N killed it).
 
+mod tee;
+
 use crate::ColorChoice;
 use anyhow::{bail, Context};
 use labelguard_diagnose::{Analyzer, LogReport, Options, Scanner};
 use std::ffi::OsString;
-use std::io::{IsTerminal, Read, Write};
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::Duration;
 
@@ -115,6 +117,12 @@ fn exit_code(code: i32) -> ExitCode {
 }
 
 fn report(outcome: &RunOutcome, style: labelguard_report::Style, what: &str) {
+    if outcome.skipped > 0 {
+        say(&format!(
+            "{} bytes of {what}'s output came faster than they could be diagnosed; they were passed through but not read",
+            outcome.skipped
+        ));
+    }
     if outcome.report.findings.is_empty() {
         // Killed by a signal (Ctrl-C, the job's time limit) with nothing in the output: the
         // shell already says how it ended.
@@ -184,6 +192,8 @@ struct Launch<'a> {
 struct RunOutcome {
     code: i32,
     report: LogReport,
+    /// Bytes of output that went by faster than the diagnoser could read them.
+    skipped: u64,
 }
 
 impl Launch<'_> {
@@ -240,24 +250,27 @@ impl Launch<'_> {
         let shared = Arc::new(Mutex::new(Some(analyzer)));
         let (done_tx, done_rx) = mpsc::channel();
         let stop = Arc::new(AtomicBool::new(false));
+        let skipped = Arc::new(AtomicU64::new(0));
+        let sharing = tee::Shared {
+            analyzer: shared.clone(),
+            skipped: skipped.clone(),
+            done: done_tx,
+            stop: stop.clone(),
+        };
         let stdout = child.stdout.take().expect("piped");
         let stderr = child.stderr.take().expect("piped");
         let tees = [
-            tee(
+            tee::start(
                 process::pipe_file(stdout),
                 1,
                 Scanner::new(out_src),
-                shared.clone(),
-                done_tx.clone(),
-                stop.clone(),
+                sharing.clone(),
             ),
-            tee(
+            tee::start(
                 process::pipe_file(stderr),
                 2,
                 Scanner::new(err_src),
-                shared.clone(),
-                done_tx,
-                stop.clone(),
+                sharing,
             ),
         ];
 
@@ -282,7 +295,7 @@ impl Launch<'_> {
             stop.store(true, Ordering::SeqCst);
             let mut handed = false;
             for (fd, tee) in [1, 2].into_iter().zip(tees) {
-                if let Some(pipe) = tee.join().ok().flatten() {
+                if let Some(pipe) = tee.join() {
                     handed |= process::pass_through(pipe, fd);
                 }
             }
@@ -298,49 +311,9 @@ impl Launch<'_> {
         Ok(RunOutcome {
             code: process::exit_code(status),
             report: analyzer.finish(),
+            skipped: skipped.load(Ordering::Relaxed),
         })
     }
-}
-
-/// Copies a child's pipe to our file descriptor `fd` as bytes arrive, and feeds them to the
-/// diagnoser after they are written. If our side is closed (`| head`), the pipe from the child
-/// is closed too, so the child sees the broken pipe it would have seen without labelguard.
-/// When `stop` is set the thread returns the pipe, still open, instead of reading on.
-fn tee(
-    mut from: std::fs::File,
-    fd: i32,
-    mut scanner: Scanner,
-    shared: Arc<Mutex<Option<Analyzer>>>,
-    done: mpsc::Sender<()>,
-    stop: Arc<AtomicBool>,
-) -> std::thread::JoinHandle<Option<std::fs::File>> {
-    std::thread::spawn(move || {
-        let mut out = process::raw_output(fd);
-        let mut buf = vec![0u8; 64 * 1024];
-        let handed_back = loop {
-            if !process::readable(&from, &stop) {
-                break true;
-            }
-            let n = match from.read(&mut buf) {
-                Ok(0) => break false,
-                Ok(n) => n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(_) => break false,
-            };
-            let written = out.write_all(&buf[..n]);
-            if let Some(a) = shared.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
-                scanner.feed(&buf[..n], a);
-            }
-            if written.is_err() {
-                break false;
-            }
-        };
-        if let Some(a) = shared.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
-            scanner.finish(a);
-        }
-        let _ = done.send(());
-        handed_back.then_some(from)
-    })
 }
 
 #[cfg(unix)]

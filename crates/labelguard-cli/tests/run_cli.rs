@@ -680,3 +680,25 @@ fn a_flood_of_output_passes_through_whole() {
         .chunks(36)
         .all(|l| l == b"epoch 1 step 100 loss 0.25 lr 0.001\n"));
 }
+
+#[test]
+fn after_a_flood_the_error_at_the_end_is_diagnosed_at_its_line() {
+    // 2,000,000 lines as fast as they come (faster than the diagnoser of a debug build reads:
+    // some are skipped), then a device-side assert: found, with its true line number.
+    let assert_line = "../aten/src/ATen/native/cuda/Loss.cu:250: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [5,0,0] Assertion `t >= 0 && t < n_classes` failed.";
+    let script = format!("yes 'epoch 1 step 100 loss 0.25 lr 0.001' | head -n 2000000; echo '{assert_line}' >&2; exit 1");
+    let o = output(&["--no-guard"], &sh(&script));
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.stdout.len(), 36 * 2_000_000);
+    let err = text(&o.stderr);
+    assert!(err.contains("LG101"), "{err}");
+    assert!(err.contains("stderr:1 "), "{err}");
+    // The same flood on stdout before the assert line on stdout: its line number is counted
+    // through any skipped bytes.
+    let script = format!(
+        "yes 'epoch 1 step 100 loss 0.25 lr 0.001' | head -n 2000000; echo '{assert_line}'; exit 1"
+    );
+    let o = output(&["--no-guard"], &sh(&script));
+    let err = text(&o.stderr);
+    assert!(err.contains("stdout:2000001 "), "{err}");
+}
