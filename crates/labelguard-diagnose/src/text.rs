@@ -314,24 +314,24 @@ pub fn exception_line(t: &str) -> Option<(&str, &str)> {
 /// Removes the markdown links that VS Code and JupyterLab put into tracebacks:
 /// `[line 13](vscode-notebook-cell:?execution_count=11&line=13)` becomes `line 13`.
 pub fn unlink(t: &str) -> String {
+    // One pass: each `](` is found once, and the `[` before it is searched only back to where
+    // the previous link ended.
     let mut out = String::with_capacity(t.len());
     let mut rest = t;
-    while let Some(open) = rest.find('[') {
-        let after = &rest[open + 1..];
-        let link = after.find("](").and_then(|close| {
-            let target = &after[close + 2..];
-            let end = target.find(')')?;
-            (!after[..close].contains('[')).then_some((close, close + 2 + end + 1))
-        });
-        match link {
-            Some((close, skip)) => {
+    while let Some(mid) = rest.find("](") {
+        let target = &rest[mid + 2..];
+        let Some(end) = target.find(')') else {
+            break;
+        };
+        match rest[..mid].rfind('[') {
+            Some(open) => {
                 out.push_str(&rest[..open]);
-                out.push_str(&after[..close]);
-                rest = &after[skip..];
+                out.push_str(&rest[open + 1..mid]);
+                rest = &target[end + 1..];
             }
             None => {
-                out.push_str(&rest[..open + 1]);
-                rest = after;
+                out.push_str(&rest[..mid + 2]);
+                rest = target;
             }
         }
     }
