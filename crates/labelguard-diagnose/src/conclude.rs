@@ -63,7 +63,9 @@ pub(crate) fn conclude(a: &Analyzer) -> LogReport {
     for g in &a.hosts {
         let tb = g.traceback.map(|i| &a.tracebacks[i]);
         let r = c.refine(g.explain, tb, true);
-        let confidence = if r.inferred {
+        let confidence = if r.guessed {
+            Confidence::Low
+        } else if r.inferred {
             Confidence::Medium
         } else {
             Confidence::High

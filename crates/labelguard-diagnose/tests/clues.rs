@@ -122,3 +122,11 @@ fn thc_kernel_names_tell_gather_from_scatter() {
     let d = first(&s);
     assert_eq!((d.op.as_str(), d.confidence), ("scatter", Confidence::High));
 }
+
+#[test]
+fn a_host_error_of_a_shared_kernel_without_a_traceback_is_a_low_guess() {
+    let d = first("RuntimeError: index 5 is out of bounds for dimension 1 with size 3\n");
+    assert_eq!(d.finding.code, "LG402");
+    assert_eq!(d.candidates, ["scatter", "gather", "one_hot"]);
+    assert_eq!(d.confidence, Confidence::Low);
+}
