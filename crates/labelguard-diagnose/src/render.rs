@@ -29,7 +29,8 @@ pub fn text(reports: &[LogReport], style: Style) -> String {
                 out.push('\n');
             }
             let mut facts = format!("op: {}", visible(&d.op));
-            if !d.candidates.is_empty() {
+            // A confident answer needs no list of the ops it was chosen from.
+            if !d.candidates.is_empty() && d.confidence < crate::model::Confidence::High {
                 facts += &format!(" (one of {})", visible(&d.candidates.join(", ")));
             }
             if let Some(k) = &d.kernel {
