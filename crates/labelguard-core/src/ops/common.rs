@@ -208,7 +208,11 @@ pub fn weight_values(t: &TensorView<'_>, name: &str) -> Option<Finding> {
         Finding::new(
             &LG302,
             Verdict::Silent,
-            format!("{name} has {bad} entries that are negative, NaN or infinite"),
+            if bad == 1 {
+                format!("{name} has 1 entry that is negative, NaN or infinite")
+            } else {
+                format!("{name} has {bad} entries that are negative, NaN or infinite")
+            },
         )
         .fix("recompute the weights; they must be non-negative and finite")
         .located(name, &located)
