@@ -4,7 +4,7 @@ use super::{thousands, to_finding};
 use crate::layout::LayoutKind;
 use crate::report::ScanReport;
 use labelguard_core::Severity;
-use labelguard_report::{finding_text, Style};
+use labelguard_report::{finding_text, visible, Style};
 
 /// How many files the text report details; the rest are counted (JSON has them all).
 pub const WORST_FILES: usize = 25;
@@ -110,7 +110,7 @@ fn render_one(r: &ScanReport, style: Style, max_files: Option<usize>) -> String 
     out += &format!(
         "{} {} ({} layout){}: {}, {classes}{extra}\n",
         paint(style, "1", "labelguard scan"),
-        st.roots.join(", "),
+        visible(&st.roots.join(", ")),
         layout_names(r),
         r.shard
             .map(|s| format!(", shard {}/{}", s.index, s.count))
@@ -153,12 +153,12 @@ fn render_one(r: &ScanReport, style: Style, max_files: Option<usize>) -> String 
             // "all" is no split: only a named split is worth a word.
             let mut about: Vec<String> = Vec::new();
             if !f.split.is_empty() && f.split != "all" {
-                about.push(f.split.clone());
+                about.push(visible(&f.split).into_owned());
             }
             if f.bad_elements > 0 {
                 about.push(format!("{} bad elements", thousands(f.bad_elements)));
             }
-            out += &format!("\n{}", paint(style, "1;4", &f.path));
+            out += &format!("\n{}", paint(style, "1;4", &visible(&f.path)));
             if !about.is_empty() {
                 out += &format!("  {}", about.join(", "));
             }
@@ -277,7 +277,7 @@ fn histogram(r: &ScanReport, style: Style) -> String {
         match (c.role.as_str(), &c.name) {
             ("ignore", _) => "(ignore)".to_string(),
             ("out_of_range", _) => "(out of range)".to_string(),
-            (_, Some(n)) => n.chars().take(24).collect(),
+            (_, Some(n)) => visible(n).chars().take(24).collect(),
             _ => String::new(),
         }
     };
