@@ -30,6 +30,9 @@ struct Cli {
 const EXAMPLES: &str = "Examples:
   labelguard check cross_entropy batch.npz --arg ignore_index=255
   labelguard check embedding ids.safetensors --arg num_embeddings=30522 --format json
+  labelguard scan data/cityscapes --preset cityscapes --html report.html
+  labelguard diagnose train.log
+  labelguard run --rerun-sync -- python train.py
   labelguard rules
   labelguard rule LG103
 
