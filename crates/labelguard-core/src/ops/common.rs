@@ -470,7 +470,7 @@ fn class_finding(
         .unwrap_or_default();
     let values = values_str(&f.values, 6);
     let n = located.total;
-    let range = format!("[0, {}]", c - 1);
+    let range = format!("[0, {}]", c as i128 - 1);
     let (message, hint, fix): (String, Option<String>, String) = match rule.code {
         "LG103" => (
             format!("{} {} 255, the void label, but ignore_index is {ignore} and the model has {c} classes{first}", count(n, "target"), is_are(n)),
@@ -504,7 +504,7 @@ fn class_finding(
         ),
         _ => {
             let hint = if max == c && min == 0 {
-                Some(format!("the ids span 0..{c}, one more than the {c} classes: either the head needs {} outputs (background not counted?) or 0 means 'ignore' (ADE20K-style, reduce_zero_label)", c + 1))
+                Some(format!("the ids span 0..{c}, one more than the {c} classes: either the head needs {} outputs (background not counted?) or 0 means 'ignore' (ADE20K-style, reduce_zero_label)", c as i128 + 1))
             } else if max == c {
                 Some(format!("the largest id equals C={c}: the model may have one output too few"))
             } else if located.values.keys().all(|k| matches!(k, crate::kernels::OrderedValue::Int(255))) && c <= 2 {
@@ -517,11 +517,11 @@ fn class_finding(
             let fix = if hint.as_deref().is_some_and(|h| h.starts_with("a binary mask")) {
                 "map the mask to 0/1: target = (mask > 127).long()".to_string()
             } else {
+                // In i128: a label of i64::MAX needs a class dimension of 2^63, which has no i64.
+                let wide = max.max(c) as i128 + 1;
                 format!(
-                    "make the class dimension of input {} wide (num_classes={}), or remap the labels to 0..{}",
-                    max.max(c) + 1,
-                    max.max(c) + 1,
-                    c - 1
+                    "make the class dimension of input {wide} wide (num_classes={wide}), or remap the labels to 0..{}",
+                    c as i128 - 1
                 )
             };
             (
