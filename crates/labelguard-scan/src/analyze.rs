@@ -419,11 +419,13 @@ fn colour_mask(
 }
 
 /// mmsegmentation's `reduce_zero_label`: 0 (and 255) become 255, every other id drops by one.
+/// `i64::MIN` has no id below it and stays itself (still negative, still out of range) rather
+/// than wrapping to `i64::MAX`.
 fn reduce_zero(v: i64) -> i64 {
     if v == 0 || v == 255 {
         255
     } else {
-        v - 1
+        v.saturating_sub(1)
     }
 }
 

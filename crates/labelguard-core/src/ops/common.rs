@@ -460,11 +460,12 @@ fn group_causes(
 /// classes look like missing classes (a few, just above C); otherwise the labels are wrong
 /// and the fix is to remap them.
 fn lg101_fix(c: i64, max: i64, distinct: usize, binary: bool) -> String {
-    let width = max.max(c) + 1;
-    let remap = format!("remap the labels to 0..{}", c - 1);
+    // In i128: a label of i64::MAX needs a class dimension of 2^63, which has no i64.
+    let width = max.max(c) as i128 + 1;
+    let remap = format!("remap the labels to 0..{}", c as i128 - 1);
     if binary {
         "map the mask to 0/1: target = (mask > 127).long()".to_string()
-    } else if distinct <= 8 && width - c <= 8 {
+    } else if distinct <= 8 && width - c as i128 <= 8 {
         format!("make the class dimension of input {width} wide (num_classes={width}), or {remap}")
     } else if distinct > 8 {
         format!("find what produced {distinct} distinct ids beyond the classes (a bilinear resize blends ids at every border; colour or instance ids need their mapping) and regenerate the masks or {remap}; a head {width} wide would only hide the problem")
@@ -493,7 +494,7 @@ fn class_finding(
         .unwrap_or_default();
     let values = values_str(&f.values, 6);
     let n = located.total;
-    let range = format!("[0, {}]", c - 1);
+    let range = format!("[0, {}]", c as i128 - 1);
     let (message, hint, fix): (String, Option<String>, String) = match rule.code {
         "LG103" => (
             format!("{} {} 255, the void label, but ignore_index is {ignore} and the model has {c} classes{first}", count(n, "target"), is_are(n)),
@@ -533,7 +534,7 @@ fn class_finding(
                 .all(|k| matches!(k, crate::kernels::OrderedValue::Int(255)))
                 && c <= 2;
             let hint = if max == c && min == 0 {
-                Some(format!("the ids span 0..{c}, one more than the {c} classes: either the head needs {} outputs (background not counted?) or 0 means 'ignore' (ADE20K-style, reduce_zero_label)", c + 1))
+                Some(format!("the ids span 0..{c}, one more than the {c} classes: either the head needs {} outputs (background not counted?) or 0 means 'ignore' (ADE20K-style, reduce_zero_label)", c as i128 + 1))
             } else if max == c {
                 Some(format!("the largest id equals C={c}: the model may have one output too few"))
             } else if binary {
