@@ -66,7 +66,7 @@ pub fn run(args: CheckArgs, style: labelguard_report::Style) -> anyhow::Result<E
     emit(&match args.format {
         Format::Text => labelguard_report::report_text(&report, style),
         Format::Json => labelguard_report::report_json(&report) + "\n",
-    });
+    })?;
     Ok(match report.verdict {
         Verdict::Ok | Verdict::Silent => ExitCode::SUCCESS,
         Verdict::DeviceAssert | Verdict::Error => ExitCode::from(1),

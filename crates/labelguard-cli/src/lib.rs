@@ -81,11 +81,19 @@ fn style(choice: ColorChoice) -> labelguard_report::Style {
     labelguard_report::Style { color }
 }
 
-/// Writes to stdout; a closed pipe (`| head`) ends quietly instead of panicking.
-pub fn emit(text: &str) {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    let _ = out.write_all(text.as_bytes()).and_then(|_| out.flush());
+/// Writes to stdout; a closed pipe (`| head`) ends quietly, any other failure (a full disk,
+/// `> /dev/full`) is an error: exit 2 with a message.
+pub fn emit(text: &str) -> anyhow::Result<()> {
+    labelguard_io::output::write_with(&labelguard_io::output::Destination::Stdout, |w| {
+        w.write_all(text.as_bytes())
+    })?;
+    Ok(())
+}
+
+/// Writes a set of outputs (stdout and files) whole or not at all.
+pub fn write_set(set: &[(labelguard_io::output::Destination, &[u8])]) -> anyhow::Result<()> {
+    labelguard_io::output::write_all(set)?;
+    Ok(())
 }
 
 /// Runs the command line `args` (the first is the program name) and returns the exit code.
@@ -116,7 +124,11 @@ where
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("labelguard: error: {e:#}");
+            // Errors name input files: their names are escaped like every report's.
+            eprintln!(
+                "labelguard: error: {}",
+                labelguard_report::visible(&format!("{e:#}"))
+            );
             ExitCode::from(2)
         }
     }

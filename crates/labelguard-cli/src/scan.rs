@@ -1,14 +1,14 @@
 //! `labelguard scan PATH...`: check a whole dataset on disk before training. The work is in
 //! the labelguard-scan crate; this file only maps flags to settings and writes the outputs.
 
-use crate::emit;
 use anyhow::Context;
+use labelguard_io::output::{self, Destination};
 use labelguard_scan::config::{ConfigFile, Overrides, ScanOptions, Shard};
 use labelguard_scan::progress::Bar;
 use labelguard_scan::render::{self, Format};
 use labelguard_scan::report::ScanReport;
 use labelguard_scan::weights::weights_file;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 const SCAN_HELP: &str = "Examples:
@@ -53,7 +53,7 @@ pub struct OutputArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = ScanFormat::Text)]
     format: ScanFormat,
-    /// Write the report to FILE (atomically) instead of stdout.
+    /// Write the report to FILE (atomically) instead of stdout; `-` is stdout.
     #[arg(long, short, value_name = "FILE")]
     output: Option<PathBuf>,
     /// Also write a self-contained HTML report with the class histogram and pictures of the bad pixels.
@@ -65,6 +65,32 @@ pub struct OutputArgs {
     /// No progress bar; the text report shows only its last line.
     #[arg(long, short)]
     quiet: bool,
+    /// Write outputs into what their paths hold even when that is not a regular file: follow a
+    /// symbolic link, write a FIFO or device in place. Without it those are refused.
+    #[arg(long)]
+    write_through: bool,
+}
+
+impl OutputArgs {
+    /// Checks every output path before any work, so that a long scan does not end in an error
+    /// about where its report goes.
+    pub fn check(&self) -> anyhow::Result<()> {
+        self.destinations().map(|_| ())
+    }
+
+    fn destinations(&self) -> anyhow::Result<[Option<Destination>; 3]> {
+        let check = |p: &Option<PathBuf>| -> anyhow::Result<Option<Destination>> {
+            Ok(match p {
+                Some(path) => Some(output::check(path, self.write_through)?),
+                None => None,
+            })
+        };
+        Ok([
+            Some(check(&self.output)?.unwrap_or(Destination::Stdout)),
+            check(&self.html)?,
+            check(&self.write_weights)?,
+        ])
+    }
 }
 
 #[derive(clap::Args)]
@@ -201,6 +227,7 @@ pub fn run(args: ScanArgs, style: labelguard_report::Style) -> anyhow::Result<Ex
         }
     };
     let mut opts = ScanOptions::resolve(config.as_ref(), &args.overrides())?;
+    args.out.check()?;
     opts.jobs = args.jobs;
     opts.shard = args.shard;
     opts.overlays = args.out.html.is_some();
@@ -217,8 +244,10 @@ pub fn write_outputs(
     palette: Option<&[[u8; 3]]>,
     style: labelguard_report::Style,
 ) -> anyhow::Result<ExitCode> {
+    let [report_to, html_to, weights_to] = out.destinations()?;
+    let report_to = report_to.unwrap_or(Destination::Stdout);
     let style = labelguard_report::Style {
-        color: style.color && out.output.is_none(),
+        color: style.color && report_to == Destination::Stdout,
     };
     let mut text = render::render(report, out.format.into(), style);
     if out.quiet && out.format == ScanFormat::Text {
@@ -228,62 +257,38 @@ pub fn write_outputs(
             .map(|l| format!("{l}\n"))
             .unwrap_or_default();
     }
-    match &out.output {
-        Some(path) => write_atomic(path, text.as_bytes())?,
-        None => emit(&text),
+    // Everything is rendered before anything is written: the outputs are written as a set.
+    let html = html_to
+        .as_ref()
+        .map(|_| render::html::render(report, palette));
+    let weights = match (&weights_to, &out.write_weights) {
+        (Some(_), Some(path)) => {
+            let w = report.weights.as_ref().context(
+                "no class weights to write: they need --num-classes (or a preset) and at least one counted label",
+            )?;
+            let s = w
+                .suggestions
+                .iter()
+                .find(|s| s.method == w.selected)
+                .context("the selected weights method has no weights")?;
+            let json = path
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+            Some(weights_file(s, &report.settings.class_names, json))
+        }
+        _ => None,
+    };
+    let mut set: Vec<(Destination, &[u8])> = vec![(report_to, text.as_bytes())];
+    if let (Some(d), Some(h)) = (html_to, &html) {
+        set.push((d, h.as_bytes()));
     }
-    if let Some(path) = &out.html {
-        write_atomic(path, render::html::render(report, palette).as_bytes())?;
+    if let (Some(d), Some(w)) = (weights_to, &weights) {
+        set.push((d, w.as_bytes()));
     }
-    if let Some(path) = &out.write_weights {
-        let w = report
-            .weights
-            .as_ref()
-            .context("no class weights to write: they need --num-classes (or a preset) and at least one counted label")?;
-        let s = w
-            .suggestions
-            .iter()
-            .find(|s| s.method == w.selected)
-            .context("the selected weights method has no weights")?;
-        let json = path
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("json"));
-        write_atomic(
-            path,
-            weights_file(s, &report.settings.class_names, json).as_bytes(),
-        )?;
-    }
+    crate::write_set(&set)?;
     Ok(if report.has_errors() {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
     })
-}
-
-/// Writes through a temporary file in the same directory and renames it into place, so that
-/// a reader never sees half a report and an interrupted run leaves the old file intact.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    use std::io::Write;
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let name = path
-        .file_name()
-        .with_context(|| format!("{}: not a file name", path.display()))?;
-    let tmp = dir.join(format!(
-        ".{}.{}.tmp",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
-    let result = (|| -> std::io::Result<()> {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result.with_context(|| format!("cannot write {}", path.display()))
 }

@@ -25,6 +25,8 @@ const MAX_GROUPS: usize = 64;
 const MAX_TRACEBACKS: usize = 16;
 const MAX_OPEN_TRACEBACKS: usize = 64;
 const MAX_FRAMES: usize = 64;
+/// IPython context lines kept per frame.
+const MAX_CONTEXT: usize = 2;
 /// A traceback that shows this many lines that are neither frames nor code has been cut off.
 const MAX_STRAY_LINES: u32 = 50;
 
@@ -67,6 +69,8 @@ pub(crate) struct Hint {
     pub explain: ExplainId,
     pub applies_to: Vec<ExplainId>,
     pub seen: Seen,
+    /// A clue, not proof: it names the op of a low-confidence answer.
+    pub weak: bool,
 }
 
 /// A labelguard guard exception: `labelguard._report.TargetError: cross_entropy ...` followed by
@@ -129,6 +133,10 @@ pub struct Analyzer {
     pub(crate) hints: Vec<Hint>,
     pub(crate) guards: Vec<GuardError>,
     pub(crate) tracebacks: Vec<Traceback>,
+    /// Source lines outside any traceback: the line printed right before an exception line (a
+    /// traceback pasted without its frames), and the last input of an interactive session.
+    pub(crate) orphan_code: Option<Seen>,
+    pub(crate) repl_code: Option<Seen>,
     open: HashMap<(SourceId, String), OpenTraceback>,
     dsa: Option<Dsa>,
     /// The guard exception whose following lines are being read, and how many may follow.
@@ -169,6 +177,8 @@ impl Analyzer {
             hints: Vec::new(),
             guards: Vec::new(),
             tracebacks: Vec::new(),
+            orphan_code: None,
+            repl_code: None,
             open: HashMap::new(),
             dsa: None,
             guard_lines: None,
@@ -208,7 +218,8 @@ impl Analyzer {
     }
 
     /// Looks at one line (without its terminator).
-    pub(crate) fn line(&mut self, src: SourceId, line_no: u64, raw: &[u8]) {
+    /// `prev` is the line before it in the stream when the scanner has it at hand (else empty).
+    pub(crate) fn line(&mut self, src: SourceId, line_no: u64, raw: &[u8], prev: &[u8]) {
         // A failing kernel prints one line per GPU thread: a line that differs from the previous
         // assertion line only in its block and thread numbers counts into the same group, and
         // would have had no other effect (checked when the previous line was analysed).
@@ -220,7 +231,7 @@ impl Analyzer {
         }
         let mut line = std::mem::take(&mut self.line);
         text::clean(raw, &mut self.bytes, &mut line);
-        let single = self.analyze(src, line_no, &line);
+        let single = self.analyze(src, line_no, &line, prev);
         self.line = line;
         match single {
             Some(group) if !self.dense() => {
@@ -241,10 +252,16 @@ impl Analyzer {
 
     /// Analyses one line; returns the assertion group when the line was exactly one assertion
     /// of a CUDA kernel and nothing else.
-    fn analyze(&mut self, src: SourceId, line_no: u64, full: &str) -> Option<usize> {
+    fn analyze(&mut self, src: SourceId, line_no: u64, full: &str, prev: &[u8]) -> Option<usize> {
         let (prefix, s) = text::split_prefix(full);
         let t = s.trim_start();
         if t.is_empty() {
+            return None;
+        }
+        if let Some(code) = text::repl_input(t) {
+            if !code.is_empty() {
+                self.repl_code = Some(self.seen(src, line_no, code));
+            }
             return None;
         }
         if self.dsa_line(src, line_no, s, t, full) || self.guard_line(t) {
@@ -262,6 +279,8 @@ impl Analyzer {
         } else if let Some((name, _)) = text::exception_line(t) {
             if name.contains("labelguard") {
                 self.exception(src, line_no, t, full, None, kinds);
+            } else if self.orphan_code.is_none() && line_no > 1 {
+                self.orphan(src, line_no - 1, prev);
             }
         }
         if !text::has(&text::ASSERTION, t) {
@@ -289,15 +308,37 @@ impl Analyzer {
         t: &str,
     ) -> Closes {
         let header = text::TRACEBACK.find(t.as_bytes());
-        if header.is_none() && self.open.is_empty() {
-            return Closes::No;
+        let unlinked;
+        let t = if t.contains("](") {
+            unlinked = text::unlink(t);
+            unlinked.as_str()
+        } else {
+            t
+        };
+        if header.is_none() && !self.open.contains_key(&(src, prefix.to_string())) {
+            // A traceback pasted without its header starts at its first frame.
+            if self.open.len() >= MAX_OPEN_TRACEBACKS || !text::starts_frame(t) {
+                return Closes::No;
+            }
+            let ipython = !t.starts_with("File \"");
+            self.open.insert(
+                (src, prefix.to_string()),
+                OpenTraceback {
+                    frames: VecDeque::new(),
+                    ipython,
+                    expect_code: false,
+                    stray: 0,
+                },
+            );
         }
         if let Some(i) = header {
             if self.open.len() < MAX_OPEN_TRACEBACKS
                 || self.open.contains_key(&(src, prefix.to_string()))
             {
-                // IPython's header starts with the exception's name; DataLoader's with "Original".
-                let ipython = i > 0 && !t.starts_with("Original");
+                // IPython's header starts with the exception's name alone; DataLoader's with
+                // "Original"; a header glued to the end of another message is CPython's.
+                let before = t[..i].trim_end();
+                let ipython = i > 0 && !t.starts_with("Original") && !before.contains(' ');
                 self.open.insert(
                     (src, prefix.to_string()),
                     OpenTraceback {
@@ -330,6 +371,7 @@ impl Analyzer {
                     function: text::shorten(function),
                     code: None,
                     at: (src.0, line_no),
+                    context: Vec::new(),
                 });
                 tb.expect_code = !tb.ipython;
                 return Closes::Structural;
@@ -344,6 +386,16 @@ impl Analyzer {
             _ => {}
         }
         if indented {
+            if tb.ipython && tb_is_ipython_context(t) {
+                if let Some(f) = tb.frames.back_mut().filter(|f| f.code.is_none()) {
+                    if f.context.len() == MAX_CONTEXT {
+                        f.context.remove(0);
+                    }
+                    let code = t.trim_start_matches(|c: char| c.is_ascii_digit()).trim();
+                    f.context.push((line_no, text::shorten(code)));
+                }
+                return Closes::Structural;
+            }
             if tb.expect_code {
                 if let Some(f) = tb.frames.back_mut() {
                     f.code = Some(text::shorten(t));
@@ -442,6 +494,7 @@ impl Analyzer {
                             explain: m.explain_id.expect("validated"),
                             applies_to: m.applies_to_ids.clone(),
                             seen,
+                            weak: m.weak,
                         });
                     }
                 }
@@ -548,6 +601,17 @@ impl Analyzer {
             if let Some(g) = self.unknown.iter_mut().rev().find(|g| g.text == text) {
                 g.traceback = g.traceback.or(tb);
             }
+        }
+    }
+
+    /// The line before an exception line outside a traceback, when it is a source line.
+    fn orphan(&mut self, src: SourceId, line_no: u64, prev: &[u8]) {
+        let mut line = String::new();
+        text::clean(prev, &mut Vec::new(), &mut line);
+        let (_, s) = text::split_prefix(&line);
+        let code = s.trim();
+        if text::looks_like_code(code) {
+            self.orphan_code = Some(self.seen(src, line_no, code));
         }
     }
 

@@ -311,6 +311,66 @@ pub fn exception_line(t: &str) -> Option<(&str, &str)> {
     (valid && looks).then_some((name, msg))
 }
 
+/// Removes the markdown links that VS Code and JupyterLab put into tracebacks:
+/// `[line 13](vscode-notebook-cell:?execution_count=11&line=13)` becomes `line 13`.
+pub fn unlink(t: &str) -> String {
+    // One pass: each `](` is found once, and the `[` before it is searched only back to where
+    // the previous link ended.
+    let mut out = String::with_capacity(t.len());
+    let mut rest = t;
+    while let Some(mid) = rest.find("](") {
+        let target = &rest[mid + 2..];
+        let Some(end) = target.find(')') else {
+            break;
+        };
+        match rest[..mid].rfind('[') {
+            Some(open) => {
+                out.push_str(&rest[..open]);
+                out.push_str(&rest[open + 1..mid]);
+                rest = &target[end + 1..];
+            }
+            None => {
+                out.push_str(&rest[..mid + 2]);
+                rest = target;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Whether a line opens a traceback frame: `File "x.py", line 3, in f` (CPython), `File
+/// /x.py:3, in f(a)` or `Cell In[5], line 3` (IPython 8).
+pub fn starts_frame(t: &str) -> bool {
+    (t.starts_with("File \"") && t.contains("\", line "))
+        || ((t.starts_with("File /") || t.starts_with("File ~") || t.starts_with("File ["))
+            && t.contains(", in "))
+        || t.starts_with("Cell In[")
+}
+
+/// The code typed at an interactive prompt: `>>> f(x)`, `In [4]: f(x)`.
+pub fn repl_input(t: &str) -> Option<&str> {
+    if let Some(code) = t.strip_prefix(">>> ") {
+        return Some(code.trim());
+    }
+    let rest = t.strip_prefix("In [")?;
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let code = rest[digits..].strip_prefix("]:")?;
+    (digits > 0).then(|| code.trim())
+}
+
+/// Whether a line outside a traceback looks like a source line (a call or an assignment), not
+/// a log message.
+pub fn looks_like_code(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 400
+        && s.contains('(')
+        && exception_line(s).is_none()
+        && !s.contains("Traceback")
+        && !s.starts_with('[')
+        && !s.contains(": ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -403,6 +463,38 @@ mod tests {
         assert!(!same_but_threads(a, &b[..b.len() - 1]));
         assert!(!same_but_threads(b"x[0] < 3", b"x[1] < 3"));
         assert!(same_but_threads(b"", b""));
+    }
+
+    #[test]
+    fn notebook_links_go() {
+        assert_eq!(
+            unlink("Cell In[11], [line 13](vscode-notebook-cell:?execution_count=11&line=13)"),
+            "Cell In[11], line 13"
+        );
+        assert_eq!(
+            unlink("---> [13](vscode-notebook-cell:?x=1) acc = f(y[0])"),
+            "---> 13 acc = f(y[0])"
+        );
+        assert_eq!(unlink("x[0] = [a](b"), "x[0] = [a](b");
+        assert_eq!(unlink("Cell In[3]"), "Cell In[3]");
+    }
+
+    #[test]
+    fn frames_prompts_and_code_lines() {
+        assert!(starts_frame(r#"File "/a/b.py", line 3, in f"#));
+        assert!(starts_frame(
+            "File ~/x/sparse.py:190, in Embedding.forward(self, input)"
+        ));
+        assert!(!starts_frame("File not found"));
+        assert_eq!(repl_input(">>> F.one_hot(a)"), Some("F.one_hot(a)"));
+        assert_eq!(
+            repl_input("In [4]: torch.multinomial(w, 2)"),
+            Some("torch.multinomial(w, 2)")
+        );
+        assert_eq!(repl_input("In [x]: y"), None);
+        assert!(looks_like_code("return x.scatter_(1, i, 1.0)"));
+        assert!(!looks_like_code("2024-01-01 INFO: epoch (3)"));
+        assert!(!looks_like_code("RuntimeError: CUDA error (59)"));
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! never panics on malformed input, and reports a message that names the file and the fault.
 
 mod npy;
+pub mod output;
 mod replay;
 mod safetensors;
 

@@ -3,7 +3,7 @@
 use super::{thousands, to_finding};
 use crate::report::ScanReport;
 use labelguard_core::Severity;
-use labelguard_report::{finding_text, Style};
+use labelguard_report::{finding_text, visible, Style};
 
 /// How many files the text report details; the rest are counted (JSON has them all).
 pub const WORST_FILES: usize = 10;
@@ -57,7 +57,7 @@ pub fn render(r: &ScanReport, style: Style) -> String {
     out += &format!(
         "{} {} ({} layout){}: {}, {classes}{extra}\n",
         paint(style, "1", "labelguard scan"),
-        st.roots.join(", "),
+        visible(&st.roots.join(", ")),
         layouts.join("+"),
         r.shard
             .map(|s| format!(", shard {}/{}", s.index, s.count))
@@ -94,8 +94,8 @@ pub fn render(r: &ScanReport, style: Style) -> String {
         for f in &worst {
             out += &format!(
                 "\n{}  {}{}\n",
-                paint(style, "1;4", &f.path),
-                f.split,
+                paint(style, "1;4", &visible(&f.path)),
+                visible(&f.split),
                 if f.bad_elements > 0 {
                     format!(", {} bad elements", thousands(f.bad_elements))
                 } else {
@@ -193,7 +193,7 @@ fn histogram(r: &ScanReport, style: Style) -> String {
         let name = match (c.role.as_str(), &c.name) {
             ("ignore", _) => "(ignore)".to_string(),
             ("out_of_range", _) => "(out of range)".to_string(),
-            (_, Some(n)) => n.chars().take(24).collect(),
+            (_, Some(n)) => visible(n).chars().take(24).collect(),
             _ => String::new(),
         };
         let count = thousands(c.count);
