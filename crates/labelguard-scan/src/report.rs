@@ -140,6 +140,9 @@ pub struct FindingRecord {
     pub locations: Vec<LocationRecord>,
     pub count: Option<u64>,
     pub values: Vec<ValueRecord>,
+    /// The repair `labelguard fix` would apply, when the rule has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repair: Option<crate::repair::Repair>,
 }
 
 impl FindingRecord {
@@ -171,6 +174,7 @@ impl FindingRecord {
                     count: v.count,
                 })
                 .collect(),
+            repair: None,
         }
     }
 
@@ -445,6 +449,9 @@ impl ScanReport {
                 .cmp(&b.path)
                 .then_with(|| first_code(a).cmp(first_code(b)))
         });
+        for f in self.files.iter_mut().flat_map(|f| f.findings.iter_mut()) {
+            f.repair = crate::repair::propose(f, &st);
+        }
         self.finalize_histogram();
         self.dataset = self.dataset_findings();
         if st.strict {
