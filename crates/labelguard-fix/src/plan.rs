@@ -76,6 +76,13 @@ impl Plan {
                 plan.files.insert(rel, dedup(repairs));
             }
         }
+        // Dataset-level findings (LG615: every mask is 0/255) repair every mask.
+        let every: Vec<Repair> = report
+            .dataset
+            .iter()
+            .filter_map(|f| f.repair.clone())
+            .collect();
+        plan.every_mask = dedup(every);
         plan
     }
 

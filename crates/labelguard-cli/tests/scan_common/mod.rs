@@ -1,6 +1,7 @@
 //! Helpers shared by the `scan_*` tests: run the binary with a deadline, read its JSON.
 #![allow(dead_code)]
 
+use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -19,16 +20,32 @@ pub fn run_in(cwd: &Path, args: &[&str]) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .expect("the binary runs");
+    // Drain both pipes while waiting: a report larger than the pipe buffer would otherwise
+    // block the child on its write and look like a hang.
+    let drain = |mut r: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let _ = r.read_to_end(&mut buf);
+            buf
+        })
+    };
+    let out = drain(Box::new(child.stdout.take().expect("piped")));
+    let err = drain(Box::new(child.stderr.take().expect("piped")));
     let start = Instant::now();
-    loop {
-        if child.try_wait().expect("wait").is_some() {
-            return child.wait_with_output().expect("output");
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
         }
         if start.elapsed() > Duration::from_secs(60) {
             let _ = child.kill();
             panic!("labelguard {args:?} did not finish within 60 s");
         }
         std::thread::sleep(Duration::from_millis(10));
+    };
+    Output {
+        status,
+        stdout: out.join().expect("stdout reader"),
+        stderr: err.join().expect("stderr reader"),
     }
 }
 
