@@ -278,7 +278,11 @@ pub fn weight_values(t: &TensorView<'_>, name: &str) -> Option<Finding> {
         Finding::new(
             &LG302,
             Verdict::Silent,
-            format!("{name} has {bad} entries that are negative, NaN or infinite"),
+            if bad == 1 {
+                format!("{name} has 1 entry that is negative, NaN or infinite")
+            } else {
+                format!("{name} has {bad} entries that are negative, NaN or infinite")
+            },
         )
         .fix("recompute the weights; they must be non-negative and finite")
         .located(name, &located)
@@ -472,11 +476,13 @@ fn group_causes(
     if !more_values {
         // Whole-dataset conventions first: they explain every bad value at once.
         let only_c = bad == [c];
-        if c == 19 && max <= 33 && bad.iter().all(|&v| (19..=33).contains(&v)) {
-            return one(&LG105);
-        }
+        // 1-based before labelIds: a mask whose only bad id is exactly C and that has no 0 is
+        // numbered from 1, also when C is 19 (labelIds would hold 0..33, not just 19).
         if only_c && min >= 1 && c >= 2 {
             return one(&LG104);
+        }
+        if c == 19 && max <= 33 && bad.iter().all(|&v| (19..=33).contains(&v)) {
+            return one(&LG105);
         }
         if only_c && min == 0 && c >= 100 {
             return one(&LG106);
@@ -520,6 +526,24 @@ fn group_causes(
     groups
 }
 
+/// The fix of a plain LG101: widening the head is offered first only when the ids beyond the
+/// classes look like missing classes (a few, just above C); otherwise the labels are wrong
+/// and the fix is to remap them.
+fn lg101_fix(c: i64, max: i64, distinct: usize, binary: bool) -> String {
+    // In i128: a label of i64::MAX needs a class dimension of 2^63, which has no i64.
+    let width = max.max(c) as i128 + 1;
+    let remap = format!("remap the labels to 0..{}", c as i128 - 1);
+    if binary {
+        "map the mask to 0/1: target = (mask > 127).long()".to_string()
+    } else if distinct <= 8 && width - c as i128 <= 8 {
+        format!("make the class dimension of input {width} wide (num_classes={width}), or {remap}")
+    } else if distinct > 8 {
+        format!("find what produced {distinct} distinct ids beyond the classes (a bilinear resize blends ids at every border; colour or instance ids need their mapping) and regenerate the masks or {remap}; a head {width} wide would only hide the problem")
+    } else {
+        format!("{remap}: ids up to {max} are not classes of a {c}-class model (widen the head to {width} only if the dataset really has {width} classes)")
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn class_finding(
     rule: &'static Rule,
@@ -540,7 +564,7 @@ fn class_finding(
         .unwrap_or_default();
     let values = values_str(&f.values, 6);
     let n = located.total;
-    let range = format!("[0, {}]", c - 1);
+    let range = format!("[0, {}]", c as i128 - 1);
     let (message, hint, fix): (String, Option<String>, String) = match rule.code {
         "LG103" => (
             format!("{} {} 255, the void label, but ignore_index is {ignore} and the model has {c} classes{first}", count(n, "target"), is_are(n)),
@@ -573,27 +597,26 @@ fn class_finding(
             "reduce the zero label: t = t.long() - 1; t[t == -1] = 255; then pass ignore_index=255 (mmseg: reduce_zero_label=True)".into(),
         ),
         _ => {
+            let distinct = located.values.len();
+            let binary = located
+                .values
+                .keys()
+                .all(|k| matches!(k, crate::kernels::OrderedValue::Int(255)))
+                && c <= 2;
             let hint = if max == c && min == 0 {
-                Some(format!("the ids span 0..{c}, one more than the {c} classes: either the head needs {} outputs (background not counted?) or 0 means 'ignore' (ADE20K-style, reduce_zero_label)", c + 1))
+                Some(format!("the ids span 0..{c}, one more than the {c} classes: either the head needs {} outputs (background not counted?) or 0 means 'ignore' (ADE20K-style, reduce_zero_label)", c as i128 + 1))
             } else if max == c {
                 Some(format!("the largest id equals C={c}: the model may have one output too few"))
-            } else if located.values.keys().all(|k| matches!(k, crate::kernels::OrderedValue::Int(255))) && c <= 2 {
+            } else if binary {
                 Some("a binary mask stored as 0/255: 255 is the foreground, not a void label".into())
-            } else if located.values.len() > 8 {
-                Some(format!("{} distinct ids beyond the classes: colour values, instance ids, or a mask resized with bilinear interpolation?", located.values.len()))
+            } else if max > 255 && c <= 256 {
+                Some(format!("ids up to {max} need 16 bits: instance ids, or a dataset's full label set (ADE20K's full index, not its 150 SceneParsing classes) instead of the {c} training classes"))
+            } else if distinct > 8 {
+                Some(format!("{distinct} distinct ids beyond the classes: colour values, instance ids, or a mask resized with bilinear interpolation?"))
             } else {
                 None
             };
-            let fix = if hint.as_deref().is_some_and(|h| h.starts_with("a binary mask")) {
-                "map the mask to 0/1: target = (mask > 127).long()".to_string()
-            } else {
-                format!(
-                    "make the class dimension of input {} wide (num_classes={}), or remap the labels to 0..{}",
-                    max.max(c) + 1,
-                    max.max(c) + 1,
-                    c - 1
-                )
-            };
+            let fix = lg101_fix(c, max, distinct, binary);
             (
                 format!("{n} of {} targets {} outside {range} (C={c}, ignore_index={ignore}): {values}{first}", stats.count, is_are(n)),
                 hint,
