@@ -9,8 +9,9 @@ from . import _native
 from ._report import Report, report_or_raise
 from ._tensors import describe, is_tensor_like, on_host
 
-# Tensors PyTorch itself copies to the host for these ops (ctc_loss's lengths).
-_HOST_ANYWAY = {"input_lengths", "target_lengths"}
+# Tensors PyTorch itself copies to the host for these ops (ctc_loss's lengths), and small ones
+# whose every value matters (embedding_bag's offsets).
+_HOST_ANYWAY = {"input_lengths", "target_lengths", "offsets"}
 
 
 def check(op: str, **kwargs: Any) -> Report:

@@ -18,6 +18,7 @@ import threading
 import warnings
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
+from . import _indexing
 from ._check import check
 from ._report import TargetError, TargetWarning, attach_call, report_or_raise
 
@@ -204,9 +205,9 @@ def enable(mode: str = "raise", ops: Optional[Iterable[str]] = None) -> None:
     if mode not in ("raise", "warn"):
         raise ValueError(f"mode must be 'raise' or 'warn', not {mode!r}")
     wanted = set(ops) if ops is not None else None
-    unknown = (wanted or set()) - set(_SIGS)
+    unknown = (wanted or set()) - set(_SIGS) - set(_indexing.OPS)
     if unknown:
-        raise ValueError(f"unknown ops {sorted(unknown)}; known: {sorted(_SIGS)}")
+        raise ValueError(f"unknown ops {sorted(unknown)}; known: {sorted(set(_SIGS) | set(_indexing.OPS))}")
     disable()
     for path, attr, key in _TARGETS:
         if wanted is not None and key not in wanted:
@@ -218,6 +219,11 @@ def enable(mode: str = "raise", ops: Optional[Iterable[str]] = None) -> None:
         _originals[(path, attr)] = original
         op, sig = _SIGS[key]
         setattr(owner, attr, _wrap(op, sig, original))
+    for path, attr, op in _indexing.TARGETS:  # advanced indexing and its relatives
+        if wanted is None or op in wanted:
+            owner = _resolve(path)
+            _originals[(path, attr)] = getattr(owner, attr)
+            setattr(owner, attr, _indexing.wrap(path, attr, op, getattr(owner, attr), owner))
     nn = sys.modules["torch.nn"]
     for name, op, arguments in _MODULES:
         if wanted is not None and op not in wanted:
@@ -260,4 +266,4 @@ def enabled(mode: str = "raise", ops: Optional[Iterable[str]] = None) -> Iterato
             enable(was["mode"], {_SIGS_KEY[(p, a)] for p, a in keys})
 
 
-_SIGS_KEY = {**{(p, a): k for p, a, k in _TARGETS}, **{("torch.nn." + n, "__call__"): op for n, op, _ in _MODULES}}
+_SIGS_KEY = {**{(p, a): k for p, a, k in _TARGETS + _indexing.TARGETS}, **{("torch.nn." + n, "__call__"): op for n, op, _ in _MODULES}}

@@ -635,8 +635,8 @@ fixture!(
     "LG418",
     "cross_entropy",
     [
-        ("input", logits(&[6, 3])),
-        ("target", i64s(&[6], &[0, 0, 3, 0, 1, 0]))
+        ("input", logits(&[8, 3])),
+        ("target", i64s(&[8], &[0, 0, 3, 0, 1, 0, 0, 2]))
     ],
     []
 );

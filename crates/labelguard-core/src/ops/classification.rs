@@ -576,8 +576,8 @@ fn nll_loss_nd(
     findings
 }
 
-/// Box classification (`[N, C]` logits) with labels 0..C, C the only bad value and 0 at least
-/// half of the labels (detection heads sample mostly background proposals: torchvision's RoI
+/// Box classification (`[N, C]` logits) with labels 0..C, C the only bad value and 0 more than
+/// half of at least 8 labels (detection heads sample mostly background proposals: torchvision's RoI
 /// heads take 25% positives): background is label 0 and the head's class count left it out
 /// (LG418).
 fn background_cause(f: Finding, target: &TensorView<'_>, c: i64) -> Finding {
@@ -591,7 +591,8 @@ fn background_cause(f: Finding, target: &TensorView<'_>, c: i64) -> Finding {
             .filter(|(&v, _)| (0..=c).contains(&v))
             .map(|(_, &n)| n)
             .sum();
-        h.get(&0).is_some_and(|&zeros| 2 * zeros >= labelled)
+        // A batch of proposals, not a handful of samples: at least 8 labels, most of them 0.
+        labelled >= 8 && h.get(&0).is_some_and(|&zeros| 2 * zeros > labelled)
     });
     if !mostly_zero {
         return f;

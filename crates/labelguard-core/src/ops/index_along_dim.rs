@@ -133,8 +133,8 @@ pub fn index_add(call: &Call<'_>) -> Vec<Finding> {
             shape_str(source.shape())
         ))];
     }
-    if input.numel() == 0 {
-        return Vec::new(); // nothing is written
+    if input.numel() == 0 && input.dim() > 1 {
+        return Vec::new(); // nothing is written (a 1-D empty input is still checked: probed)
     }
     along_dim(input, index, dim, Bounds::below, "index_add")
 }

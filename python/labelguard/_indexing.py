@@ -1,0 +1,278 @@
+"""Wrappers for advanced indexing and its relatives: `x[idx]`, `x[idx] = v`, `index_put_`,
+`take`, `put_`, `take_along_dim`, `index_add`/`index_copy`/`index_fill`, `scatter_reduce`,
+`F.embedding_bag`.
+
+`Tensor.__getitem__` and `__setitem__` run on every slice of every training step, so they decide
+from the type of the key before any other work: ints, slices, `...`, None, lists and anything
+without a tensor in it go straight to PyTorch. Only a key holding a tensor is checked.
+
+The checks read only the shapes and dtypes of the indexed tensor and of the values written: they
+are passed as zero-stride views of one element (`_shape_only`), never copied or reduced on the
+device. The index tensors themselves are read (on CUDA: their min and max, one synchronisation).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+from . import _enable as _e
+
+# (module path, attribute, op): where each wrapped function lives.
+TARGETS: List[Tuple[str, str, str]] = [
+    ("torch.Tensor", "__getitem__", "index"),
+    ("torch.Tensor", "__setitem__", "index_put"),
+    ("torch.Tensor", "index_put_", "index_put"),
+    ("torch.Tensor", "index_put", "index_put"),
+    ("torch", "index_put", "index_put"),
+    ("torch", "take", "take"),
+    ("torch.Tensor", "take", "take"),
+    ("torch.Tensor", "put_", "put"),
+    ("torch.Tensor", "put", "put"),
+    ("torch", "take_along_dim", "take_along_dim"),
+    ("torch.Tensor", "take_along_dim", "take_along_dim"),
+    ("torch", "index_add", "index_add"),
+    ("torch.Tensor", "index_add", "index_add"),
+    ("torch.Tensor", "index_add_", "index_add"),
+    ("torch", "index_copy", "index_copy"),
+    ("torch.Tensor", "index_copy", "index_copy"),
+    ("torch.Tensor", "index_copy_", "index_copy"),
+    ("torch", "index_fill", "index_fill"),
+    ("torch.Tensor", "index_fill", "index_fill"),
+    ("torch.Tensor", "index_fill_", "index_fill"),
+    ("torch", "scatter_reduce", "scatter_reduce"),
+    ("torch.Tensor", "scatter_reduce", "scatter_reduce"),
+    ("torch.Tensor", "scatter_reduce_", "scatter_reduce"),
+    ("torch.nn.functional", "embedding_bag", "embedding_bag"),
+]
+OPS = sorted({op for _, _, op in TARGETS})
+
+_MASKS: Tuple[Any, ...] = ()
+
+
+def _torch():
+    return sys.modules["torch"]
+
+
+_DTYPES = ("bool", "uint8", "int8", "int16", "uint16", "int32", "int64", "float16", "bfloat16", "float32", "float64")
+
+
+def _readable(dtype: Any) -> bool:
+    """Whether labelguard's core reads this dtype (complex, float8, quantized: no)."""
+    return str(dtype).removeprefix("torch.") in _DTYPES
+
+
+def _shape_only(t: Any) -> Any:
+    """A host view with t's shape and dtype (float32 for a dtype the core does not read) whose
+    one element is never read."""
+    torch = _torch()
+    return torch.empty((), dtype=t.dtype if _readable(t.dtype) else torch.float32).expand(t.shape)
+
+
+def _is_mask(t: Any) -> bool:
+    torch = _torch()
+    return t.dtype == torch.bool or t.dtype == torch.uint8
+
+
+def _plan(x: Any, key: Any, getter: Callable, real_masks: bool) -> Optional[Dict[str, Any]]:
+    """The check() arguments of `x[key]`: the indexed tensor after the basic part of the key
+    (ints, slices, None, ...), the index tensors and the dims where they start. None when the
+    key holds something labelguard does not judge (lists, arrays, bools): PyTorch decides."""
+    torch = _torch()
+    key = key if type(key) is tuple else (key,)
+    consumed = 0
+    if any(isinstance(k, torch.Tensor) and ((k.dim() == 0 and not _is_mask(k)) or not _readable(k.dtype)) for k in key):
+        return None  # PyTorch reads 0-d integer tensors as Python ints and checks them itself
+    for k in key:
+        if isinstance(k, torch.Tensor):
+            consumed += k.dim() if _is_mask(k) else 1
+        elif k is None or k is Ellipsis:
+            pass
+        elif type(k) is int or type(k) is slice:
+            consumed += 1
+        else:
+            return None
+    if consumed > x.dim():
+        return None  # PyTorch raises "too many indices" itself, on the host
+    basic: List[Any] = []
+    tensors: List[Any] = []
+    dims: List[int] = []
+    cursor = 0
+    for k in key:
+        if isinstance(k, torch.Tensor):
+            width = k.dim() if _is_mask(k) else 1
+            basic.extend([slice(None)] * width)
+            tensors.append(k)
+            dims.append(cursor)
+            cursor += width
+        elif k is Ellipsis:
+            basic.append(k)
+            cursor += x.dim() - consumed
+        elif k is None or type(k) is slice:
+            basic.append(k)
+            cursor += 1
+        else:
+            basic.append(k)  # an int removes its dimension
+    if len(tensors) > 8:
+        return None
+    try:
+        view = getter(_shape_only(x), tuple(basic))
+    except (IndexError, RuntimeError, TypeError):
+        return None  # a bad int or slice: PyTorch raises its own error
+    call: Dict[str, Any] = {"input": view, "dims": dims}
+    for i, t in enumerate(tensors):
+        if _is_mask(t) and not real_masks and len(tensors) == 1:
+            t = _shape_only(t)  # a lone mask is checked by its shape; its values never matter
+        call["index" if i == 0 else f"index{i}"] = t
+    return call
+
+
+def _active() -> bool:
+    return _e._config["active"] and _e._state.depth == 0 and not _e._compiling()
+
+
+def _wrap_getitem(original: Callable) -> Callable:
+    tensor = _torch().Tensor
+
+    def labelguard_getitem(self, key):
+        # The fast path, inlined: a key without a tensor goes straight to PyTorch.
+        if type(key) is tuple:
+            for k in key:
+                if isinstance(k, tensor):
+                    break
+            else:
+                return original(self, key)
+        elif not isinstance(key, tensor):
+            return original(self, key)
+        if _active():
+            call = _plan(self, key, original, real_masks=False)
+            if call is not None:
+                _e._check_or_raise("index", call, " (labelguard, Tensor.__getitem__)")
+        return original(self, key)
+
+    return labelguard_getitem
+
+
+def _wrap_setitem(original: Callable, getter: Callable) -> Callable:
+    torch = _torch()
+    tensor = torch.Tensor
+
+    def labelguard_setitem(self, key, value):
+        if type(key) is tuple:
+            for k in key:
+                if isinstance(k, tensor):
+                    break
+            else:
+                return original(self, key, value)
+        elif not isinstance(key, tensor):
+            return original(self, key, value)
+        if _active():
+            is_tensor = isinstance(value, tensor)
+            call = _plan(self, key, getter, real_masks=is_tensor and value.numel() > 1)
+            masks = [k for k in (key if type(key) is tuple else (key,)) if isinstance(k, tensor)]
+            # One mask and one value: PyTorch takes masked_fill, which casts any dtype.
+            masked_fill = len(masks) == 1 and _is_mask(masks[0]) and (not is_tensor or value.numel() == 1)
+            if call is not None and is_tensor and not masked_fill and _readable(self.dtype) and _readable(value.dtype):
+                # index_put_ with the value's leading 1-sized dimensions dropped.
+                shape = list(value.shape)
+                while shape and shape[0] == 1:
+                    shape.pop(0)
+                call["values"] = torch.empty((), dtype=value.dtype).expand(shape)
+            if call is not None:
+                _e._check_or_raise("index_put", call, " (labelguard, Tensor.__setitem__)")
+        return original(self, key, value)
+
+    return labelguard_setitem
+
+
+def _index_put(self, indices, values, accumulate=False):
+    torch = _torch()
+    if type(indices) not in (tuple, list) or not all(isinstance(t, torch.Tensor) for t in indices) or not 0 < len(indices) <= 8:
+        return None
+    call: Dict[str, Any] = {"input": _shape_only(self), "accumulate": bool(accumulate)}
+    for i, t in enumerate(indices):
+        call["index" if i == 0 else f"index{i}"] = t
+    if isinstance(values, torch.Tensor) and _readable(self.dtype) and _readable(values.dtype):
+        call["values"] = _shape_only(values)
+    return call
+
+
+def _take(input, index):
+    return dict(input=_shape_only(input), index=index)
+
+
+def _put(input, index, source, accumulate=False):
+    return dict(input=_shape_only(input), index=index, source=_shape_only(source), accumulate=bool(accumulate))
+
+
+def _take_along_dim(input, indices, dim=None, *, out=None):
+    return dict(input=_shape_only(input), indices=indices, dim=dim)
+
+
+def _index_add(input, dim, index, source, *, alpha=1, out=None):
+    return dict(input=_shape_only(input), dim=dim, index=index, source=_shape_only(source))
+
+
+def _index_copy(input, dim, index, source, *, out=None):
+    return dict(input=_shape_only(input), dim=dim, index=index, source=_shape_only(source))
+
+
+def _index_fill(input, dim, index, value):
+    return dict(input=_shape_only(input), dim=dim, index=index)
+
+
+def _scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
+    return dict(input=_shape_only(input), dim=dim, index=index, src=_shape_only(src), reduce=reduce, include_self=bool(include_self))
+
+
+def _embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean", sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
+    call = dict(input=input, weight=_shape_only(weight), mode=mode, include_last_offset=bool(include_last_offset), padding_idx=padding_idx)
+    if offsets is not None:
+        call["offsets"] = offsets
+    if per_sample_weights is not None:
+        call["per_sample_weights"] = _shape_only(per_sample_weights)
+    return call
+
+
+# op -> how a call's arguments become check() arguments (Python binds them: no inspect).
+_BINDERS: Dict[str, Callable[..., Optional[Dict[str, Any]]]] = {
+    "index_put": _index_put,
+    "take": _take,
+    "put": _put,
+    "take_along_dim": _take_along_dim,
+    "index_add": _index_add,
+    "index_copy": _index_copy,
+    "index_fill": _index_fill,
+    "scatter_reduce": _scatter_reduce,
+    "embedding_bag": _embedding_bag,
+}
+
+
+def _wrap_function(op: str, original: Callable) -> Callable:
+    binder = _BINDERS[op]
+    tensor = _torch().Tensor
+    name = getattr(original, "__qualname__", op)
+
+    def labelguard_checked(*args, **kwargs):
+        if _active():
+            try:
+                call = binder(*args, **kwargs)
+            except (TypeError, AttributeError):
+                call = None  # PyTorch reports its own signature errors
+            if call is not None and all(_readable(v.dtype) if isinstance(v, tensor) else not hasattr(v, "shape") for v in call.values()):
+                _e._check_or_raise(op, {k: v for k, v in call.items() if v is not None or k == "padding_idx"}, f" (labelguard, {name})")
+        return original(*args, **kwargs)
+
+    labelguard_checked.__labelguard_original__ = original  # type: ignore[attr-defined]
+    labelguard_checked.__name__ = getattr(original, "__name__", op)
+    labelguard_checked.__doc__ = getattr(original, "__doc__", None)
+    return labelguard_checked
+
+
+def wrap(path: str, attr: str, op: str, original: Callable, owner: Any) -> Callable:
+    """The checked version of `owner.attr` (op is from TARGETS)."""
+    if attr == "__getitem__":
+        return _wrap_getitem(original)
+    if attr == "__setitem__":
+        return _wrap_setitem(original, _torch().Tensor.__getitem__)
+    return _wrap_function(op, original)
