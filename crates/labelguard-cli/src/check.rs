@@ -56,6 +56,16 @@ pub fn run(args: CheckArgs, style: labelguard_report::Style) -> anyhow::Result<E
             );
         }
     }
+    // Without its table, embedding has no contract to check: a usage error, not a verdict.
+    if op.name == "embedding"
+        && !named.iter().any(|t| t.name == "weight")
+        && !args.args.iter().any(|(k, _)| k == "num_embeddings")
+    {
+        bail!(
+            "embedding needs the table: a tensor named 'weight' in {}, or --arg num_embeddings=N",
+            args.tensors.display()
+        );
+    }
     let views = named
         .iter()
         .map(|t| (t.name.clone(), t.tensor.view()))

@@ -8,7 +8,7 @@ use labelguard_scan::progress::Bar;
 use labelguard_scan::render::{self, Format};
 use labelguard_scan::report::ScanReport;
 use labelguard_scan::weights::weights_file;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 const SCAN_HELP: &str = "Examples:
@@ -16,15 +16,34 @@ const SCAN_HELP: &str = "Examples:
   labelguard scan data/ade --preset ade20k --html report.html --write-weights weights.py
   labelguard scan DATA/arrays --num-classes 19 --ignore-index 255 --format json
   labelguard scan labels.csv --num-classes 10 --label-column label --format json
-  labelguard scan data --num-classes 5 --shard 3/8 --format json -o part3.json   # then: labelguard merge part*.json
+  labelguard scan data --num-classes 5 --shard 3/8 --format json -o part3.json
+  labelguard merge part*.json
 
-Presets: cityscapes (19 trainIds, void 255), ade20k (150 classes, reduce_zero_label), pascal-voc (21 classes, border 255).
-Layouts recognised: cityscapes (gtFine + leftImg8bit), voc (SegmentationClass + JPEGImages), paired
-(annotations|masks|labels + images, e.g. ADE20K), imagefolder (class folders of photos), files (everything found),
-custom (--mask-glob with --image-template 'images/{subdir}/{stem}.jpg').
-Config: labelguard.toml or [tool.labelguard] in pyproject.toml, the nearest one above the first PATH (else above the
-working directory); its [scan] table holds scan-only keys. Flags override it.
-Exit codes: 0 no errors, 1 errors found (warnings too with --strict), 2 usage or I/O error.";
+Presets:
+  cityscapes (19 trainIds, void 255), ade20k (150 classes, reduce_zero_label),
+  pascal-voc (21 classes, border 255).
+
+Layouts:
+  cityscapes   gtFine + leftImg8bit
+  voc          SegmentationClass + JPEGImages
+  paired       annotations|masks|labels beside images (ADE20K)
+  imagefolder  class folders of photos
+  files        every mask, array and table found
+  custom       --mask-glob with --image-template 'images/{subdir}/{stem}.jpg'
+  A folder that holds several datasets is scanned as several, each with its own layout
+  and settings, and reported on its own.
+
+Config:
+  labelguard.toml, or [tool.labelguard] in pyproject.toml: the nearest one above the first
+  PATH (a config in the working directory does not apply to data elsewhere). Its [scan]
+  table holds scan-only keys; a [[datasets]] entry (path = \"labels.csv\", num_classes = 10)
+  holds the settings of one dataset below it. Flags override the file.
+
+Exit codes:
+  0  no errors; the last line says ok, or unchecked when the class count is unknown
+     (ids were counted, not range-checked)
+  1  errors (with --strict also warnings and an unchecked class range)
+  2  usage or I/O error";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum ScanFormat {
@@ -65,10 +84,26 @@ pub struct OutputArgs {
     /// No progress bar; the text report shows only its last line.
     #[arg(long, short)]
     quiet: bool,
+    /// How many files the text report details: a number, or 'all'. Default 25.
+    #[arg(long, value_name = "N|all", default_value = "25", value_parser = parse_show)]
+    show: Show,
     /// Write outputs into what their paths hold even when that is not a regular file: follow a
     /// symbolic link, write a FIFO or device in place. Without it those are refused.
     #[arg(long)]
     write_through: bool,
+}
+
+/// `--show N|all`.
+#[derive(Clone, Copy, Debug)]
+pub struct Show(Option<usize>);
+
+fn parse_show(s: &str) -> Result<Show, String> {
+    if s.eq_ignore_ascii_case("all") {
+        return Ok(Show(None));
+    }
+    s.parse()
+        .map(|n| Show(Some(n)))
+        .map_err(|_| format!("'{s}' is not a number or 'all'"))
 }
 
 impl OutputArgs {
@@ -200,18 +235,34 @@ impl ScanArgs {
 }
 
 pub fn run(args: ScanArgs, style: labelguard_report::Style) -> anyhow::Result<ExitCode> {
-    let config = if args.no_config {
+    let config = load_config(&args.paths[0], args.config.as_deref(), args.no_config)?;
+    let mut opts = ScanOptions::resolve(config.as_ref(), &args.overrides())?;
+    args.out.check()?;
+    opts.jobs = args.jobs;
+    opts.shard = args.shard;
+    opts.overlays = args.out.html.is_some();
+    let bar = Bar::stderr(args.out.quiet);
+    let report = labelguard_scan::scan(&args.paths, &opts, &bar)?;
+    write_outputs(&report, &args.out, opts.palette.as_deref(), style)
+}
+
+/// The config file of a command on `first`: `--config FILE`, none with `--no-config`, else
+/// the nearest one above the data (one in the working directory does not describe data elsewhere).
+pub fn load_config(
+    first: &Path,
+    explicit: Option<&Path>,
+    no_config: bool,
+) -> anyhow::Result<Option<ConfigFile>> {
+    Ok(if no_config {
         None
-    } else if let Some(path) = &args.config {
+    } else if let Some(path) = explicit {
         Some(
             ConfigFile::load(path)?
                 .with_context(|| format!("{}: has no [tool.labelguard] table", path.display()))?,
         )
     } else {
-        // Like ruff: the configuration nearest the data first, then the working directory's.
-        let first = &args.paths[0];
         let near = if first.is_dir() {
-            first.clone()
+            first.to_path_buf()
         } else {
             first.parent().map(|p| p.to_path_buf()).unwrap_or_default()
         };
@@ -221,19 +272,10 @@ pub fn run(args: ScanArgs, style: labelguard_report::Style) -> anyhow::Result<Ex
             near
         };
         let near = std::fs::canonicalize(&near).unwrap_or(near);
-        match ConfigFile::discover(&near)? {
-            Some(c) => Some(c),
-            None => ConfigFile::discover(&std::env::current_dir()?)?,
-        }
-    };
-    let mut opts = ScanOptions::resolve(config.as_ref(), &args.overrides())?;
-    args.out.check()?;
-    opts.jobs = args.jobs;
-    opts.shard = args.shard;
-    opts.overlays = args.out.html.is_some();
-    let bar = Bar::stderr(args.out.quiet);
-    let report = labelguard_scan::scan(&args.paths, &opts, &bar)?;
-    write_outputs(&report, &args.out, opts.palette.as_deref(), style)
+        // Only the config of the scanned tree: one in the working directory does not describe
+        // data elsewhere.
+        ConfigFile::discover(&near)?
+    })
 }
 
 /// Renders the report to stdout or `--output`, writes `--html` and `--write-weights`, and
@@ -249,7 +291,10 @@ pub fn write_outputs(
     let style = labelguard_report::Style {
         color: style.color && report_to == Destination::Stdout,
     };
-    let mut text = render::render(report, out.format.into(), style);
+    let mut text = match out.format {
+        ScanFormat::Text => render::text::render_files(report, style, out.show.0),
+        f => render::render(report, f.into(), style),
+    };
     if out.quiet && out.format == ScanFormat::Text {
         text = text
             .lines()
@@ -263,9 +308,11 @@ pub fn write_outputs(
         .map(|_| render::html::render(report, palette));
     let weights = match (&weights_to, &out.write_weights) {
         (Some(_), Some(path)) => {
-            let w = report.weights.as_ref().context(
-                "no class weights to write: they need --num-classes (or a preset) and at least one counted label",
-            )?;
+            // Several datasets: the weights of the first that has them (the detected layout's).
+            let (w, names) = std::iter::once(report)
+                .chain(report.datasets.iter())
+                .find_map(|r| r.weights.as_ref().map(|w| (w, &r.settings.class_names)))
+                .context("no class weights to write: they need --num-classes (or a preset) and at least one counted label")?;
             let s = w
                 .suggestions
                 .iter()
@@ -274,7 +321,7 @@ pub fn write_outputs(
             let json = path
                 .extension()
                 .is_some_and(|e| e.eq_ignore_ascii_case("json"));
-            Some(weights_file(s, &report.settings.class_names, json))
+            Some(weights_file(s, names, json))
         }
         _ => None,
     };
@@ -286,7 +333,10 @@ pub fn write_outputs(
         set.push((d, w.as_bytes()));
     }
     crate::write_set(&set)?;
-    Ok(if report.has_errors() {
+    // Deliberate: an unchecked class range is not an error (nothing wrong was found), but
+    // --strict asks that everything was checked.
+    let strict_unchecked = report.settings.strict && report.summary.status == "unchecked";
+    Ok(if report.has_errors() || strict_unchecked {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
