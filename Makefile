@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: test lint venv python bench bench-python bench-scan bench-diagnose docs
+.PHONY: test lint venv python bench bench-python bench-scan bench-diagnose bench-diagnose-matching bench-run docs
 
 ## venv: the Python environment of the tests (torch from PyPI; pip's cache keeps reruns fast)
 venv: $(VENV)/.installed
@@ -57,3 +57,13 @@ bench-scan: venv
 ## bench-diagnose: labelguard diagnose on multi-GB synthetic logs
 bench-diagnose:
 	bench/diagnose.sh
+
+## bench-diagnose-matching: diagnose on logs whose every line is looked at closely (issue 8)
+bench-diagnose-matching:
+	cargo build --release -p labelguard-cli
+	python3 bench/diagnose_matching.py --bin target/release/labelguard
+
+## bench-run: labelguard run's pass-through of 1 GiB vs a plain pipe (issue 8)
+bench-run:
+	cargo build --release -p labelguard-cli
+	python3 bench/run_passthrough.py --bin target/release/labelguard
