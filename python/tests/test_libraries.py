@@ -88,13 +88,13 @@ def test_bert_token_type_ids_beyond_type_vocab_size():
     model, ids = bert(), torch.randint(0, 50, (2, 8))
     types = torch.zeros(2, 8, dtype=torch.long)
     types[:, 4:] = 2  # a third segment: BERT has two
-    caught(lambda: model(input_ids=ids, token_type_ids=types), "LG401", "BertEmbeddings.forward", "type_vocab_size")
+    caught(lambda: model(input_ids=ids, token_type_ids=types), "LG414", "BertEmbeddings.forward", "type_vocab_size")
 
 
 def test_bert_labels_beyond_num_labels():
     model, ids = bert(), torch.randint(0, 50, (2, 8))
     identical(lambda: model(input_ids=ids, labels=torch.tensor([0, 1])).loss)
-    caught(lambda: model(input_ids=ids, labels=torch.tensor([0, 2])), "LG101", "transformers BertForSequenceClassification.forward → cross_entropy", "num_labels")
+    caught(lambda: model(input_ids=ids, labels=torch.tensor([0, 2])), "LG418", "transformers BertForSequenceClassification.forward → cross_entropy", "num_labels")
 
 
 # --- timm ---------------------------------------------------------------------------------
@@ -109,7 +109,7 @@ def test_timm_label_smoothing_loss_with_class_ids_beyond_num_classes():
     x = torch.randn(4, 3, 32, 32)
     loss = LabelSmoothingCrossEntropy(smoothing=0.1)
     identical(lambda: loss(model(x), torch.tensor([0, 4, 2, 1])))
-    caught(lambda: loss(model(x), torch.tensor([0, 5, 2, 1])), "LG402", "timm LabelSmoothingCrossEntropy.forward → gather", "num_classes")
+    caught(lambda: loss(model(x), torch.tensor([0, 5, 2, 1])), "LG416", "timm LabelSmoothingCrossEntropy.forward → gather", "num_classes")
 
 
 def test_timm_mixup_with_fewer_classes_than_the_labels():
@@ -118,7 +118,7 @@ def test_timm_mixup_with_fewer_classes_than_the_labels():
     mixup = Mixup(mixup_alpha=0.2, num_classes=10)
     x = torch.randn(4, 3, 8, 8)
     identical(lambda: mixup(x.clone(), torch.tensor([0, 9, 3, 3])))
-    caught(lambda: mixup(x.clone(), torch.tensor([0, 10, 3, 3])), "LG402", "timm one_hot → scatter", "Mixup(num_classes=N)")
+    caught(lambda: mixup(x.clone(), torch.tensor([0, 10, 3, 3])), "LG416", "timm one_hot → scatter", "Mixup(num_classes=N)")
 
 
 # --- segmentation_models_pytorch ----------------------------------------------------------
@@ -152,7 +152,7 @@ def test_monai_dice_loss_on_brats_labels_with_a_gap():
     loss = DiceLoss(to_onehot_y=True, softmax=True)
     identical(lambda: loss(net(x), label))
     label[label == 3] = 4  # BraTS: labels 0, 1, 2, 4
-    caught(lambda: loss(net(x), label), "LG402", "MONAI one_hot → scatter", "out_channels")
+    caught(lambda: loss(net(x), label), "LG417", "MONAI one_hot → scatter", "out_channels")
 
 
 # --- torchvision --------------------------------------------------------------------------
@@ -171,7 +171,7 @@ def test_torchvision_faster_rcnn_labels_without_room_for_background():
     targets = [{"boxes": torch.tensor([[5.0, 5.0, 50.0, 60.0], [30.0, 20.0, 90.0, 80.0]]), "labels": torch.tensor([1, 1])}]
     identical(lambda: tuple(model(images, targets).values()))
     targets[0]["labels"] = torch.tensor([1, 2])
-    caught(lambda: model(images, targets), "LG101", "torchvision fastrcnn_loss → cross_entropy", "number of object classes + 1")
+    caught(lambda: model(images, targets), "LG418", "torchvision fastrcnn_loss → cross_entropy", "number of object classes + 1")
 
 
 # --- torch_geometric ----------------------------------------------------------------------
