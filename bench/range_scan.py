@@ -84,6 +84,16 @@ def main():
                 "x_numpy": med["numpy"] / med["labelguard"], "x_torch": med["torch"] / med["labelguard"],
                 "of_bandwidth": gbs["labelguard"] / gbs["bandwidth"],
             })
+    # The NaN/inf scan of logits (LG508): bit patterns vs the float scan it replaced, 256 MiB each.
+    results["non_finite"] = []
+    for dtype in ("float16", "bfloat16", "float32"):
+        bits, floats = [], []
+        for _ in range(args.rounds):
+            r = json.loads(subprocess.check_output([args.bin, "non-finite", dtype, "256", "3"]))
+            bits.append(min(r["bits_seconds"]))
+            floats.append(min(r["float_seconds"]))
+        nbytes = r["bytes"]
+        results["non_finite"].append({"dtype": dtype, "bytes": nbytes, "bits_gbs": nbytes / statistics.median(bits) / 1e9, "float_gbs": nbytes / statistics.median(floats) / 1e9})
     pathlib.Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     pathlib.Path(args.out).write_text(json.dumps(results, indent=2))
     print(f"medians of {args.rounds} interleaved rounds; {results['machine']}")
@@ -92,6 +102,12 @@ def main():
     for c in results["cases"]:
         g = c["gbs"]
         print(f"| {c['tensor']} | {g['labelguard']:.1f} | {g['numpy']:.2f} | {g['torch']:.2f} | {g['bandwidth']:.1f} | {c['x_numpy']:.1f}x | {c['x_torch']:.1f}x | {c['of_bandwidth']:.0%} |")
+
+    print("\nNaN/inf scan of finite logits (256 MiB, one core):")
+    print("| dtype | bit patterns GB/s | float scan (before) GB/s | speedup |")
+    print("| --- | --- | --- | --- |")
+    for c in results["non_finite"]:
+        print(f"| {c['dtype']} | {c['bits_gbs']:.1f} | {c['float_gbs']:.1f} | {c['bits_gbs'] / c['float_gbs']:.1f}x |")
 
 
 if __name__ == "__main__":

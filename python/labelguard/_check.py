@@ -7,7 +7,7 @@ from typing import Any, Dict, List, Optional
 
 from . import _native
 from ._report import Report, report_or_raise
-from ._tensors import describe, is_tensor_like, on_host
+from ._tensors import describe, describe_abstract, describe_tensor, is_abstract, is_tensor_like, on_host, plain_tensor_types
 
 # Tensors PyTorch itself copies to the host for these ops (ctc_loss's lengths), and small ones
 # whose every value matters (embedding_bag's offsets).
@@ -19,18 +19,88 @@ def check(op: str, **kwargs: Any) -> Report:
 
     Arguments go by PyTorch's names: tensors (numpy arrays, torch tensors on any device) and
     scalars, e.g. ``check("cross_entropy", input=logits, target=mask, ignore_index=255)``.
+    Tensors on the ``meta`` device or from FakeTensorMode have no values: their shapes and
+    dtypes are checked, nothing is copied.
     It never raises for a bad call; use the ``check_*`` functions (or ``report.raises``) for that.
     """
-    tensors = {k: v for k, v in kwargs.items() if is_tensor_like(v)}
-    args = {k: v for k, v in kwargs.items() if k not in tensors}
-    if all(on_host(t) for t in tensors.values()):
-        return _host_check(op, tensors, args)
-    return _device_check(op, tensors, args)
+    return check_call(op, kwargs)
 
 
-def _host_check(op: str, tensors: Dict[str, Any], args: Dict[str, Any]) -> Report:
-    described = [describe(k, v) for k, v in tensors.items()]
-    return Report.from_json(_native.check(op, described, list(args.items())))
+def check_call(op: str, kwargs: Dict[str, Any], unread: frozenset = frozenset()) -> Report:
+    """`check` with the arguments as one dict (what `enable()`'s wrappers call). The tensors
+    named in `unread` are checked like meta tensors: shape and dtype, values never read."""
+    fast = all_host_torch(op, kwargs, unread)
+    if fast is not None:
+        return fast
+    tensors: Dict[str, Any] = {}
+    args: Dict[str, Any] = {}
+    for k, v in kwargs.items():
+        if is_tensor_like(v):
+            tensors[k] = v
+        else:
+            args[k] = v
+    abstract = frozenset(k for k, v in tensors.items() if k in unread or is_abstract(v))
+    if all(k in abstract or on_host(t) for k, t in tensors.items()):
+        report = _host_check(op, tensors, args, abstract)
+    else:
+        report = _device_check(op, tensors, args, abstract=abstract)
+    return _known_only(report, abstract) if abstract else report
+
+
+def all_host_torch(op: str, kwargs: Dict[str, Any], unread: frozenset) -> Optional[Report]:
+    """The hot path of `enable()`: every tensor a plain CPU torch tensor (or one whose values
+    are not read), described in one pass; None when another path must decide."""
+    plain = plain_tensor_types()
+    if not plain:
+        return None
+    described, args, skipped = [], [], []
+    for k, v in kwargs.items():
+        t = type(v)
+        if t in plain:
+            if k in unread or v.is_meta:
+                described.append(describe_abstract(k, v))
+                skipped.append(k)
+            elif v.is_cpu:
+                described.append(describe_tensor(k, v))
+            else:
+                return None
+        elif t in _SCALARS or v is None:
+            args.append((k, v))
+        else:
+            return None  # numpy, subclasses (fake tensors), sequences: the general path
+    report = _native_check(op, described, args)
+    return _known_only(report, frozenset(skipped)) if skipped else report
+
+
+_SCALARS = frozenset((int, float, bool, str))
+_OK: Dict[str, Report] = {}
+_VERDICTS = ("ok", "silent", "device_assert", "error")
+
+
+def _host_check(op: str, tensors: Dict[str, Any], args: Dict[str, Any], abstract: frozenset = frozenset()) -> Report:
+    described = [describe_abstract(k, v) if k in abstract else describe(k, v) for k, v in tensors.items()]
+    return _native_check(op, described, list(args.items()))
+
+
+def _native_check(op: str, described: List[Any], args: List[Any]) -> Report:
+    name, text = _native.check(op, described, args)
+    if text is not None:
+        return Report.from_json(text)
+    report = _OK.get(name)
+    if report is None:
+        report = _OK[name] = Report(op=name, verdict="ok", findings=())
+    return report
+
+
+def _known_only(report: Report, abstract: frozenset) -> Report:
+    """Drops the findings about values of tensors that have none (they were read as zeros)."""
+    if not report.findings:
+        return report
+    kept = tuple(f for f in report.findings if not any(l.tensor in abstract for l in f.locations))
+    if len(kept) == len(report.findings):
+        return report
+    verdict = max((f.verdict for f in kept), key=_VERDICTS.index, default="ok")
+    return Report(op=report.op, verdict=verdict, findings=kept)
 
 
 def _fetch(tensors: List[Any]) -> List[Any]:
@@ -83,7 +153,7 @@ def _candidates(t: Any, stats: Any, ignore: Optional[int]) -> List[Any]:
     return list(dict.fromkeys(values)) or [0]
 
 
-def _device_check(op: str, tensors: Dict[str, Any], args: Dict[str, Any], _all_on_device: bool = False) -> Report:
+def _device_check(op: str, tensors: Dict[str, Any], args: Dict[str, Any], _all_on_device: bool = False, abstract: frozenset = frozenset()) -> Report:
     """The CUDA path. Every device-assert constraint is an interval (class ids, indices,
     probabilities), so a call violates it exactly when its extreme values do: the call is
     checked on broadcast views of each tensor's min, max, NaN and ignore value, computed on
@@ -91,7 +161,7 @@ def _device_check(op: str, tensors: Dict[str, Any], args: Dict[str, Any], _all_o
     copied to the host, to report the exact findings and coordinates."""
     torch = sys.modules["torch"]
     # (`_all_on_device` lets the tests run this path with CPU tensors.)
-    host = {k: v for k, v in tensors.items() if on_host(v) and not _all_on_device}
+    host = {k: v for k, v in tensors.items() if k in abstract or (on_host(v) and not _all_on_device)}
     device = {k: v for k, v in tensors.items() if k not in host}
     copied = [k for k, v in device.items() if k in _HOST_ANYWAY or v.numel() == 0]
     reduced = [k for k in device if k not in copied]
@@ -107,13 +177,13 @@ def _device_check(op: str, tensors: Dict[str, Any], args: Dict[str, Any], _all_o
 
     base = {k: surrogate(k, c[0]) for k, c in candidates.items()}
     runs = [base] + [{**base, k: surrogate(k, v)} for k, c in candidates.items() for v in c[1:]]
-    reports = [_host_check(op, {**host, **r}, args) for r in runs]
+    reports = [_host_check(op, {**host, **r}, args, abstract) for r in runs]
     if all(r == reports[0] for r in reports):
         return reports[0]
     # A value check failed for some extreme value: the exact findings need the real values.
     exact = dict(host)
     exact.update(zip(reduced, _fetch([device[k] for k in reduced])))
-    return _host_check(op, exact, args)
+    return _host_check(op, exact, args, abstract)
 
 
 def _drop_none(**kwargs: Any) -> Dict[str, Any]:

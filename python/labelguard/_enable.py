@@ -12,28 +12,49 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import inspect
 import sys
 import threading
 import warnings
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
 from . import _indexing
-from ._check import check
+from ._callsite import call_site
+from ._check import all_host_torch, check, check_call
 from ._report import TargetError, TargetWarning, attach_call, report_or_raise
 
-P = inspect.Parameter
+class Params:
+    """An op's parameters, bound without `inspect` (a wrapped call's hot path): the positional
+    names in order (also accepted as keywords) and the keyword-only ones with defaults.
+    `bind` gives what `inspect.Signature.bind(...).arguments` gives (defaults not filled in),
+    or None where PyTorch would reject the call itself."""
+
+    __slots__ = ("names", "known", "required")
+
+    def __init__(self, *names: str, **defaults: Any):
+        self.names = names
+        self.known = frozenset(names) | frozenset(defaults)
+        self.required = sum(1 for n in names if n not in defaults)
+
+    def bind(self, args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+        names = self.names
+        if len(args) > len(names):
+            return None
+        bound = dict(zip(names, args))
+        if kwargs:
+            for k, v in kwargs.items():
+                if k in bound or k not in self.known:
+                    return None
+                bound[k] = v
+        if len(args) < self.required and any(n not in bound for n in names[: self.required]):
+            return None
+        return bound
 
 
-def _sig(*names: str, **defaults: Any) -> inspect.Signature:
-    params = [P(n, P.POSITIONAL_OR_KEYWORD, default=defaults.get(n, P.empty)) for n in names]
-    params += [P(k, P.KEYWORD_ONLY, default=v) for k, v in defaults.items() if k not in names]
-    return inspect.Signature(params)
-
+_sig = Params  # (the name the op tables below use)
 
 _LOSS = dict(weight=None, size_average=None, reduce=None, reduction="mean")
-# (op, signature, how the bound arguments become check() arguments)
-_SIGS: Dict[str, Tuple[str, inspect.Signature]] = {
+# op key: (op, parameters)
+_SIGS: Dict[str, Tuple[str, Params]] = {
     "cross_entropy": ("cross_entropy", _sig("input", "target", "weight", "size_average", "ignore_index", "reduce", "reduction", "label_smoothing", ignore_index=-100, label_smoothing=0.0, **_LOSS)),
     "nll_loss": ("nll_loss", _sig("input", "target", "weight", "size_average", "ignore_index", "reduce", "reduction", ignore_index=-100, **_LOSS)),
     "binary_cross_entropy": ("binary_cross_entropy", _sig("input", "target", "weight", "size_average", "reduce", "reduction", **_LOSS)),
@@ -75,26 +96,49 @@ _TARGETS: List[Tuple[str, str, str]] = [
 ]
 
 
+# Arguments that never change what labelguard decides, and the losses' legacy ones.
+_DROPPED = frozenset(("out", "generator", "sparse_grad", "max_norm", "norm_type", "scale_grad_by_freq", "sparse", "reduce", "size_average"))
+_LOSSES = frozenset(("cross_entropy", "nll_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits"))
+
+
+def _scatter_scalar(a: Dict[str, Any]) -> Dict[str, Any]:
+    if "src" in a and not isinstance(a["src"], sys.modules["torch"].Tensor):
+        a["value"] = float(a.pop("src"))
+    return a
+
+
+def _ctc_lengths(a: Dict[str, Any]) -> Dict[str, Any]:
+    for k in ("input_lengths", "target_lengths"):
+        if k in a and not isinstance(a[k], sys.modules["torch"].Tensor):
+            a[k] = [int(v) for v in a[k]]
+    return a
+
+
+def _embedding_table_size(a: Dict[str, Any]) -> Dict[str, Any]:
+    w = a.get("weight")
+    if isinstance(w, sys.modules["torch"].Tensor) and w.dim() == 2:
+        # The table's values never matter: pass its size, not its memory.
+        a["num_embeddings"] = w.shape[0]
+        del a["weight"]
+    return a
+
+
+#: op -> what turns its bound arguments into check() arguments, after the generic step
+#: (arguments in _DROPPED and None values removed). Ops of other modules add theirs here.
+CONVERTERS: Dict[str, Callable[[Dict[str, Any]], Optional[Dict[str, Any]]]] = {
+    "scatter": _scatter_scalar,
+    "ctc_loss": _ctc_lengths,
+    "embedding": _embedding_table_size,
+}
+
+
 def _arguments(op: str, a: Dict[str, Any]) -> Optional[Dict[str, Any]]:
     """The check() arguments of a bound call, or None when labelguard cannot judge it."""
-    torch = sys.modules["torch"]
-    a = dict(a)
-    if op in ("cross_entropy", "nll_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits"):
-        if a.pop("size_average", None) is not None or a.pop("reduce", None) is not None:
-            return None  # legacy arguments: rare, and PyTorch warns about them itself
-    for k in ("out", "generator", "sparse_grad", "max_norm", "norm_type", "scale_grad_by_freq", "sparse", "reduce"):
-        a.pop(k, None)
-    if op == "scatter" and a.get("src") is not None and not isinstance(a["src"], torch.Tensor):
-        a["value"] = float(a.pop("src"))
-    if op == "ctc_loss":
-        for k in ("input_lengths", "target_lengths"):
-            if not isinstance(a[k], torch.Tensor):
-                a[k] = [int(v) for v in a[k]]
-    if op == "embedding" and isinstance(a.get("weight"), torch.Tensor) and a["weight"].dim() == 2:
-        # The table's values never matter: pass its size, not its memory.
-        a["num_embeddings"] = a["weight"].shape[0]
-        a.pop("weight")
-    return {k: v for k, v in a.items() if v is not None or k == "padding_idx"}
+    if op in _LOSSES and (a.get("size_average") is not None or a.get("reduce") is not None):
+        return None  # legacy arguments: rare, and PyTorch warns about them itself
+    call = {k: v for k, v in a.items() if k not in _DROPPED and (v is not None or k == "padding_idx")}
+    convert = CONVERTERS.get(op)
+    return convert(call) if convert is not None else call
 
 
 class _State(threading.local):
@@ -102,35 +146,48 @@ class _State(threading.local):
 
 
 _state = _State()
-_config = {"mode": "raise", "active": False}
+_config = {"mode": "raise", "active": False, "finite": False}
 _originals: Dict[Tuple[str, str], Any] = {}
 _compile_warned = False
 
 
+def _never() -> bool:
+    return False
+
+
+# torch.compiler.is_compiling, looked up once by enable().
+_is_compiling: Callable[[], bool] = _never
+
+
 def _compiling() -> bool:
-    torch = sys.modules["torch"]
-    compiler = getattr(torch, "compiler", None)
-    return bool(compiler is not None and getattr(compiler, "is_compiling", lambda: False)())
+    return _is_compiling()
 
 
-def _wrap(op: str, sig: inspect.Signature, original: Callable) -> Callable:
+def _bypass_compiled() -> None:
+    global _compile_warned
+    if not _compile_warned:
+        _compile_warned = True
+        warnings.warn("labelguard: checks are bypassed inside torch.compile; check the data with "
+                      "labelguard.guard_collate or run the model eagerly to localise errors", TargetWarning)
+
+
+def _wrap(op: str, sig: Params, original: Callable) -> Callable:
+    """The checked version of `original`. The valid call's path: one flag test, a bind by
+    position, the argument dict, the native check (no JSON for a valid call), the original."""
+    bind = sig.bind
+    where = f" (labelguard, {original.__qualname__})"
+
     @functools.wraps(original)
     def labelguard_checked(*args: Any, **kwargs: Any) -> Any:
-        global _compile_warned
-        if _config["active"] and _state.depth == 0:
-            if _compiling():
-                if not _compile_warned:
-                    _compile_warned = True
-                    warnings.warn("labelguard: checks are bypassed inside torch.compile; check the data with "
-                                  "labelguard.guard_collate or run the model eagerly to localise errors", TargetWarning)
+        if _config["active"] and not _state.depth:
+            if _is_compiling():
+                _bypass_compiled()
                 return original(*args, **kwargs)
-            try:
-                bound = sig.bind(*args, **kwargs)
-            except TypeError:
-                return original(*args, **kwargs)  # PyTorch reports its own signature errors
-            call = _arguments(op, bound.arguments)
-            if call is not None:
-                _check_or_raise(op, call, f" (labelguard, {original.__qualname__})")
+            bound = bind(args, kwargs)
+            if bound is not None:  # else PyTorch reports its own signature errors
+                call = _arguments(op, bound)
+                if call is not None:
+                    _check_or_raise(op, call, where)
         return original(*args, **kwargs)
 
     labelguard_checked.__labelguard_original__ = original  # type: ignore[attr-defined]
@@ -149,18 +206,35 @@ _MODULES: List[Tuple[str, str, Callable[..., Dict[str, Any]]]] = [
 ]
 
 
+# The tensors whose values a check reads only to find NaN/inf (a silent verdict): with
+# enable(finite=False) they are checked by shape and dtype alone.
+FINITE_ONLY: Dict[str, frozenset] = {
+    "cross_entropy": frozenset(("input",)),
+    "nll_loss": frozenset(("input",)),
+    "binary_cross_entropy_with_logits": frozenset(("input",)),
+    "ctc_loss": frozenset(("log_probs",)),
+}
+_NOTHING: frozenset = frozenset()
+
+
 def _check_or_raise(op: str, call: Dict[str, Any], where: str) -> None:
-    _state.depth += 1
-    try:
-        report = check(op, **call)
-    finally:
-        _state.depth -= 1
+    unread = _NOTHING if _config["finite"] else FINITE_ONLY.get(op, _NOTHING)
+    # CPU tensors: described and checked without calling any torch function that is wrapped.
+    report = all_host_torch(op, call, unread)
+    if report is None:
+        _state.depth += 1  # the general path calls torch (device reductions, copies)
+        try:
+            report = check_call(op, call, unread)
+        finally:
+            _state.depth -= 1
     if report.verdict != "ok":
         tensors = {k: v for k, v in call.items() if hasattr(v, "shape")}
         scalars = {k: v for k, v in call.items() if k not in tensors}
+        site = call_site(report.op, [f.code for f in report.findings], sys._getframe(1))
         try:
-            report_or_raise(report, _config["mode"], where=where, stacklevel=4)
+            report_or_raise(report, _config["mode"], where=where, stacklevel=4, context=site.describe())
         except TargetError as err:
+            err.call_site = site
             raise attach_call(err, op, tensors, scalars).with_traceback(None) from None
 
 
@@ -192,13 +266,17 @@ def _resolve(path: str):
     return obj
 
 
-def enable(mode: str = "raise", ops: Optional[Iterable[str]] = None) -> None:
+def enable(mode: str = "raise", ops: Optional[Iterable[str]] = None, finite: bool = False) -> None:
     """Checks every wrapped PyTorch call before it runs.
 
     mode: 'raise' (TargetError at the caller's line) or 'warn' (TargetWarning, then the call
     runs). ops: op names to wrap (default: all: cross_entropy, nll_loss, binary_cross_entropy,
     binary_cross_entropy_with_logits, embedding, one_hot, ctc_loss, gather, scatter,
-    scatter_add, index_select, multinomial, bincount).
+    scatter_add, index_select, multinomial, bincount). finite: also scan the logits of the
+    losses (cross_entropy, nll_loss, binary_cross_entropy_with_logits, ctc_loss) for NaN and
+    +inf (LG508, a warning). Off by default: the logits are usually many times the bytes of the
+    targets, so the scan is most of a loss check's cost, for a verdict that is never a
+    device-side assert (see BENCHMARKS.md, issue 13).
     """
     import torch  # noqa: F401 - enable() is for PyTorch code
 
@@ -231,7 +309,9 @@ def enable(mode: str = "raise", ops: Optional[Iterable[str]] = None) -> None:
         cls = getattr(nn, name)
         _originals[("torch.nn." + name, "__call__")] = cls.__dict__.get("__call__", _INHERITED)
         setattr(cls, "__call__", _wrap_module(cls, op, arguments, cls.__call__))
-    _config.update(mode=mode, active=True)
+    global _is_compiling
+    _is_compiling = getattr(getattr(sys.modules["torch"], "compiler", None), "is_compiling", _never)
+    _config.update(mode=mode, active=True, finite=bool(finite))
 
 
 _INHERITED = object()  # marks a module class that had no __call__ of its own
@@ -253,17 +333,17 @@ def is_enabled() -> bool:
 
 
 @contextlib.contextmanager
-def enabled(mode: str = "raise", ops: Optional[Iterable[str]] = None) -> Iterator[None]:
+def enabled(mode: str = "raise", ops: Optional[Iterable[str]] = None, finite: bool = False) -> Iterator[None]:
     """``with labelguard.enabled(): ...`` checks the calls of the block, then restores the previous state."""
     previous = (dict(_config), [(k[0], k[1]) for k in _originals]) if _config["active"] else None
-    enable(mode, ops)
+    enable(mode, ops, finite)
     try:
         yield
     finally:
         disable()
         if previous is not None:
             was, keys = previous
-            enable(was["mode"], {_SIGS_KEY[(p, a)] for p, a in keys})
+            enable(was["mode"], {_SIGS_KEY[(p, a)] for p, a in keys}, was["finite"])
 
 
 _SIGS_KEY = {**{(p, a): k for p, a, k in _TARGETS + _indexing.TARGETS}, **{("torch.nn." + n, "__call__"): op for n, op, _ in _MODULES}}

@@ -84,7 +84,7 @@ class TargetError(ValueError):
     `code` is the rule code of the first finding, `findings` all of them, `report` the report.
     """
 
-    def __init__(self, report: "Report | str", where: str = ""):
+    def __init__(self, report: "Report | str", where: str = "", context: str = ""):
         if isinstance(report, str):
             # Rebuilt from its message (DataLoader workers re-raise exceptions that way).
             codes = re.findall(r"\[(LG\d{3})\]", report)
@@ -96,10 +96,12 @@ class TargetError(ValueError):
         self.code = self.findings[0].code if self.findings else ""
         #: The tensors and arguments of the failing call, for `labelguard.capture`.
         self.call: Optional[Tuple[str, dict, dict]] = None
+        #: Under `enable()`: the user's frame and the library calls that led to the op.
+        self.call_site: Any = None
         lead = f"{report.op}{where}: PyTorch would " + (
             "trigger a device-side assert on CUDA (and raise on the CPU)" if report.verdict == "device_assert" else "raise"
         )
-        super().__init__(lead + "\n" + "\n".join(str(f) for f in self.findings))
+        super().__init__(lead + "\n" + "\n".join(str(f) for f in self.findings) + (f"\n{context}" if context else ""))
 
 
 class TargetWarning(UserWarning):
@@ -111,16 +113,18 @@ def attach_call(err: TargetError, op: str, tensors: dict, args: dict) -> TargetE
     return err
 
 
-def report_or_raise(report: Report, mode: str = "raise", where: str = "", stacklevel: int = 3) -> Report:
-    """Raises TargetError for error/device_assert (or warns, in mode 'warn'); warns for silent."""
+def report_or_raise(report: Report, mode: str = "raise", where: str = "", stacklevel: int = 3, context: str = "") -> Report:
+    """Raises TargetError for error/device_assert (or warns, in mode 'warn'); warns for silent.
+    `context` (where the call came from) ends the message."""
     import warnings
 
     if report.raises:
         if mode == "raise":
-            raise TargetError(report, where)
-        warnings.warn(str(TargetError(report, where)), TargetWarning, stacklevel=stacklevel)
+            raise TargetError(report, where, context)
+        warnings.warn(str(TargetError(report, where, context)), TargetWarning, stacklevel=stacklevel)
     elif report.verdict == "silent":
-        warnings.warn(f"{report.op}{where}: PyTorch accepts this call but the result is garbage\n{report}", TargetWarning, stacklevel=stacklevel)
+        tail = f"\n{context}" if context else ""
+        warnings.warn(f"{report.op}{where}: PyTorch accepts this call but the result is garbage\n{report}{tail}", TargetWarning, stacklevel=stacklevel)
     return report
 
 

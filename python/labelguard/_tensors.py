@@ -3,6 +3,7 @@ native module reads without copying, and CUDA tensors into a few reduced values.
 
 from __future__ import annotations
 
+import ctypes
 import sys
 from typing import Any
 
@@ -36,6 +37,56 @@ def on_host(x: Any) -> bool:
     return is_array(x) or x.device.type == "cpu"
 
 
+_PLAIN: tuple = ()  # torch.Tensor and nn.Parameter, once torch is loaded
+
+
+def plain_tensor_types() -> tuple:
+    """(torch.Tensor, nn.Parameter, nn.Buffer) once torch is imported, else ()."""
+    global _PLAIN
+    if not _PLAIN:
+        torch = _torch()
+        if torch is None:
+            return ()
+        _PLAIN = (torch.Tensor, torch.nn.Parameter) + ((torch.nn.Buffer,) if isinstance(getattr(torch.nn, "Buffer", None), type) else ())
+    return _PLAIN
+
+
+def is_abstract(x: Any) -> bool:
+    """True for tensors that have a shape and a dtype but no values: the `meta` device, and
+    FakeTensorMode's fake tensors (whatever device they claim)."""
+    if getattr(x, "is_meta", False):
+        return True
+    if type(x) in plain_tensor_types() or is_array(x):
+        return False
+    fake = sys.modules.get("torch._subclasses.fake_tensor")
+    return fake is not None and bool(fake.is_fake(x))
+
+
+# A few zero bytes that an abstract tensor's descriptor points at (all strides 0: every
+# element reads them); they are never written.
+_ZEROS = ctypes.create_string_buffer(16)
+
+
+_ZEROS_AT = ctypes.addressof(_ZEROS)
+
+
+def describe_abstract(name: str, x: Any):
+    """The native tuple for a tensor without values: its shape and dtype over zero bytes.
+    Findings about its values are invented and dropped by the caller."""
+    shape = x.shape
+    return (name, _ZEROS, _ZEROS_AT, shape, (0,) * len(shape), torch_dtype_name(x.dtype))
+
+
+_DTYPE_NAMES: dict = {}
+
+
+def torch_dtype_name(dtype: Any) -> str:
+    name = _DTYPE_NAMES.get(dtype)
+    if name is None:
+        name = _DTYPE_NAMES[dtype] = str(dtype).removeprefix("torch.")
+    return name
+
+
 def describe(name: str, x: Any):
     """The native tuple for a host array or tensor: (name, owner, address, shape, strides, dtype)."""
     if is_array(x):
@@ -47,11 +98,24 @@ def describe(name: str, x: Any):
         if any(s < 0 or s % item for s in x.strides):
             x = np.ascontiguousarray(x)
         return (name, x, x.__array_interface__["data"][0], list(x.shape), [s // item for s in x.strides], dtype)
-    if x.layout != _torch().strided:
-        x = x.to_dense()
-    x = x.detach().resolve_conj().resolve_neg()
-    dtype = str(x.dtype).removeprefix("torch.")
-    return (name, x, x.data_ptr(), list(x.shape), list(x.stride()), dtype)
+    return describe_tensor(name, x)
+
+
+_STRIDED: list = [None]
+
+
+def describe_tensor(name: str, x: Any):
+    """`describe` for a host torch tensor, with as few calls into torch as can be (the hot path
+    of every wrapped call): no detach (the data pointer is the same), and the conjugate and
+    negative bits resolved only when set (labelguard's dtypes are real; their conj bit never is)."""
+    if x.layout is not _STRIDED[0]:
+        if x.layout is _torch().strided:  # (the first call: remember torch.strided)
+            _STRIDED[0] = x.layout
+        else:
+            x = x.to_dense()
+    if x.is_neg():
+        x = x.resolve_neg()
+    return (name, x, x.data_ptr(), x.shape, x.stride(), torch_dtype_name(x.dtype))
 
 
 def to_host(x: Any):

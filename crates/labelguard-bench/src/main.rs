@@ -3,8 +3,11 @@
 //!
 //!   labelguard-bench range-scan FILE.npy LO HI IGNORE REPS
 //!   labelguard-bench bandwidth MIB REPS
+//!   labelguard-bench non-finite DTYPE MIB REPS   (float16, bfloat16, float32: the NaN/inf scan
+//!                                                 of logits, bit patterns vs the float scan)
 
-use labelguard_core::kernels::{scan_int, IntRange};
+use labelguard_core::kernels::{non_finite_counts, scan_float, scan_int, IntRange};
+use labelguard_core::{DType, TensorView};
 use labelguard_io::{read_tensors, Limits};
 use std::hint::black_box;
 use std::path::Path;
@@ -15,9 +18,8 @@ fn main() {
     let out = match args.first().map(String::as_str) {
         Some("range-scan") if args.len() == 6 => range_scan(&args[1..]),
         Some("bandwidth") if args.len() == 3 => bandwidth(&args[1..]),
-        _ => Err(
-            "usage: labelguard-bench range-scan FILE LO HI IGNORE REPS | bandwidth MIB REPS".into(),
-        ),
+        Some("non-finite") if args.len() == 4 => non_finite(&args[1..]),
+        _ => Err("usage: labelguard-bench range-scan FILE LO HI IGNORE REPS | bandwidth MIB REPS | non-finite DTYPE MIB REPS".into()),
     };
     match out {
         Ok(json) => println!("{json}"),
@@ -56,6 +58,66 @@ fn range_scan(a: &[String]) -> Result<String, String> {
         "bad": warm.bad, "ignored": warm.ignored, "min": warm.min, "max": warm.max,
     })
     .to_string())
+}
+
+/// Times the NaN/inf count of finite logits-like values (no NaN: every element is read): the
+/// bit-pattern kernel (`non_finite_counts`) and the float scan it replaced (`scan_float`).
+fn non_finite(a: &[String]) -> Result<String, String> {
+    let dtype = DType::parse(&a[0]).ok_or_else(|| format!("unknown dtype {}", a[0]))?;
+    let bytes = num::<usize>(&a[1])? << 20;
+    let reps: usize = num(&a[2])?;
+    let n = bytes / dtype.size();
+    // Values in [-8, 8): what logits look like; the bit patterns of each dtype.
+    let value = |i: usize| ((i.wrapping_mul(2_654_435_761) >> 7) % 4096) as f32 / 256.0 - 8.0;
+    let data: Vec<u8> = match dtype {
+        DType::F16 | DType::BF16 => (0..n)
+            .flat_map(|i| {
+                let bits = value(i).to_bits();
+                let half = if dtype == DType::BF16 {
+                    (bits >> 16) as u16
+                } else {
+                    f32_to_f16_bits(value(i))
+                };
+                half.to_le_bytes()
+            })
+            .collect(),
+        DType::F32 => (0..n).flat_map(|i| value(i).to_le_bytes()).collect(),
+        _ => return Err("DTYPE: float16, bfloat16 or float32".into()),
+    };
+    let view = TensorView::new(dtype, &[n], &data).map_err(|e| e.to_string())?;
+    let time = |f: &dyn Fn() -> u64| {
+        let mut seconds = Vec::with_capacity(reps);
+        for _ in 0..reps {
+            let t = Instant::now();
+            assert_eq!(black_box(f()), 0);
+            seconds.push(t.elapsed().as_secs_f64());
+        }
+        seconds
+    };
+    let bits = time(&|| {
+        let c = non_finite_counts(black_box(&view));
+        c.nan + c.pos_inf
+    });
+    let float = time(&|| {
+        let s = scan_float(black_box(&view), f64::NEG_INFINITY, f64::INFINITY);
+        s.nan + s.pos_inf
+    });
+    Ok(
+        serde_json::json!({"bytes": data.len(), "bits_seconds": bits, "float_seconds": float})
+            .to_string(),
+    )
+}
+
+/// float32 to IEEE binary16 bits, for the values above (normal, in range: rounding by truncation).
+fn f32_to_f16_bits(v: f32) -> u16 {
+    let b = v.to_bits();
+    let sign = ((b >> 16) & 0x8000) as u16;
+    let exp = ((b >> 23) & 0xFF) as i32;
+    if exp == 0 {
+        return sign;
+    }
+    let e = (exp - 127 + 15).clamp(1, 30) as u16;
+    sign | (e << 10) | ((b >> 13) & 0x3FF) as u16
 }
 
 /// Sums a buffer far larger than the caches: the read bandwidth one core gets from memory.

@@ -7,6 +7,9 @@
 //! finds coordinates and a histogram of the bad values, runs only when the first one found
 //! something, so a valid tensor costs one read of its bytes.
 
+mod finite;
+pub use finite::{non_finite_counts, NonFinite};
+
 use crate::dtype::DType;
 use crate::tensor::TensorView;
 use std::borrow::Cow;

@@ -4,7 +4,9 @@
 use crate::call::Call;
 use crate::dtype::DType;
 use crate::finding::{count, is_are, shape_str, values_str, Finding, Verdict, MAX_LOCATIONS};
-use crate::kernels::{int_histogram, locate, scan_float, scan_int, IntRange, IntStats};
+use crate::kernels::{
+    int_histogram, locate, non_finite_counts, scan_float, scan_int, IntRange, IntStats,
+};
 use crate::rule::Rule;
 use crate::rules::*;
 use crate::tensor::TensorView;
@@ -295,7 +297,7 @@ pub fn non_finite(t: &TensorView<'_>, name: &str) -> Option<Finding> {
     if !t.dtype().is_floating() {
         return None;
     }
-    let s = scan_float(t, f64::NEG_INFINITY, f64::INFINITY);
+    let s = non_finite_counts(t);
     let bad = s.nan + s.pos_inf;
     (bad > 0).then(|| {
         let located = locate(t, MAX_LOCATIONS, |t, o| {

@@ -1,0 +1,105 @@
+"""Where a bad call came from: the user's frame that led to it and, when the call was made
+inside a known library, that library's function and its library-level fix. Runs only when a
+check has failed (never on the valid path)."""
+
+from __future__ import annotations
+
+import dataclasses
+import linecache
+import os
+import re
+import sys
+import sysconfig
+from types import FrameType
+from typing import List, Optional, Tuple
+
+from ._libraries import FIXES, LIBRARIES
+
+# Frames of these top-level modules are plumbing between the user and the op.
+_PLUMBING = frozenset(("labelguard", "torch", "functools", "contextlib", "typing"))
+_INSTALLED = tuple(
+    os.path.normcase(os.path.realpath(p)) + os.sep
+    for p in {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"], sysconfig.get_paths()["stdlib"]}
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class LibraryFrame:
+    library: str
+    function: str
+    line: str
+
+
+@dataclasses.dataclass(frozen=True)
+class CallSite:
+    """`user`: (file, line) of the user's frame, if any; `library`: the frames inside a known
+    library, innermost first; `fix`: the library-level fix, when one is known."""
+
+    op: str
+    user: Optional[Tuple[str, int]]
+    library: Tuple[LibraryFrame, ...]
+    fix: Optional[str]
+
+    def describe(self) -> str:
+        """`your code: train.py:42 → transformers BertEmbeddings.forward → embedding`, and the fix."""
+        if not self.library:
+            return ""
+        inner, outer = self.library[0], self.library[-1]
+        user = f"{os.path.basename(self.user[0])}:{self.user[1]}" if self.user else "(no frame outside the library)"
+        text = f"your code: {user} → {inner.library} {inner.function} → {self.op}"
+        if outer.function != inner.function:
+            text += f"\n  (the call entered {inner.library} at {outer.function})"
+        if self.user is not None:
+            text += f"\n  at {self.user[0]}:{self.user[1]}"
+        if self.fix:
+            text += f"\n  {inner.library} fix: {self.fix}"
+        return text
+
+
+def _top_module(frame: FrameType) -> str:
+    return str(frame.f_globals.get("__name__", "")).split(".", 1)[0]
+
+
+def _qualname(frame: FrameType) -> str:
+    return getattr(frame.f_code, "co_qualname", frame.f_code.co_name)
+
+
+def _is_installed(frame: FrameType) -> bool:
+    path = os.path.normcase(os.path.realpath(frame.f_code.co_filename))
+    return path.startswith(_INSTALLED) or frame.f_code.co_filename.startswith("<frozen")
+
+
+def call_site(op: str, rules: List[str], start: Optional[FrameType] = None) -> CallSite:
+    """Walks outward from `start` (the caller's frame by default)."""
+    frame = start or sys._getframe(1)
+    libs: List[LibraryFrame] = []
+    user = None
+    while frame is not None:
+        top = _top_module(frame)
+        if top in LIBRARIES:
+            line = linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip()
+            libs.append(LibraryFrame(LIBRARIES[top], _qualname(frame), line))
+        elif top not in _PLUMBING and not _is_installed(frame):
+            user = (frame.f_code.co_filename, frame.f_lineno)
+            break
+        frame = frame.f_back
+    # Only the innermost library counts (a library called by another: the callee made the call);
+    # its decorators' wrappers (`can_return_tuple.<locals>.wrapper`) name nothing.
+    libs = [f for f in libs if f.library == libs[0].library] if libs else []
+    libs = [f for f in libs if "<locals>" not in f.function] or libs
+    return CallSite(op, user, tuple(libs), _fix(op, rules, libs))
+
+
+def _fix(op: str, rules: List[str], libs: List[LibraryFrame]) -> Optional[str]:
+    if not libs:
+        return None
+    for entry in FIXES:
+        if entry.library != libs[0].library:
+            continue
+        if entry.rules and not set(entry.rules) & set(rules):
+            continue
+        if entry.ops and op not in entry.ops:
+            continue
+        if any((not entry.function or re.search(entry.function, f.function)) and (not entry.line or re.search(entry.line, f.line)) for f in libs):
+            return entry.fix
+    return None

@@ -1,0 +1,75 @@
+"""What labelguard knows about the libraries people train with, as data: which top-level
+modules are libraries (so that an error can name the user's frame that led into one), and the
+library-level fix for a rule when the bad call is made at a known place inside it.
+
+An entry matches when the library is the one the call went through, the rule (and op) are
+among its `rules` (`ops`), and, where given, `function` matches the qualified name of one of
+the library's frames on the way and `line` that frame's source line. The first match wins, so
+specific entries come before general ones.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Dict, Tuple
+
+
+#: Top-level module → the name users know the library by.
+LIBRARIES: Dict[str, str] = {
+    "transformers": "transformers",
+    "timm": "timm",
+    "torchvision": "torchvision",
+    "mmseg": "mmseg",
+    "mmdet": "mmdet",
+    "mmengine": "mmengine",
+    "segmentation_models_pytorch": "segmentation_models_pytorch",
+    "torchmetrics": "torchmetrics",
+    "monai": "MONAI",
+    "torch_geometric": "torch_geometric",
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class LibraryFix:
+    library: str
+    fix: str
+    rules: Tuple[str, ...] = ()
+    ops: Tuple[str, ...] = ()
+    function: str = ""  # regex searched in a library frame's qualified name
+    line: str = ""  # regex searched in that frame's source line
+
+
+# Facts from the libraries' sources: transformers' BertEmbeddings.forward
+# (models/bert/modeling_bert.py: word_, token_type_ and position_embeddings), timm's
+# loss/cross_entropy.py (gather on target.unsqueeze(1)) and data/mixup.py (one_hot via
+# scatter_), segmentation_models_pytorch's losses/dice.py and jaccard.py (F.one_hot of the
+# mask), MONAI's networks/utils.py one_hot (scatter_ along the channel dim), torchvision's
+# detection/roi_heads.py fastrcnn_loss and ssd.py (F.cross_entropy over num_classes
+# including background), torchmetrics' confusion-matrix bincount, torch_geometric's
+# message passing (index_select over node_dim, scatter of edge_index), mmseg's
+# models/losses/cross_entropy_loss.py and mmdet's heads.
+FIXES: Tuple[LibraryFix, ...] = (
+    LibraryFix("transformers", "the tokenizer has more tokens than the model's vocabulary: call model.resize_token_embeddings(len(tokenizer)) after adding tokens (or build the config with vocab_size=len(tokenizer))",
+               rules=("LG401",), line=r"word_embeddings"),
+    LibraryFix("transformers", "token_type_ids must be below config.type_vocab_size (2 for BERT: segment A and B); build them with the tokenizer (return_token_type_ids=True), not from another tokenizer's ids",
+               rules=("LG401", "LG414"), line=r"token_type_embeddings"),
+    LibraryFix("transformers", "the sequence is longer than config.max_position_embeddings: truncate when tokenizing (tokenizer(..., truncation=True, max_length=model.config.max_position_embeddings))",
+               rules=("LG401", "LG415"), line=r"position_embeddings"),
+    LibraryFix("transformers", "labels must be class ids below config.num_labels, with -100 for the positions to skip (DataCollatorForTokenClassification pads with -100)",
+               rules=("LG101", "LG102", "LG103", "LG104", "LG107", "LG416", "LG418")),
+    LibraryFix("timm", "timm.data.Mixup(num_classes=N) and the model's num_classes (timm.create_model(..., num_classes=N)) must both be the dataset's class count",
+               function=r"one_hot|mixup_target|Mixup"),
+    LibraryFix("timm", "the targets must be class ids below the model's num_classes: timm.create_model(..., num_classes=N) with N the dataset's class count",
+               function=r"CrossEntropy"),
+    LibraryFix("segmentation_models_pytorch", "pass the void label to the loss (e.g. smp.losses.DiceLoss('multiclass', ignore_index=255)) and build the model with classes=N, the dataset's class count",
+               function=r"DiceLoss|JaccardLoss|TverskyLoss|FocalLoss|LovaszLoss|SoftCrossEntropyLoss"),
+    LibraryFix("MONAI", "the label map must hold 0..out_channels-1: set the network's out_channels (and the loss' to_onehot_y=True) to the number of classes including background, and remap label values that skip a number (BraTS: 4 → 3)",
+               function=r"one_hot|DiceLoss|DiceCELoss|FocalLoss|Dice"),
+    LibraryFix("torchvision", "torchvision's detection num_classes includes the background: num_classes = number of object classes + 1, object labels 1..num_classes-1 (0 is background)",
+               function=r"fastrcnn_loss|RoIHeads|RetinaNet|SSD|FCOS|compute_loss"),
+    LibraryFix("torchmetrics", "give the metric the class count and the void label: e.g. MulticlassJaccardIndex(num_classes=N, ignore_index=255) (validate_args=True reports bad targets on the host)"),
+    LibraryFix("torch_geometric", "edge_index refers to nodes that do not exist: every entry must be below data.num_nodes (relabel after subgraph/slicing: torch_geometric.utils.subgraph(..., relabel_nodes=True))"),
+    LibraryFix("mmseg", "set ignore_index=255 in decode_head (and loss_decode=dict(..., avg_non_ignore=True)); datasets whose 0 is background need reduce_zero_label=True in the LoadAnnotations step; num_classes in decode_head must match the dataset",
+               rules=("LG101", "LG102", "LG103", "LG104", "LG105", "LG106", "LG402", "LG409", "LG416", "LG417", "LG418")),
+    LibraryFix("mmdet", "mmdet's heads take num_classes without background (the background is index num_classes): set bbox_head/roi_head num_classes to the dataset's object class count"),
+)
