@@ -299,6 +299,7 @@ fn one_file(
     let mut left = report_only.first().map(|r| artefact_note(rel, r));
     if !acting.is_empty() {
         match rewrite(&bytes, &acting, ctx) {
+            Ok(rw) if !rw.changed => {} // nothing to move: copied byte for byte below
             Ok(rw) => {
                 if !opts.dry_run {
                     atomic::write(out, &rw.bytes).map_err(io(out))?;

@@ -203,7 +203,9 @@ pub fn propose(f: &FindingRecord, settings: &Settings) -> Option<Repair> {
         RepairKind::VoidToIgnore => vec![if f.code == "LG107" { -1 } else { 255 }],
         _ => values,
     };
-    Some(repair(kind, Some(&f.code), settings, &values))
+    let r = repair(kind, Some(&f.code), settings, &values);
+    // A value table that moves nothing (void already at the ignore value) is no repair.
+    (!kind.is_value_map() || !r.map.is_empty()).then_some(r)
 }
 
 #[cfg(test)]
