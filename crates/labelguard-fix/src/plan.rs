@@ -3,7 +3,8 @@
 //!
 //! Plan files:
 //! * a scan report (`labelguard scan --format json`): its findings' `repair` fields;
-//! * the JSON `labelguard fix --dry-run --format json` prints (its `files[].repairs`);
+//! * the JSON `labelguard fix --dry-run --format json` prints, or a manifest (`files[].plan`
+//!   names the repairs in `plans`);
 //! * a hand-written TOML (or JSON) table:
 //!
 //! ```toml
@@ -123,21 +124,17 @@ pub fn relative(root: &str, file: &str) -> String {
         .to_string()
 }
 
-/// A plan table: `[[repair]]` entries and/or the `files` of a dry-run plan.
+/// A plan table: `[[repair]]` entries, and/or the `files` and `plans` of a dry-run report or a
+/// manifest (each file names the fingerprint of its repairs in `plans`); other keys of those
+/// documents are ignored.
 #[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields)]
 struct PlanTable {
     #[serde(default)]
     repair: Vec<PlanRepair>,
     #[serde(default)]
     files: Vec<PlanEntry>,
-    // Keys of the dry-run JSON that a plan does not need.
-    #[serde(default, rename = "schema")]
-    _schema: Option<serde_json::Value>,
-    #[serde(default, rename = "summary")]
-    _summary: Option<serde_json::Value>,
-    #[serde(default, rename = "left_alone")]
-    _left_alone: Option<serde_json::Value>,
+    #[serde(default)]
+    plans: BTreeMap<String, Vec<Repair>>,
 }
 
 #[derive(Deserialize)]
@@ -156,16 +153,24 @@ struct PlanRepair {
 struct PlanEntry {
     path: String,
     #[serde(default)]
-    repairs: Vec<Repair>,
+    plan: String,
 }
 
 impl PlanTable {
     fn into_plan(self, settings: &Settings) -> Result<Plan, PlanError> {
         let mut plan = Plan::default();
         for e in self.files {
-            if !e.repairs.is_empty() {
-                plan.files.entry(e.path).or_default().extend(e.repairs);
+            if e.plan.is_empty() {
+                continue;
             }
+            let repairs = self
+                .plans
+                .get(&e.plan)
+                .ok_or_else(|| invalid(format!("{}: plan {} is not in `plans`", e.path, e.plan)))?;
+            plan.files
+                .entry(e.path)
+                .or_default()
+                .extend(repairs.iter().cloned());
         }
         for r in self.repair {
             let kind = RepairKind::by_name(&r.kind).ok_or_else(|| {
