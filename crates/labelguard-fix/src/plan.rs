@@ -314,6 +314,34 @@ mod tests {
     }
 
     #[test]
+    fn toml_plans_name_kinds_files_and_tables() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("plan.toml");
+        std::fs::write(
+            &p,
+            "[[repair]]\nkind = \"label_ids\"\nfiles = [\"a.png\"]\n\n[[repair]]\nkind = \"map\"\nmap = [[255, 0]]\n",
+        )
+        .unwrap();
+        let opts = labelguard_scan::ScanOptions {
+            num_classes: Some(19),
+            ignore_index: 255,
+            ..Default::default()
+        };
+        let settings = Settings::new(&[dir.path().to_path_buf()], Vec::new(), &opts, Vec::new());
+        let plan = Plan::load(&p, &settings).unwrap();
+        assert_eq!(plan.files["a.png"][0].kind, RepairKind::CityscapesTrainIds);
+        assert!(plan.files["a.png"][0].map.contains(&[26, 13]));
+        assert_eq!(plan.every_mask[0].map, [[255, 0]]);
+        assert_eq!(plan.repairs_for("b.png", true).len(), 1);
+        assert!(plan.repairs_for("b.png", false).is_empty());
+        std::fs::write(&p, "[[repair]]\nkind = \"nope\"\n").unwrap();
+        assert!(Plan::load(&p, &settings)
+            .unwrap_err()
+            .to_string()
+            .contains("unknown repair kind"));
+    }
+
+    #[test]
     fn relative_paths_strip_the_root() {
         assert_eq!(relative("data/", "data/a/b.png"), "a/b.png");
         assert_eq!(relative("data", "data/a.png"), "a.png");
