@@ -31,6 +31,9 @@ struct Cli {
 const EXAMPLES: &str = "Examples:
   labelguard check cross_entropy batch.npz --arg ignore_index=255
   labelguard check embedding ids.safetensors --arg num_embeddings=30522 --format json
+  labelguard scan data/cityscapes --preset cityscapes --html report.html
+  labelguard diagnose train.log
+  labelguard run --rerun-sync -- python train.py
   labelguard rules
   labelguard rule LG103
 
@@ -84,11 +87,19 @@ fn style(choice: ColorChoice) -> labelguard_report::Style {
     labelguard_report::Style { color }
 }
 
-/// Writes to stdout; a closed pipe (`| head`) ends quietly instead of panicking.
-pub fn emit(text: &str) {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    let _ = out.write_all(text.as_bytes()).and_then(|_| out.flush());
+/// Writes to stdout; a closed pipe (`| head`) ends quietly, any other failure (a full disk,
+/// `> /dev/full`) is an error: exit 2 with a message.
+pub fn emit(text: &str) -> anyhow::Result<()> {
+    labelguard_io::output::write_with(&labelguard_io::output::Destination::Stdout, |w| {
+        w.write_all(text.as_bytes())
+    })?;
+    Ok(())
+}
+
+/// Writes a set of outputs (stdout and files) whole or not at all.
+pub fn write_set(set: &[(labelguard_io::output::Destination, &[u8])]) -> anyhow::Result<()> {
+    labelguard_io::output::write_all(set)?;
+    Ok(())
 }
 
 /// Runs the command line `args` (the first is the program name) and returns the exit code.
@@ -120,7 +131,11 @@ where
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("labelguard: error: {e:#}");
+            // Errors name input files: their names are escaped like every report's.
+            eprintln!(
+                "labelguard: error: {}",
+                labelguard_report::visible(&format!("{e:#}"))
+            );
             ExitCode::from(2)
         }
     }

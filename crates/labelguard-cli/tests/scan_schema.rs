@@ -12,6 +12,7 @@ struct Validator {
 impl Validator {
     fn resolve<'a>(&'a self, s: &'a Value) -> &'a Value {
         match s.get("$ref").and_then(Value::as_str) {
+            Some("#") => &self.root,
             Some(r) => {
                 let name = r.strip_prefix("#/$defs/").expect("local refs only");
                 &self.root["$defs"][name]

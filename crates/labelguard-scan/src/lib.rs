@@ -21,12 +21,15 @@
 //!   shards back into exactly the report an unsharded scan gives.
 
 pub mod analyze;
+mod binary;
 pub mod config;
+mod datasets;
 #[doc(hidden)]
 pub mod fixtures;
 pub mod glob;
 pub mod hist;
 pub mod layout;
+mod parts;
 pub mod pipeline;
 pub mod preset;
 pub mod progress;

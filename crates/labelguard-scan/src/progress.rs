@@ -36,9 +36,16 @@ impl Bar {
         let bar = ProgressBar::with_draw_target(None, target);
         bar.set_style(
             ProgressStyle::with_template(&format!(
-                "{{spinner}} {verb} {{pos}}/{{len}} files [{{bar:30}}] {{per_sec}} eta {{eta}}"
+                "{{spinner}} {verb} {{pos}}/{{len}} files [{{bar:30}}] {{rate}} eta {{eta}}"
             ))
             .expect("valid template")
+            // Whole files per second: indicatif's {per_sec} prints `35.9557/s`.
+            .with_key(
+                "rate",
+                |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                    let _ = write!(w, "{:.0} files/s", s.per_sec());
+                },
+            )
             .progress_chars("=> "),
         );
         Bar { bar }
