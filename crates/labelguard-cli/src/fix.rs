@@ -131,6 +131,6 @@ pub fn run(args: FixArgs) -> anyhow::Result<ExitCode> {
     emit(&match args.format {
         FixFormat::Text => report.text(50),
         FixFormat::Json => report.json(),
-    });
+    })?;
     Ok(ExitCode::from(report.exit_code()))
 }

@@ -8,7 +8,7 @@ use labelguard_scan::progress::Bar;
 use labelguard_scan::render::{self, Format};
 use labelguard_scan::report::ScanReport;
 use labelguard_scan::weights::weights_file;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 const SCAN_HELP: &str = "Examples:

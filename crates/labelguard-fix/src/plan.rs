@@ -77,6 +77,14 @@ impl Plan {
                 plan.files.insert(rel, dedup(repairs));
             }
         }
+        // Dataset findings (every mask is 0/255) propose a repair of every mask.
+        plan.every_mask = dedup(
+            report
+                .dataset
+                .iter()
+                .filter_map(|f| f.repair.clone())
+                .collect(),
+        );
         plan
     }
 

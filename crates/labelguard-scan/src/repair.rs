@@ -22,7 +22,8 @@ pub enum RepairKind {
     CityscapesTrainIds,
     /// 1-based ids -> 0-based (LG104).
     OneBased,
-    /// A 0/255 binary mask -> 0/1 (LG101 with two classes).
+    /// A 0/255 binary mask -> 0/1 (LG615 for the dataset, LG101 with two classes).
+    #[serde(rename = "binary_255")]
     Binary255,
     /// 0 -> ignore, v -> v - 1 (LG106; mmsegmentation's `reduce_zero_label`).
     ReduceZeroLabel,
@@ -189,6 +190,8 @@ pub fn propose(f: &FindingRecord, settings: &Settings) -> Option<Repair> {
         "LG101" if settings.num_classes.is_some_and(|c| c <= 2) && values == [255] => {
             RepairKind::Binary255
         }
+        // The whole dataset is 0/255 (a dataset finding): every mask gets 255 -> 1.
+        "LG615" => RepairKind::Binary255,
         "LG606" if f.message.contains(EVERY_COLOUR_KNOWN) => RepairKind::ColourToIndex,
         "LG606" if f.message.contains(EQUAL_CHANNELS) => RepairKind::FirstChannel,
         "LG605" => RepairKind::ResizeArtefacts,
@@ -237,6 +240,8 @@ mod tests {
         );
         for k in RepairKind::ALL {
             assert_eq!(RepairKind::by_name(k.name()), Some(k));
+            // The JSON name is the same name.
+            assert_eq!(serde_json::to_value(k).unwrap(), k.name());
         }
     }
 }

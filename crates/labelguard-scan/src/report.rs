@@ -515,6 +515,9 @@ impl ScanReport {
             }
         }
         self.dataset = dataset;
+        for f in &mut self.dataset {
+            f.repair = crate::repair::propose(f, &st);
+        }
         if st.strict {
             for f in &mut self.dataset {
                 if f.severity == Severity::Warning {
