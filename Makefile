@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: test lint venv python bench bench-python bench-scan bench-diagnose bench-diagnose-matching bench-run docs
+.PHONY: test lint venv python bench bench-python bench-scan bench-diagnose bench-fix docs
 
 ## venv: the Python environment of the tests (torch from PyPI; pip's cache keeps reruns fast)
 venv: $(VENV)/.installed
@@ -53,6 +53,11 @@ bench-scan: venv
 	cargo build --release -p labelguard-cli
 	cargo build --release -p labelguard-scan --example png_decode
 	$(PY) bench/scan_bench.py
+
+## bench-fix: labelguard fix (labelIds -> trainIds) vs a Pillow + numpy remap loop on the same cores
+bench-fix: venv
+	cargo build --release -p labelguard-cli
+	$(PY) bench/fix_bench.py
 
 ## bench-diagnose: labelguard diagnose on multi-GB synthetic logs
 bench-diagnose:

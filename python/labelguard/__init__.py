@@ -27,12 +27,13 @@ from ._check import (
 from ._data import GuardedDataset, guard_collate
 from ._enable import disable, enable, enabled, is_enabled
 from ._native import __version__
+from ._remap import Remap, remap, remap_table
 from ._report import Finding, Location, Report, TargetError, TargetWarning
 
 __all__ = [
-    "Finding", "GuardedDataset", "Location", "Report", "TargetError", "TargetWarning", "__version__",
+    "Finding", "GuardedDataset", "Location", "Remap", "Report", "TargetError", "TargetWarning", "__version__",
     "capture", "check", "check_binary_cross_entropy", "check_binary_cross_entropy_with_logits",
     "check_cross_entropy", "check_ctc_loss", "check_embedding", "check_gather", "check_index_select",
     "check_multinomial", "check_nll_loss", "check_one_hot", "check_scatter", "disable", "enable",
-    "enabled", "guard_collate", "is_enabled", "replay",
+    "enabled", "guard_collate", "is_enabled", "remap", "remap_table", "replay",
 ]

@@ -204,6 +204,43 @@ fn plans_come_from_a_scan_report_or_a_map_and_dry_runs_write_nothing() {
         ],
     );
     assert_eq!(code(&rescan), 0, "{}", stdout(&rescan));
+    // The dry run's JSON is a plan too: it gives the same output.
+    let dry = run_in(
+        dir.path(),
+        &[
+            "fix",
+            "data",
+            "--out",
+            "x",
+            "--preset",
+            "cityscapes",
+            "--no-config",
+            "--dry-run",
+            "--format",
+            "json",
+            "-q",
+        ],
+    );
+    std::fs::write(dir.path().join("plan.json"), stdout(&dry)).unwrap();
+    let o = run_in(
+        dir.path(),
+        &[
+            "fix",
+            "data",
+            "--out",
+            "replanned",
+            "--plan",
+            "plan.json",
+            "--preset",
+            "cityscapes",
+            "--no-config",
+        ],
+    );
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    assert_eq!(
+        tree(&dir.path().join("replanned")),
+        tree(&dir.path().join("planned"))
+    );
     // --map: 0 -> 1 in every mask, counted.
     let o = run_in(
         dir.path(),

@@ -1,36 +1,20 @@
-//! Every output file is written under a temporary name in its final directory and renamed
-//! into place, so that a killed run leaves only whole files (and temporaries, which the next
-//! run removes before it starts).
+//! Every output file goes through labelguard's one output module (`labelguard_io::output`):
+//! written to a temporary name in its final directory, synced, renamed into place; a symlink,
+//! FIFO or directory at the output path is refused. So a killed run leaves only whole files,
+//! and temporaries, which the next run removes before it starts.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use labelguard_io::output;
+use std::path::Path;
 
-/// The marker in temporary names; nothing else in an output tree has it.
-const TMP_MARK: &str = ".lgfix-";
-
-fn tmp_path(path: &Path) -> PathBuf {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    path.with_file_name(format!(".{name}{TMP_MARK}{}.tmp", std::process::id()))
-}
+/// The marker in the output module's temporary names (`.NAME.labelguard-PID-N.tmp`).
+const TMP_MARK: &str = ".labelguard-";
 
 /// Writes `bytes` to `path` atomically, creating its directory.
 pub fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
     }
-    let tmp = tmp_path(path);
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
+    output::write_all(&[(output::check(path, false)?, bytes)])
 }
 
 /// Removes the temporaries a killed run left under `root`; returns how many.
@@ -67,9 +51,14 @@ mod tests {
         write(&p, b"one").unwrap();
         write(&p, b"two").unwrap();
         assert_eq!(std::fs::read(&p).unwrap(), b"two");
-        std::fs::write(dir.path().join("a/.c.png.lgfix-77.tmp"), b"half").unwrap();
+        std::fs::write(dir.path().join("a/.c.png.labelguard-77-0.tmp"), b"half").unwrap();
         assert_eq!(remove_stale(dir.path()), 1);
         let left: Vec<_> = std::fs::read_dir(dir.path().join("a/b")).unwrap().collect();
         assert_eq!(left.len(), 1);
+        // A symlink planted at an output path is refused, not followed.
+        let link = dir.path().join("a/link.png");
+        std::os::unix::fs::symlink(&p, &link).unwrap();
+        assert!(write(&link, b"x").is_err());
+        assert_eq!(std::fs::read(&p).unwrap(), b"two");
     }
 }

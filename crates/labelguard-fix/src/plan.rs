@@ -3,7 +3,8 @@
 //!
 //! Plan files:
 //! * a scan report (`labelguard scan --format json`): its findings' `repair` fields;
-//! * the JSON `labelguard fix --dry-run --format json` prints (its `files[].repairs`);
+//! * the JSON `labelguard fix --dry-run --format json` prints, or a manifest (`files[].plan`
+//!   names the repairs in `plans`);
 //! * a hand-written TOML (or JSON) table:
 //!
 //! ```toml
@@ -76,13 +77,14 @@ impl Plan {
                 plan.files.insert(rel, dedup(repairs));
             }
         }
-        // Dataset-level findings (LG615: every mask is 0/255) repair every mask.
-        let every: Vec<Repair> = report
-            .dataset
-            .iter()
-            .filter_map(|f| f.repair.clone())
-            .collect();
-        plan.every_mask = dedup(every);
+        // Dataset findings (every mask is 0/255) propose a repair of every mask.
+        plan.every_mask = dedup(
+            report
+                .dataset
+                .iter()
+                .filter_map(|f| f.repair.clone())
+                .collect(),
+        );
         plan
     }
 
@@ -130,21 +132,17 @@ pub fn relative(root: &str, file: &str) -> String {
         .to_string()
 }
 
-/// A plan table: `[[repair]]` entries and/or the `files` of a dry-run plan.
+/// A plan table: `[[repair]]` entries, and/or the `files` and `plans` of a dry-run report or a
+/// manifest (each file names the fingerprint of its repairs in `plans`); other keys of those
+/// documents are ignored.
 #[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields)]
 struct PlanTable {
     #[serde(default)]
     repair: Vec<PlanRepair>,
     #[serde(default)]
     files: Vec<PlanEntry>,
-    // Keys of the dry-run JSON that a plan does not need.
-    #[serde(default, rename = "schema")]
-    _schema: Option<serde_json::Value>,
-    #[serde(default, rename = "summary")]
-    _summary: Option<serde_json::Value>,
-    #[serde(default, rename = "left_alone")]
-    _left_alone: Option<serde_json::Value>,
+    #[serde(default)]
+    plans: BTreeMap<String, Vec<Repair>>,
 }
 
 #[derive(Deserialize)]
@@ -163,16 +161,24 @@ struct PlanRepair {
 struct PlanEntry {
     path: String,
     #[serde(default)]
-    repairs: Vec<Repair>,
+    plan: String,
 }
 
 impl PlanTable {
     fn into_plan(self, settings: &Settings) -> Result<Plan, PlanError> {
         let mut plan = Plan::default();
         for e in self.files {
-            if !e.repairs.is_empty() {
-                plan.files.entry(e.path).or_default().extend(e.repairs);
+            if e.plan.is_empty() {
+                continue;
             }
+            let repairs = self
+                .plans
+                .get(&e.plan)
+                .ok_or_else(|| invalid(format!("{}: plan {} is not in `plans`", e.path, e.plan)))?;
+            plan.files
+                .entry(e.path)
+                .or_default()
+                .extend(repairs.iter().cloned());
         }
         for r in self.repair {
             let kind = RepairKind::by_name(&r.kind).ok_or_else(|| {
@@ -313,6 +319,34 @@ mod tests {
         let j = dir.path().join("m.json");
         std::fs::write(&j, "{\"-1\": 255}").unwrap();
         assert_eq!(parse_map(j.to_str().unwrap()).unwrap().map, [[-1, 255]]);
+    }
+
+    #[test]
+    fn toml_plans_name_kinds_files_and_tables() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("plan.toml");
+        std::fs::write(
+            &p,
+            "[[repair]]\nkind = \"label_ids\"\nfiles = [\"a.png\"]\n\n[[repair]]\nkind = \"map\"\nmap = [[255, 0]]\n",
+        )
+        .unwrap();
+        let opts = labelguard_scan::ScanOptions {
+            num_classes: Some(19),
+            ignore_index: 255,
+            ..Default::default()
+        };
+        let settings = Settings::new(&[dir.path().to_path_buf()], Vec::new(), &opts, Vec::new());
+        let plan = Plan::load(&p, &settings).unwrap();
+        assert_eq!(plan.files["a.png"][0].kind, RepairKind::CityscapesTrainIds);
+        assert!(plan.files["a.png"][0].map.contains(&[26, 13]));
+        assert_eq!(plan.every_mask[0].map, [[255, 0]]);
+        assert_eq!(plan.repairs_for("b.png", true).len(), 1);
+        assert!(plan.repairs_for("b.png", false).is_empty());
+        std::fs::write(&p, "[[repair]]\nkind = \"nope\"\n").unwrap();
+        assert!(Plan::load(&p, &settings)
+            .unwrap_err()
+            .to_string()
+            .contains("unknown repair kind"));
     }
 
     #[test]

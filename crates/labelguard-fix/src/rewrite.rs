@@ -29,6 +29,8 @@ pub struct Rewritten {
     pub colours: Vec<(String, i64, u64)>,
     /// What the user should know: approximations, artefact pixels left as they were.
     pub notes: Vec<String>,
+    /// Whether any sample or the layout changed; an unchanged file is copied as it is.
+    pub changed: bool,
 }
 
 /// Why a file was left alone.
@@ -62,6 +64,7 @@ fn rewrite_png(bytes: &[u8], repairs: &[Repair], ctx: &Ctx) -> Result<Rewritten,
         .map_err(|p| format!("cannot be decoded: {}", p.message))?;
     let mut out = Rewritten::default();
     let (mut colour, mut depth) = (colour, depth);
+    out.changed = img.channels != 1;
     if img.channels >= 3 {
         if has(repairs, RepairKind::ColourToIndex) {
             samples = colour_to_index(&img, &samples, ctx, &mut out)?;
@@ -93,6 +96,10 @@ fn rewrite_png(bytes: &[u8], repairs: &[Repair], ctx: &Ctx) -> Result<Rewritten,
         .find(|r| r.kind == RepairKind::ResizeArtefacts)
     {
         fill_artefacts(&mut samples, &img, depth, r, ctx, &mut out);
+    }
+    out.changed |= !out.moved.is_empty();
+    if !out.changed {
+        return Ok(out);
     }
     if depth == png::BitDepth::Sixteen {
         for pair in samples.chunks_exact_mut(2) {
@@ -271,5 +278,6 @@ fn rewrite_npy(bytes: &[u8], repairs: &[Repair]) -> Result<Rewritten, LeftAlone>
         }
     }
     .map_err(|e| e.to_string())?;
+    out.changed = !out.moved.is_empty();
     Ok(out)
 }

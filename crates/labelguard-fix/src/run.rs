@@ -240,6 +240,12 @@ pub fn run(opts: &FixOptions, progress: &dyn Progress) -> Result<FixReport, FixE
         .left_alone
         .dedup_by(|a, b| a.path == b.path && a.reason == b.reason);
     report.absorb(&files);
+    // The repairs behind each fingerprint, for the manifest and for `--plan` to read back.
+    for e in files.iter().filter(|e| !e.plan.is_empty()) {
+        let repairs = opts.plan.repairs_for(&e.path, masks.contains(&e.path));
+        let (_, acting) = split_report_only(&repairs, opts.fill_artefacts);
+        report.plans.entry(e.plan.clone()).or_insert(acting);
+    }
     if !opts.dry_run {
         let manifest = Manifest {
             schema: MANIFEST_SCHEMA.into(),
@@ -248,6 +254,7 @@ pub fn run(opts: &FixOptions, progress: &dyn Progress) -> Result<FixReport, FixE
             input: opts.input.to_string_lossy().into_owned(),
             output: opts.out.to_string_lossy().into_owned(),
             files,
+            plans: report.plans.clone(),
             left_alone: report.left_alone.clone(),
         };
         let text = serde_json::to_string_pretty(&manifest).expect("the manifest serialises");
@@ -270,10 +277,7 @@ fn one_file(
     done: &BTreeMap<String, Entry>,
 ) -> Result<Done, FixError> {
     // Resize artefacts without the flag are only reported: the file is copied as it is.
-    let (report_only, acting): (Vec<Repair>, Vec<Repair>) = repairs
-        .iter()
-        .cloned()
-        .partition(|r| r.kind == RepairKind::ResizeArtefacts && !opts.fill_artefacts);
+    let (report_only, acting) = split_report_only(repairs, opts.fill_artefacts);
     if opts.dry_run && acting.is_empty() {
         // A copy: nothing to read to plan it.
         let copy = copy_entry(rel, String::new());
@@ -299,6 +303,7 @@ fn one_file(
     let mut left = report_only.first().map(|r| artefact_note(rel, r));
     if !acting.is_empty() {
         match rewrite(&bytes, &acting, ctx) {
+            Ok(rw) if !rw.changed => {} // nothing to move: copied byte for byte below
             Ok(rw) => {
                 if !opts.dry_run {
                     atomic::write(out, &rw.bytes).map_err(io(out))?;
@@ -334,6 +339,15 @@ fn one_file(
         Some(l) => Done::Left(l, Some(entry)),
         None => Done::Entry(entry, true),
     })
+}
+
+/// Splits off the repairs that are only reported (resize artefacts without the fill flag)
+/// from those that act: `(report_only, acting)`.
+fn split_report_only(repairs: &[Repair], fill: bool) -> (Vec<Repair>, Vec<Repair>) {
+    repairs
+        .iter()
+        .cloned()
+        .partition(|r| r.kind == RepairKind::ResizeArtefacts && !fill)
 }
 
 fn kinds(repairs: &[Repair]) -> String {

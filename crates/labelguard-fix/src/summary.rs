@@ -4,7 +4,7 @@
 use crate::journal::{Action, Entry, LeftAlone};
 use crate::mapping::Moved;
 use crate::run::FixOptions;
-use labelguard_scan::repair::RepairKind;
+use labelguard_scan::repair::{Repair, RepairKind};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
@@ -12,6 +12,8 @@ use std::fmt::Write;
 #[derive(Clone, Debug, Serialize)]
 pub struct RepairedFile {
     pub path: String,
+    /// The key of this file's repairs in `plans`.
+    pub plan: String,
     pub repairs: Vec<String>,
     pub moved: Vec<Moved>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -44,6 +46,8 @@ pub struct FixReport {
     pub output: String,
     /// The repaired files (with `--dry-run`: the files that would be), with their moves.
     pub files: Vec<RepairedFile>,
+    /// The repairs of the files, by fingerprint: with `files`, a plan `--plan` reads back.
+    pub plans: BTreeMap<String, Vec<Repair>>,
     pub totals: Vec<Total>,
     pub copied: u64,
     /// Files a previous, interrupted run had finished and this one verified and kept.
@@ -73,6 +77,7 @@ impl FixReport {
             input: opts.input.to_string_lossy().into_owned(),
             output: opts.out.to_string_lossy().into_owned(),
             files: Vec::new(),
+            plans: BTreeMap::new(),
             totals: Vec::new(),
             copied: 0,
             resumed: 0,
@@ -98,6 +103,7 @@ impl FixReport {
                     }
                     self.files.push(RepairedFile {
                         path: e.path.clone(),
+                        plan: e.plan.clone(),
                         repairs: e.repairs.clone(),
                         moved: e.moved.clone(),
                         notes: e.notes.clone(),

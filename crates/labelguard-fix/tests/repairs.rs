@@ -318,3 +318,23 @@ fn output_inside_the_input_is_refused() {
     assert!(e.to_string().contains("overlaps the input"), "{e}");
     assert!(!data.join("fixed").exists());
 }
+
+#[test]
+fn a_table_that_moves_nothing_leaves_the_file_byte_identical() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    put(&data, "m.png", &png_gray8(16, 16, &ids(16, 16, &[0, 1])));
+    let opts = options(Overrides::default());
+    let plan = labelguard_fix::Plan {
+        every_mask: vec![labelguard_fix::parse_map("200:3").unwrap()],
+        ..labelguard_fix::Plan::default()
+    };
+    let out = dir.path().join("out");
+    let r = fix_with(&data, &out, &opts, plan, false, false);
+    assert_eq!(r.files.len(), 0);
+    assert_eq!(r.copied, 1);
+    assert_eq!(
+        std::fs::read(out.join("m.png")).unwrap(),
+        std::fs::read(data.join("m.png")).unwrap()
+    );
+}

@@ -202,6 +202,87 @@ fn ops() -> Vec<(&'static str, &'static str)> {
         .collect()
 }
 
+/// The preset's defaults, overridden by explicit values: `(num_classes, ignore_index)`.
+fn preset_defaults(
+    preset: Option<&str>,
+    num_classes: Option<i64>,
+    ignore_index: Option<i64>,
+) -> PyResult<(Option<&'static labelguard_scan::Preset>, i64, i64)> {
+    let p = match preset {
+        Some(name) => Some(labelguard_scan::preset::by_name(name).ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "unknown preset '{name}' (known: {})",
+                labelguard_scan::PRESETS
+                    .iter()
+                    .map(|p| p.name)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        })?),
+        None => None,
+    };
+    let c = num_classes.or(p.map(|p| p.num_classes as i64)).unwrap_or(0);
+    let ignore = ignore_index.or(p.map(|p| p.ignore_index)).unwrap_or(255);
+    Ok((p, c, ignore))
+}
+
+/// `(kind, [(from, to), ...])` of a value repair: the tables `labelguard fix` applies.
+#[pyfunction]
+#[pyo3(signature = (fix, preset=None, num_classes=None, ignore_index=None, values=None))]
+fn repair_table(
+    fix: &str,
+    preset: Option<&str>,
+    num_classes: Option<i64>,
+    ignore_index: Option<i64>,
+    values: Option<Vec<i64>>,
+) -> PyResult<(String, Vec<(i64, i64)>)> {
+    use labelguard_scan::repair::{table, void_target, RepairKind};
+    let kind = RepairKind::by_name(fix)
+        .filter(|k| k.is_value_map() && *k != RepairKind::Map)
+        .ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "unknown fix '{fix}' (known: label_ids, one_based, binary_255, reduce_zero_label, void_to_ignore, colour_to_index)"
+            ))
+        })?;
+    let (_, c, ignore) = preset_defaults(preset, num_classes, ignore_index)?;
+    if matches!(kind, RepairKind::OneBased | RepairKind::ReduceZeroLabel) && c == 0 {
+        return Err(PyValueError::new_err(format!(
+            "fix='{}' needs num_classes (or a preset)",
+            kind.name()
+        )));
+    }
+    let values = values.unwrap_or_else(|| vec![255]);
+    let t = table(kind, c, void_target(ignore), &values);
+    Ok((
+        kind.name().to_string(),
+        t.into_iter().map(|[a, b]| (a, b)).collect(),
+    ))
+}
+
+/// One colour and its class id.
+type ColourId = ((u8, u8, u8), i64);
+
+/// `[((r, g, b), id), ...]`: the preset's palette, then its void colours -> the ignore value.
+#[pyfunction]
+#[pyo3(signature = (preset, ignore_index=None))]
+fn colour_table(preset: &str, ignore_index: Option<i64>) -> PyResult<Vec<ColourId>> {
+    let (p, _, ignore) = preset_defaults(Some(preset), None, ignore_index)?;
+    let p = p.expect("a preset was named");
+    let mut out: Vec<ColourId> = Vec::new();
+    let mut push = |c: [u8; 3], id: i64| {
+        if !out.iter().any(|(k, _)| *k == (c[0], c[1], c[2])) {
+            out.push(((c[0], c[1], c[2]), id));
+        }
+    };
+    for (i, c) in (p.palette)().into_iter().enumerate() {
+        push(c, i as i64);
+    }
+    for c in p.void_colours {
+        push(*c, labelguard_scan::repair::void_target(ignore));
+    }
+    Ok(out)
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
@@ -213,5 +294,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(rules, m)?)?;
     m.add_function(wrap_pyfunction!(rule_doc, m)?)?;
     m.add_function(wrap_pyfunction!(ops, m)?)?;
+    m.add_function(wrap_pyfunction!(repair_table, m)?)?;
+    m.add_function(wrap_pyfunction!(colour_table, m)?)?;
     Ok(())
 }

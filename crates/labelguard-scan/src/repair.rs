@@ -22,7 +22,8 @@ pub enum RepairKind {
     CityscapesTrainIds,
     /// 1-based ids -> 0-based (LG104).
     OneBased,
-    /// A 0/255 binary mask -> 0/1 (LG615 for a whole dataset, LG101 with two classes).
+    /// A 0/255 binary mask -> 0/1 (LG615 for the dataset, LG101 with two classes).
+    #[serde(rename = "binary_255")]
     Binary255,
     /// 0 -> ignore, v -> v - 1 (LG106; mmsegmentation's `reduce_zero_label`).
     ReduceZeroLabel,
@@ -189,7 +190,7 @@ pub fn propose(f: &FindingRecord, settings: &Settings) -> Option<Repair> {
         "LG101" if settings.num_classes.is_some_and(|c| c <= 2) && values == [255] => {
             RepairKind::Binary255
         }
-        // The dataset-level form: every mask of the dataset is 0/255.
+        // The whole dataset is 0/255 (a dataset finding): every mask gets 255 -> 1.
         "LG615" => RepairKind::Binary255,
         "LG606" if f.message.contains(EVERY_COLOUR_KNOWN) => RepairKind::ColourToIndex,
         "LG606" if f.message.contains(EQUAL_CHANNELS) => RepairKind::FirstChannel,
@@ -205,7 +206,9 @@ pub fn propose(f: &FindingRecord, settings: &Settings) -> Option<Repair> {
         RepairKind::VoidToIgnore => vec![if f.code == "LG107" { -1 } else { 255 }],
         _ => values,
     };
-    Some(repair(kind, Some(&f.code), settings, &values))
+    let r = repair(kind, Some(&f.code), settings, &values);
+    // A value table that moves nothing (void already at the ignore value) is no repair.
+    (!kind.is_value_map() || !r.map.is_empty()).then_some(r)
 }
 
 #[cfg(test)]
@@ -237,6 +240,8 @@ mod tests {
         );
         for k in RepairKind::ALL {
             assert_eq!(RepairKind::by_name(k.name()), Some(k));
+            // The JSON name is the same name.
+            assert_eq!(serde_json::to_value(k).unwrap(), k.name());
         }
     }
 }

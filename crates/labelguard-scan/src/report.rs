@@ -515,7 +515,6 @@ impl ScanReport {
             }
         }
         self.dataset = dataset;
-        // A dataset-level finding (LG615: every mask is 0/255) proposes a repair of every mask.
         for f in &mut self.dataset {
             f.repair = crate::repair::propose(f, &st);
         }
