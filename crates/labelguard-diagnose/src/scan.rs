@@ -60,6 +60,16 @@ impl Scanner {
         }
     }
 
+    /// Accounts for `bytes` of the stream (holding `newlines` line ends, `last` its last byte)
+    /// that went by without being analysed, because they came faster than they could be: line
+    /// numbers and totals stay right; the line the gap cuts is not analysed.
+    pub fn skip(&mut self, bytes: u64, newlines: u64, last: u8) {
+        self.bytes += bytes;
+        self.carry.clear();
+        self.line_no += newlines;
+        self.ends_with_newline = last == b'\n';
+    }
+
     /// Ends the stream: analyses a last line without a terminator and records the totals.
     pub fn finish(&mut self, a: &mut Analyzer) {
         self.flush_carry(a);

@@ -65,9 +65,16 @@ fn st_dtype(name: &str) -> Option<DType> {
     })
 }
 
+/// The most bytes a safetensors file may hold: its header plus at most the tensor limit of data.
+pub(crate) fn file_cap(head: &[u8], limits: &Limits) -> u64 {
+    let n = u64::from_le_bytes(head[..8].try_into().unwrap());
+    8u64.saturating_add(n)
+        .saturating_add(limits.max_tensor_bytes)
+}
+
 pub(crate) fn read(
     path: &Path,
-    map: memmap2::Mmap,
+    map: Vec<u8>,
     limits: &Limits,
 ) -> Result<Vec<NamedTensor>, ReadError> {
     let (entries, data_start) = header(path, &map)?;
@@ -110,16 +117,11 @@ pub(crate) fn read(
             .filter(|v: &Vec<u64>| v.len() == 2)
             .ok_or_else(|| bad("data_offsets is not [begin, end]".into()))?;
         let (begin, end) = (offsets[0], offsets[1]);
-        let numel: u128 = shape.iter().map(|&d| d as u128).product();
-        let needed = numel * dtype.size() as u128;
-        if needed > limits.max_tensor_bytes as u128 {
-            return Err(ReadError::TooLarge {
+        let needed =
+            crate::size::tensor_bytes(&shape, dtype, limits).map_err(|m| ReadError::TooLarge {
                 path: path.to_path_buf(),
-                message: format!(
-                    "tensor '{name}' of shape {shape:?} needs {needed} bytes, over the limit"
-                ),
-            });
-        }
+                message: format!("tensor '{name}' has {m}"),
+            })?;
         if end < begin || (end - begin) as u128 != needed {
             return Err(bad(format!(
                 "data_offsets [{begin}, {end}] do not match shape {shape:?} of {dtype}"
@@ -182,7 +184,7 @@ fn st_name(d: DType) -> &'static str {
 }
 
 /// Writes tensors (in row-major order, whatever their strides) and string metadata as a
-/// `.safetensors` file, atomically: a temporary file in the same directory, then a rename.
+/// `.safetensors` file, atomically (see [`crate::output`]).
 pub fn write(
     path: &Path,
     tensors: &[(String, labelguard_core::TensorView<'_>)],
@@ -209,18 +211,9 @@ pub fn write(
     while head.len() % 8 != 0 {
         head.push(b' ');
     }
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let file_name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{file_name}.{}.tmp", std::process::id()));
-    let result = (|| {
-        use std::io::Write;
-        let mut w = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
+    // Captures go through the one output writer: a regular file, replaced atomically.
+    let dest = crate::output::check(path, false)?;
+    crate::output::write_with(&dest, |w| {
         w.write_all(&(head.len() as u64).to_le_bytes())?;
         w.write_all(&head)?;
         for (_, t) in tensors {
@@ -233,13 +226,8 @@ pub fn write(
                 }
             }
         }
-        w.into_inner().map_err(|e| e.into_error())?.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
+        Ok(())
+    })
 }
 
 #[cfg(test)]
