@@ -225,8 +225,9 @@ impl Analyzer {
     }
 
     /// Looks at one line (without its terminator).
-    /// `prev` is the line before it in the stream when the scanner has it at hand (else empty).
-    pub(crate) fn line(&mut self, src: SourceId, line_no: u64, raw: &[u8], prev: &[u8]) {
+    /// `before` is what precedes the line in the scanner's buffer, ending with the previous
+    /// line's terminator (empty when the scanner has nothing at hand).
+    pub(crate) fn line(&mut self, src: SourceId, line_no: u64, raw: &[u8], before: &[u8]) {
         // A failing kernel prints one line per GPU thread: a line that differs from the previous
         // assertion line only in its block and thread numbers counts into the same group, and
         // would have had no other effect (checked when the previous line was analysed).
@@ -238,7 +239,7 @@ impl Analyzer {
         }
         let mut line = std::mem::take(&mut self.line);
         text::clean(raw, &mut self.bytes, &mut line);
-        let single = self.analyze(src, line_no, &line, prev);
+        let single = self.analyze(src, line_no, &line, before);
         self.line = line;
         match single {
             Some(group) if !self.dense() => {
@@ -259,7 +260,7 @@ impl Analyzer {
 
     /// Analyses one line; returns the assertion group when the line was exactly one assertion
     /// of a CUDA kernel and nothing else.
-    fn analyze(&mut self, src: SourceId, line_no: u64, full: &str, prev: &[u8]) -> Option<usize> {
+    fn analyze(&mut self, src: SourceId, line_no: u64, full: &str, before: &[u8]) -> Option<usize> {
         let (prefix, s) = text::split_prefix(full);
         let t = s.trim_start();
         if t.is_empty() {
@@ -287,7 +288,7 @@ impl Analyzer {
             if name.contains("labelguard") {
                 self.exception(src, line_no, t, full, None, kinds);
             } else if self.orphan_code.is_none() && line_no > 1 {
-                self.orphan(src, line_no - 1, prev);
+                self.orphan(src, line_no - 1, text::last_line(before));
             }
         }
         if !text::has(&text::ASSERTION, t) {

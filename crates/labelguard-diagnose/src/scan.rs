@@ -129,16 +129,9 @@ impl Scanner {
                 start + memchr2(b'\n', b'\r', &body[start..]).expect("body ends with a terminator");
             let line = &body[start..end];
             if line.len() <= MAX_LINE && !line.is_empty() {
-                // Dense, or the skim search just found an anchor in it. The line before it, for
-                // an exception line printed right after its source line.
-                let prev = match start.checked_sub(1) {
-                    Some(p_end) => {
-                        let p_start = memrchr2(b'\n', b'\r', &body[..p_end]).map_or(0, |i| i + 1);
-                        &body[p_start..p_end]
-                    }
-                    None => &[][..],
-                };
-                a.line(self.source, self.line_no, line, prev);
+                // Dense, or the skim search just found an anchor in it. What precedes it in the
+                // buffer goes along: the analyzer reads the line before it only when it needs it.
+                a.line(self.source, self.line_no, line, &body[..start]);
             } else {
                 for piece in line.chunks(MAX_LINE) {
                     Self::consider(self.source, self.line_no, piece, a);

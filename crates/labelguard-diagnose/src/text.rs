@@ -358,6 +358,18 @@ pub fn unlink(t: &str) -> String {
     out
 }
 
+/// The last line of `before`, which ends with that line's terminator.
+pub fn last_line(before: &[u8]) -> &[u8] {
+    let Some(mut end) = before.len().checked_sub(1) else {
+        return before;
+    };
+    if before[end] == b'\n' && end > 0 && before[end - 1] == b'\r' {
+        end -= 1; // CRLF
+    }
+    let start = memchr::memrchr2(b'\n', b'\r', &before[..end]).map_or(0, |i| i + 1);
+    &before[start..end]
+}
+
 /// Whether a line opens a traceback frame: `File "x.py", line 3, in f` (CPython), `File
 /// /x.py:3, in f(a)` or `Cell In[5], line 3` (IPython 8).
 pub fn starts_frame(t: &str) -> bool {
@@ -482,6 +494,15 @@ mod tests {
         assert!(!same_but_threads(a, &b[..b.len() - 1]));
         assert!(!same_but_threads(b"x[0] < 3", b"x[1] < 3"));
         assert!(same_but_threads(b"", b""));
+    }
+
+    #[test]
+    fn the_line_before() {
+        assert_eq!(last_line(b"a\nbc\n"), b"bc");
+        assert_eq!(last_line(b"bc\n"), b"bc");
+        assert_eq!(last_line(b""), b"");
+        assert_eq!(last_line(b"x\r\n"), b"x");
+        assert_eq!(last_line(b"a\rb\n"), b"b");
     }
 
     #[test]
