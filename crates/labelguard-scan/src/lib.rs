@@ -26,6 +26,7 @@ pub mod config;
 pub mod fixtures;
 pub mod glob;
 pub mod hist;
+pub mod isolate;
 pub mod layout;
 pub mod pipeline;
 pub mod preset;

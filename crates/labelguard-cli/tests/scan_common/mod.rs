@@ -10,7 +10,12 @@ pub use labelguard_scan::fixtures::*;
 /// Runs `labelguard ARGS` in `cwd`, failing the test if it takes more than a minute (a hang
 /// is a bug: FIFOs and symlink loops must not block the scan).
 pub fn run_in(cwd: &Path, args: &[&str]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_labelguard"))
+    run_cmd(Command::new(env!("CARGO_BIN_EXE_labelguard")), cwd, args)
+}
+
+/// [`run_in`] for a prepared command (extra environment, another user).
+pub fn run_cmd(mut cmd: Command, cwd: &Path, args: &[&str]) -> Output {
+    let mut child = cmd
         .args(args)
         .current_dir(cwd)
         .env("NO_COLOR", "1")
@@ -19,10 +24,26 @@ pub fn run_in(cwd: &Path, args: &[&str]) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .expect("the binary runs");
+    // Drain both pipes while waiting: a report larger than the pipe buffer must not stall.
+    let drain = |r: Option<Box<dyn std::io::Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut v = Vec::new();
+            if let Some(mut r) = r {
+                let _ = r.read_to_end(&mut v);
+            }
+            v
+        })
+    };
+    let out = drain(child.stdout.take().map(|p| Box::new(p) as _));
+    let err = drain(child.stderr.take().map(|p| Box::new(p) as _));
     let start = Instant::now();
     loop {
-        if child.try_wait().expect("wait").is_some() {
-            return child.wait_with_output().expect("output");
+        if let Some(status) = child.try_wait().expect("wait") {
+            return Output {
+                status,
+                stdout: out.join().expect("stdout"),
+                stderr: err.join().expect("stderr"),
+            };
         }
         if start.elapsed() > Duration::from_secs(60) {
             let _ = child.kill();
