@@ -9,21 +9,26 @@ export CARGO_TERM_COLOR ?= never
 ## venv: the Python environment of the tests (torch from PyPI; pip's cache keeps reruns fast)
 venv: $(VENV)/.installed
 $(VENV)/.installed: requirements-dev.txt
+	@echo "==> $(VENV): installing requirements-dev.txt (first run: torch and its CUDA libraries, about 5 GB, a few minutes; pip's cache makes reruns fast)"
 	python3 -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
-	$(VENV)/bin/pip install --quiet -r requirements-dev.txt
+	$(VENV)/bin/pip install --progress-bar on -r requirements-dev.txt
 	touch $@
 
 ## python: build and install the Python package from its directory, as users do (pip install ./python)
 python: venv
-	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/pip install --quiet --no-build-isolation ./python
+	@echo "==> building the Python extension with maturin (a release build of labelguard-py: 2-4 minutes on a cold build; progress below)"
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/pip install -v --no-build-isolation ./python
 
 ## test: Rust unit, fixture and CLI tests, then the Python tests (the differential test against
 ## PyTorch through the CLI, and the Python package's tests)
 test: venv python
+	@echo "==> Rust tests (cargo test --workspace)"
 	cargo test --workspace
+	@echo "==> release build of the CLI for the Python tests"
 	cargo build --release -p labelguard-cli
-	LABELGUARD_BIN=$(CURDIR)/target/release/labelguard $(PY) -m pytest -q tests/python python/tests
+	@echo "==> Python tests (differential test against torch, the package's tests)"
+	LABELGUARD_BIN="$(CURDIR)/target/release/labelguard" $(PY) -m pytest -q tests/python python/tests
 
 ## lint: formatting and clippy, as CI runs them
 lint:

@@ -4,7 +4,7 @@ defect of each kind `labelguard scan` finds, plus an `arrays/` folder and a `lab
 array and table checks.
 
     python examples/make_example_dataset.py            # (re)writes examples/cityscapes-mini
-    labelguard scan examples/cityscapes-mini --preset cityscapes
+    labelguard scan examples/cityscapes-mini --preset cityscapes   # all three datasets
     labelguard scan examples/cityscapes-mini/arrays --num-classes 19 --ignore-index 255
     labelguard scan examples/cityscapes-mini/labels.csv --num-classes 10 --label-column label
 
@@ -221,6 +221,12 @@ def main() -> int:
         "# Found by `labelguard scan examples/cityscapes-mini` (the nearest config above the scanned path).\n"
         "# Paths are relative to this file.\n"
         "class_weights = \"class_weights.json\"\n"
+        "\n"
+        "# labels.csv is a dataset of its own (image-level labels of 10 classes), scanned with these settings.\n"
+        "[[datasets]]\n"
+        "path = \"labels.csv\"\n"
+        "num_classes = 10\n"
+        "label_column = \"label\"\n"
     )
 
     # Arrays: the same labels as a training pipeline would save them, with one defect each.

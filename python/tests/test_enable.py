@@ -1,5 +1,6 @@
 """enable(): valid calls are bit-identical, bad calls raise TargetError at the user's line."""
 
+import os
 import traceback
 import warnings
 
@@ -82,8 +83,13 @@ def test_multinomial_is_unchanged_with_the_same_generator():
     assert torch.equal(outs[0], outs[1])
 
 
+# The installed package's own directory. A substring such as "/labelguard/" would also match the
+# clone's path (users clone into .../labelguard/), and then every frame would be dropped.
+PACKAGE_DIR = os.path.dirname(os.path.abspath(labelguard.__file__)) + os.sep
+
+
 def innermost_outside_labelguard(exc):
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if "/labelguard/" not in f.filename]
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if not os.path.abspath(f.filename).startswith(PACKAGE_DIR)]
     return frames[-1]
 
 

@@ -56,6 +56,16 @@ pub fn run(args: CheckArgs, style: labelguard_report::Style) -> anyhow::Result<E
             );
         }
     }
+    // Without its table, embedding has no contract to check: a usage error, not a verdict.
+    if op.name == "embedding"
+        && !named.iter().any(|t| t.name == "weight")
+        && !args.args.iter().any(|(k, _)| k == "num_embeddings")
+    {
+        bail!(
+            "embedding needs the table: a tensor named 'weight' in {}, or --arg num_embeddings=N",
+            args.tensors.display()
+        );
+    }
     let views = named
         .iter()
         .map(|t| (t.name.clone(), t.tensor.view()))
@@ -66,7 +76,7 @@ pub fn run(args: CheckArgs, style: labelguard_report::Style) -> anyhow::Result<E
     emit(&match args.format {
         Format::Text => labelguard_report::report_text(&report, style),
         Format::Json => labelguard_report::report_json(&report) + "\n",
-    });
+    })?;
     Ok(match report.verdict {
         Verdict::Ok | Verdict::Silent => ExitCode::SUCCESS,
         Verdict::DeviceAssert | Verdict::Error => ExitCode::from(1),

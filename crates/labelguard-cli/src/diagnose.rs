@@ -45,7 +45,7 @@ pub fn run(args: DiagnoseArgs, style: labelguard_report::Style) -> anyhow::Resul
     emit(&match args.format {
         Format::Text => render::text(&reports, style),
         Format::Json => render::json(&reports) + "\n",
-    });
+    })?;
     let unexplained = reports.iter().any(|r| r.outcome == Outcome::Unexplained);
     Ok(if unexplained {
         ExitCode::from(1)

@@ -5,6 +5,7 @@
 
 mod check;
 mod diagnose;
+mod fix;
 mod merge;
 mod replay;
 mod rules;
@@ -30,6 +31,9 @@ struct Cli {
 const EXAMPLES: &str = "Examples:
   labelguard check cross_entropy batch.npz --arg ignore_index=255
   labelguard check embedding ids.safetensors --arg num_embeddings=30522 --format json
+  labelguard scan data/cityscapes --preset cityscapes --html report.html
+  labelguard diagnose train.log
+  labelguard run --rerun-sync -- python train.py
   labelguard rules
   labelguard rule LG103
 
@@ -49,6 +53,8 @@ enum Command {
     Scan(Box<scan::ScanArgs>),
     /// Merge the JSON reports of a sharded scan (`scan --shard K/N`) into one.
     Merge(merge::MergeArgs),
+    /// Repair a dataset into a new directory from the scan's findings or a plan.
+    Fix(Box<fix::FixArgs>),
     /// Explain a crash from its log or traceback (a file, or stdin).
     Diagnose(diagnose::DiagnoseArgs),
     /// Run a training command with the Python guards on, and diagnose its output when it fails.
@@ -81,11 +87,19 @@ fn style(choice: ColorChoice) -> labelguard_report::Style {
     labelguard_report::Style { color }
 }
 
-/// Writes to stdout; a closed pipe (`| head`) ends quietly instead of panicking.
-pub fn emit(text: &str) {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    let _ = out.write_all(text.as_bytes()).and_then(|_| out.flush());
+/// Writes to stdout; a closed pipe (`| head`) ends quietly, any other failure (a full disk,
+/// `> /dev/full`) is an error: exit 2 with a message.
+pub fn emit(text: &str) -> anyhow::Result<()> {
+    labelguard_io::output::write_with(&labelguard_io::output::Destination::Stdout, |w| {
+        w.write_all(text.as_bytes())
+    })?;
+    Ok(())
+}
+
+/// Writes a set of outputs (stdout and files) whole or not at all.
+pub fn write_set(set: &[(labelguard_io::output::Destination, &[u8])]) -> anyhow::Result<()> {
+    labelguard_io::output::write_all(set)?;
+    Ok(())
 }
 
 /// Runs the command line `args` (the first is the program name) and returns the exit code.
@@ -110,13 +124,18 @@ where
         Command::Replay(args) => replay::run(args, style),
         Command::Scan(args) => scan::run(*args, style),
         Command::Merge(args) => merge::run(args, style),
+        Command::Fix(args) => fix::run(*args),
         Command::Diagnose(args) => diagnose::run(args, style),
         Command::Run(args) => run::run(args, cli.color),
     };
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("labelguard: error: {e:#}");
+            // Errors name input files: their names are escaped like every report's.
+            eprintln!(
+                "labelguard: error: {}",
+                labelguard_report::visible(&format!("{e:#}"))
+            );
             ExitCode::from(2)
         }
     }

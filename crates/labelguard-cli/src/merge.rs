@@ -20,6 +20,7 @@ pub struct MergeArgs {
 }
 
 pub fn run(args: MergeArgs, style: labelguard_report::Style) -> anyhow::Result<ExitCode> {
+    args.out.check()?;
     let mut reports = Vec::new();
     for path in &args.reports {
         let text = std::fs::read_to_string(path)

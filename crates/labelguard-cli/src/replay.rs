@@ -33,7 +33,7 @@ pub fn run(args: ReplayArgs, style: labelguard_report::Style) -> anyhow::Result<
             let mut doc: serde_json::Value =
                 serde_json::from_str(&labelguard_report::report_json(&report))?;
             doc["capture"] = serde_json::Value::Object(meta);
-            emit(&(serde_json::to_string_pretty(&doc)? + "\n"));
+            emit(&(serde_json::to_string_pretty(&doc)? + "\n"))?;
         }
         Format::Text => {
             let args_text =
@@ -61,16 +61,19 @@ pub fn run(args: ReplayArgs, style: labelguard_report::Style) -> anyhow::Result<
             if !versions.is_empty() {
                 out += &format!(" — saved with {}", versions.join(", "));
             }
-            out += "\n";
+            // The capture's metadata is input: escaped like every report's input-derived text.
+            let mut out = labelguard_report::visible(&out).into_owned() + "\n";
             if !get("labelguard.error").is_empty() {
                 out += &format!(
                     "it raised: {}\n",
-                    get("labelguard.error").lines().next().unwrap_or("")
+                    labelguard_report::visible(
+                        get("labelguard.error").lines().next().unwrap_or("")
+                    )
                 );
             }
             out.push('\n');
             out += &labelguard_report::report_text(&report, style);
-            emit(&out);
+            emit(&out)?;
         }
     }
     Ok(match report.verdict {

@@ -30,7 +30,7 @@ pub fn list(args: RulesArgs, style: labelguard_report::Style) -> anyhow::Result<
         RulesFormat::Text => labelguard_report::rules_text(ALL, style),
         RulesFormat::Json => labelguard_report::rules_json(ALL) + "\n",
         RulesFormat::Markdown => labelguard_report::rules_markdown(ALL),
-    });
+    })?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -43,6 +43,6 @@ pub fn show(args: RuleArgs) -> anyhow::Result<ExitCode> {
         rule.name,
         rule.severity.as_str(),
         rule.documentation()
-    ));
+    ))?;
     Ok(ExitCode::SUCCESS)
 }

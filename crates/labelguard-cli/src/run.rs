@@ -9,13 +9,16 @@
 //! group is made its foreground group (so Ctrl-C, and `breakpoint()` reading stdin, reach it
 //! directly). labelguard exits with the child's exit code (128 + N when signal N killed it).
 
+mod tee;
+
 use crate::ColorChoice;
 use anyhow::{bail, Context};
 use labelguard_diagnose::{Analyzer, LogReport, Options, Scanner};
 use std::ffi::OsString;
-use std::io::{IsTerminal, Read, Write};
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::Duration;
 
@@ -114,6 +117,12 @@ fn exit_code(code: i32) -> ExitCode {
 }
 
 fn report(outcome: &RunOutcome, style: labelguard_report::Style, what: &str) {
+    if outcome.skipped > 0 {
+        say(&format!(
+            "{} bytes of {what}'s output came faster than they could be diagnosed; they were passed through but not read",
+            outcome.skipped
+        ));
+    }
     if outcome.report.findings.is_empty() {
         // Killed by a signal (Ctrl-C, the job's time limit) with nothing in the output: the
         // shell already says how it ended.
@@ -136,9 +145,11 @@ fn report(outcome: &RunOutcome, style: labelguard_report::Style, what: &str) {
     );
 }
 
-/// A private directory with the sitecustomize, removed when labelguard exits.
+/// A private directory with the sitecustomize, removed when labelguard exits, however it exits:
+/// a watcher process removes it when labelguard is gone, SIGKILL included.
 struct SiteDir {
     path: PathBuf,
+    _watcher: Option<process::Watcher>,
 }
 
 impl SiteDir {
@@ -154,7 +165,11 @@ impl SiteDir {
         builder
             .create(&path)
             .with_context(|| format!("creating {}", path.display()))?;
-        let dir = SiteDir { path };
+        let watcher = process::Watcher::remove_when_gone(&path);
+        let dir = SiteDir {
+            path,
+            _watcher: watcher,
+        };
         std::fs::write(dir.path.join("sitecustomize.py"), SITECUSTOMIZE)
             .with_context(|| format!("writing {}", dir.path.display()))?;
         Ok(dir)
@@ -177,6 +192,8 @@ struct Launch<'a> {
 struct RunOutcome {
     code: i32,
     report: LogReport,
+    /// Bytes of output that went by faster than the diagnoser could read them.
+    skipped: u64,
 }
 
 impl Launch<'_> {
@@ -232,16 +249,30 @@ impl Launch<'_> {
         let err_src = analyzer.add_source("stderr");
         let shared = Arc::new(Mutex::new(Some(analyzer)));
         let (done_tx, done_rx) = mpsc::channel();
+        let stop = Arc::new(AtomicBool::new(false));
+        let skipped = Arc::new(AtomicU64::new(0));
+        let sharing = tee::Shared {
+            analyzer: shared.clone(),
+            skipped: skipped.clone(),
+            done: done_tx,
+            stop: stop.clone(),
+        };
         let stdout = child.stdout.take().expect("piped");
         let stderr = child.stderr.take().expect("piped");
-        tee(
-            stdout,
-            1,
-            Scanner::new(out_src),
-            shared.clone(),
-            done_tx.clone(),
-        );
-        tee(stderr, 2, Scanner::new(err_src), shared.clone(), done_tx);
+        let tees = [
+            tee::start(
+                process::pipe_file(stdout),
+                1,
+                Scanner::new(out_src),
+                sharing.clone(),
+            ),
+            tee::start(
+                process::pipe_file(stderr),
+                2,
+                Scanner::new(err_src),
+                sharing,
+            ),
+        ];
 
         let status = child.wait().context("waiting for the command");
         process::finished(terminal);
@@ -249,10 +280,27 @@ impl Launch<'_> {
         // Both pipes reach end of file when the child's last writer exits; a grandchild that
         // keeps them open only gets a grace period.
         let deadline = std::time::Instant::now() + DRAIN_GRACE;
-        for _ in 0..2 {
+        let mut open = 2;
+        while open > 0 {
             let left = deadline.saturating_duration_since(std::time::Instant::now());
             if done_rx.recv_timeout(left).is_err() {
                 break;
+            }
+            open -= 1;
+        }
+        if open > 0 && cfg!(unix) {
+            // A process the command started still holds its output: stop diagnosing it and
+            // leave a copier that keeps passing it through after labelguard exits, so that
+            // process never sees a broken pipe.
+            stop.store(true, Ordering::SeqCst);
+            let mut handed = false;
+            for (fd, tee) in [1, 2].into_iter().zip(tees) {
+                if let Some(pipe) = tee.join() {
+                    handed |= process::pass_through(pipe, fd);
+                }
+            }
+            if handed {
+                say("the command exited, but a process it started still writes to its output; that output keeps coming through, undiagnosed");
             }
         }
         let analyzer = shared
@@ -263,43 +311,9 @@ impl Launch<'_> {
         Ok(RunOutcome {
             code: process::exit_code(status),
             report: analyzer.finish(),
+            skipped: skipped.load(Ordering::Relaxed),
         })
     }
-}
-
-/// Copies a child's pipe to our file descriptor `fd` as bytes arrive, and feeds them to the
-/// diagnoser after they are written. If our side is closed (`| head`), the pipe from the child
-/// is closed too, so the child sees the broken pipe it would have seen without labelguard.
-fn tee(
-    mut from: impl Read + Send + 'static,
-    fd: i32,
-    mut scanner: Scanner,
-    shared: Arc<Mutex<Option<Analyzer>>>,
-    done: mpsc::Sender<()>,
-) {
-    std::thread::spawn(move || {
-        let mut out = process::raw_output(fd);
-        let mut buf = vec![0u8; 64 * 1024];
-        loop {
-            let n = match from.read(&mut buf) {
-                Ok(0) => break,
-                Ok(n) => n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(_) => break,
-            };
-            let written = out.write_all(&buf[..n]);
-            if let Some(a) = shared.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
-                scanner.feed(&buf[..n], a);
-            }
-            if written.is_err() {
-                break;
-            }
-        }
-        if let Some(a) = shared.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
-            scanner.finish(a);
-        }
-        let _ = done.send(());
-    });
 }
 
 #[cfg(unix)]
@@ -312,7 +326,7 @@ mod process {
     use std::os::unix::io::FromRawFd;
     use std::os::unix::process::{CommandExt, ExitStatusExt};
     use std::process::{Command, ExitStatus};
-    use std::sync::atomic::{AtomicI32, Ordering};
+    use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
     /// The child's process group, 0 while none runs.
     static CHILD_PGID: AtomicI32 = AtomicI32::new(0);
@@ -421,6 +435,75 @@ mod process {
         // SAFETY: fds 1 and 2 stay open for the life of the process; ManuallyDrop never closes them.
         ManuallyDrop::new(unsafe { File::from_raw_fd(fd) })
     }
+
+    /// A child's pipe as a file, to poll and to hand on.
+    pub fn pipe_file(pipe: impl Into<std::os::fd::OwnedFd>) -> File {
+        File::from(pipe.into())
+    }
+
+    /// Waits until `file` has data (or end of file) to read: true; or until `stop` is set: false.
+    pub fn readable(file: &File, stop: &AtomicBool) -> bool {
+        use std::os::fd::AsRawFd;
+        loop {
+            if stop.load(Ordering::SeqCst) {
+                return false;
+            }
+            let mut p = libc::pollfd {
+                fd: file.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            // SAFETY: one valid pollfd. The timeout bounds how long a stop request waits.
+            if unsafe { libc::poll(&mut p, 1, 100) } > 0 {
+                return true;
+            }
+        }
+    }
+
+    /// Keeps copying `pipe` to our `fd` in a process of its own (`cat`, in its own process
+    /// group), which outlives labelguard and ends when the last writer closes the pipe.
+    pub fn pass_through(pipe: File, fd: i32) -> bool {
+        use std::os::fd::AsFd;
+        let out = match fd {
+            1 => std::io::stdout().as_fd().try_clone_to_owned(),
+            _ => std::io::stderr().as_fd().try_clone_to_owned(),
+        };
+        let Ok(out) = out else { return false };
+        Command::new("cat")
+            .stdin(pipe)
+            .stdout(out)
+            .stderr(std::process::Stdio::null())
+            .process_group(0)
+            .spawn()
+            .is_ok()
+    }
+
+    /// A process that removes a directory once labelguard is gone: it waits for end of file on
+    /// a pipe whose only writer is labelguard, which the system closes however labelguard ends.
+    pub struct Watcher(std::process::Child);
+
+    impl Watcher {
+        pub fn remove_when_gone(dir: &std::path::Path) -> Option<Watcher> {
+            Command::new("sh")
+                .args(["-c", "read _; rm -rf -- \"$0\""])
+                .arg(dir)
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                // Its own group: Ctrl-C at the terminal and signals to the child's group miss it.
+                .process_group(0)
+                .spawn()
+                .ok()
+                .map(Watcher)
+        }
+    }
+
+    impl Drop for Watcher {
+        fn drop(&mut self) {
+            drop(self.0.stdin.take());
+            let _ = self.0.wait();
+        }
+    }
 }
 
 #[cfg(not(unix))]
@@ -443,6 +526,22 @@ mod process {
             Box::new(std::io::stdout())
         } else {
             Box::new(std::io::stderr())
+        }
+    }
+    pub fn pipe_file(pipe: impl Into<std::os::windows::io::OwnedHandle>) -> std::fs::File {
+        std::fs::File::from(pipe.into())
+    }
+    /// Without poll: reads block, and a pipe is never handed on.
+    pub fn readable(_file: &std::fs::File, _stop: &std::sync::atomic::AtomicBool) -> bool {
+        true
+    }
+    pub fn pass_through(_pipe: std::fs::File, _fd: i32) -> bool {
+        false
+    }
+    pub struct Watcher;
+    impl Watcher {
+        pub fn remove_when_gone(_dir: &std::path::Path) -> Option<Watcher> {
+            None
         }
     }
 }

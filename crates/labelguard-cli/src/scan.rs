@@ -1,8 +1,8 @@
 //! `labelguard scan PATH...`: check a whole dataset on disk before training. The work is in
 //! the labelguard-scan crate; this file only maps flags to settings and writes the outputs.
 
-use crate::emit;
 use anyhow::Context;
+use labelguard_io::output::{self, Destination};
 use labelguard_scan::config::{ConfigFile, Overrides, ScanOptions, Shard};
 use labelguard_scan::progress::Bar;
 use labelguard_scan::render::{self, Format};
@@ -16,15 +16,34 @@ const SCAN_HELP: &str = "Examples:
   labelguard scan data/ade --preset ade20k --html report.html --write-weights weights.py
   labelguard scan DATA/arrays --num-classes 19 --ignore-index 255 --format json
   labelguard scan labels.csv --num-classes 10 --label-column label --format json
-  labelguard scan data --num-classes 5 --shard 3/8 --format json -o part3.json   # then: labelguard merge part*.json
+  labelguard scan data --num-classes 5 --shard 3/8 --format json -o part3.json
+  labelguard merge part*.json
 
-Presets: cityscapes (19 trainIds, void 255), ade20k (150 classes, reduce_zero_label), pascal-voc (21 classes, border 255).
-Layouts recognised: cityscapes (gtFine + leftImg8bit), voc (SegmentationClass + JPEGImages), paired
-(annotations|masks|labels + images, e.g. ADE20K), imagefolder (class folders of photos), files (everything found),
-custom (--mask-glob with --image-template 'images/{subdir}/{stem}.jpg').
-Config: labelguard.toml or [tool.labelguard] in pyproject.toml, the nearest one above the first PATH (else above the
-working directory); its [scan] table holds scan-only keys. Flags override it.
-Exit codes: 0 no errors, 1 errors found (warnings too with --strict), 2 usage or I/O error.";
+Presets:
+  cityscapes (19 trainIds, void 255), ade20k (150 classes, reduce_zero_label),
+  pascal-voc (21 classes, border 255).
+
+Layouts:
+  cityscapes   gtFine + leftImg8bit
+  voc          SegmentationClass + JPEGImages
+  paired       annotations|masks|labels beside images (ADE20K)
+  imagefolder  class folders of photos
+  files        every mask, array and table found
+  custom       --mask-glob with --image-template 'images/{subdir}/{stem}.jpg'
+  A folder that holds several datasets is scanned as several, each with its own layout
+  and settings, and reported on its own.
+
+Config:
+  labelguard.toml, or [tool.labelguard] in pyproject.toml: the nearest one above the first
+  PATH (a config in the working directory does not apply to data elsewhere). Its [scan]
+  table holds scan-only keys; a [[datasets]] entry (path = \"labels.csv\", num_classes = 10)
+  holds the settings of one dataset below it. Flags override the file.
+
+Exit codes:
+  0  no errors; the last line says ok, or unchecked when the class count is unknown
+     (ids were counted, not range-checked)
+  1  errors (with --strict also warnings and an unchecked class range)
+  2  usage or I/O error";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum ScanFormat {
@@ -53,7 +72,7 @@ pub struct OutputArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = ScanFormat::Text)]
     format: ScanFormat,
-    /// Write the report to FILE (atomically) instead of stdout.
+    /// Write the report to FILE (atomically) instead of stdout; `-` is stdout.
     #[arg(long, short, value_name = "FILE")]
     output: Option<PathBuf>,
     /// Also write a self-contained HTML report with the class histogram and pictures of the bad pixels.
@@ -65,6 +84,48 @@ pub struct OutputArgs {
     /// No progress bar; the text report shows only its last line.
     #[arg(long, short)]
     quiet: bool,
+    /// How many files the text report details: a number, or 'all'. Default 25.
+    #[arg(long, value_name = "N|all", default_value = "25", value_parser = parse_show)]
+    show: Show,
+    /// Write outputs into what their paths hold even when that is not a regular file: follow a
+    /// symbolic link, write a FIFO or device in place. Without it those are refused.
+    #[arg(long)]
+    write_through: bool,
+}
+
+/// `--show N|all`.
+#[derive(Clone, Copy, Debug)]
+pub struct Show(Option<usize>);
+
+fn parse_show(s: &str) -> Result<Show, String> {
+    if s.eq_ignore_ascii_case("all") {
+        return Ok(Show(None));
+    }
+    s.parse()
+        .map(|n| Show(Some(n)))
+        .map_err(|_| format!("'{s}' is not a number or 'all'"))
+}
+
+impl OutputArgs {
+    /// Checks every output path before any work, so that a long scan does not end in an error
+    /// about where its report goes.
+    pub fn check(&self) -> anyhow::Result<()> {
+        self.destinations().map(|_| ())
+    }
+
+    fn destinations(&self) -> anyhow::Result<[Option<Destination>; 3]> {
+        let check = |p: &Option<PathBuf>| -> anyhow::Result<Option<Destination>> {
+            Ok(match p {
+                Some(path) => Some(output::check(path, self.write_through)?),
+                None => None,
+            })
+        };
+        Ok([
+            Some(check(&self.output)?.unwrap_or(Destination::Stdout)),
+            check(&self.html)?,
+            check(&self.write_weights)?,
+        ])
+    }
 }
 
 #[derive(clap::Args)]
@@ -174,18 +235,34 @@ impl ScanArgs {
 }
 
 pub fn run(args: ScanArgs, style: labelguard_report::Style) -> anyhow::Result<ExitCode> {
-    let config = if args.no_config {
+    let config = load_config(&args.paths[0], args.config.as_deref(), args.no_config)?;
+    let mut opts = ScanOptions::resolve(config.as_ref(), &args.overrides())?;
+    args.out.check()?;
+    opts.jobs = args.jobs;
+    opts.shard = args.shard;
+    opts.overlays = args.out.html.is_some();
+    let bar = Bar::stderr(args.out.quiet);
+    let report = labelguard_scan::scan(&args.paths, &opts, &bar)?;
+    write_outputs(&report, &args.out, opts.palette.as_deref(), style)
+}
+
+/// The config file of a command on `first`: `--config FILE`, none with `--no-config`, else
+/// the nearest one above the data (one in the working directory does not describe data elsewhere).
+pub fn load_config(
+    first: &Path,
+    explicit: Option<&Path>,
+    no_config: bool,
+) -> anyhow::Result<Option<ConfigFile>> {
+    Ok(if no_config {
         None
-    } else if let Some(path) = &args.config {
+    } else if let Some(path) = explicit {
         Some(
             ConfigFile::load(path)?
                 .with_context(|| format!("{}: has no [tool.labelguard] table", path.display()))?,
         )
     } else {
-        // Like ruff: the configuration nearest the data first, then the working directory's.
-        let first = &args.paths[0];
         let near = if first.is_dir() {
-            first.clone()
+            first.to_path_buf()
         } else {
             first.parent().map(|p| p.to_path_buf()).unwrap_or_default()
         };
@@ -195,18 +272,10 @@ pub fn run(args: ScanArgs, style: labelguard_report::Style) -> anyhow::Result<Ex
             near
         };
         let near = std::fs::canonicalize(&near).unwrap_or(near);
-        match ConfigFile::discover(&near)? {
-            Some(c) => Some(c),
-            None => ConfigFile::discover(&std::env::current_dir()?)?,
-        }
-    };
-    let mut opts = ScanOptions::resolve(config.as_ref(), &args.overrides())?;
-    opts.jobs = args.jobs;
-    opts.shard = args.shard;
-    opts.overlays = args.out.html.is_some();
-    let bar = Bar::stderr(args.out.quiet);
-    let report = labelguard_scan::scan(&args.paths, &opts, &bar)?;
-    write_outputs(&report, &args.out, opts.palette.as_deref(), style)
+        // Only the config of the scanned tree: one in the working directory does not describe
+        // data elsewhere.
+        ConfigFile::discover(&near)?
+    })
 }
 
 /// Renders the report to stdout or `--output`, writes `--html` and `--write-weights`, and
@@ -217,10 +286,15 @@ pub fn write_outputs(
     palette: Option<&[[u8; 3]]>,
     style: labelguard_report::Style,
 ) -> anyhow::Result<ExitCode> {
+    let [report_to, html_to, weights_to] = out.destinations()?;
+    let report_to = report_to.unwrap_or(Destination::Stdout);
     let style = labelguard_report::Style {
-        color: style.color && out.output.is_none(),
+        color: style.color && report_to == Destination::Stdout,
     };
-    let mut text = render::render(report, out.format.into(), style);
+    let mut text = match out.format {
+        ScanFormat::Text => render::text::render_files(report, style, out.show.0),
+        f => render::render(report, f.into(), style),
+    };
     if out.quiet && out.format == ScanFormat::Text {
         text = text
             .lines()
@@ -228,62 +302,43 @@ pub fn write_outputs(
             .map(|l| format!("{l}\n"))
             .unwrap_or_default();
     }
-    match &out.output {
-        Some(path) => write_atomic(path, text.as_bytes())?,
-        None => emit(&text),
+    // Everything is rendered before anything is written: the outputs are written as a set.
+    let html = html_to
+        .as_ref()
+        .map(|_| render::html::render(report, palette));
+    let weights = match (&weights_to, &out.write_weights) {
+        (Some(_), Some(path)) => {
+            // Several datasets: the weights of the first that has them (the detected layout's).
+            let (w, names) = std::iter::once(report)
+                .chain(report.datasets.iter())
+                .find_map(|r| r.weights.as_ref().map(|w| (w, &r.settings.class_names)))
+                .context("no class weights to write: they need --num-classes (or a preset) and at least one counted label")?;
+            let s = w
+                .suggestions
+                .iter()
+                .find(|s| s.method == w.selected)
+                .context("the selected weights method has no weights")?;
+            let json = path
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+            Some(weights_file(s, names, json))
+        }
+        _ => None,
+    };
+    let mut set: Vec<(Destination, &[u8])> = vec![(report_to, text.as_bytes())];
+    if let (Some(d), Some(h)) = (html_to, &html) {
+        set.push((d, h.as_bytes()));
     }
-    if let Some(path) = &out.html {
-        write_atomic(path, render::html::render(report, palette).as_bytes())?;
+    if let (Some(d), Some(w)) = (weights_to, &weights) {
+        set.push((d, w.as_bytes()));
     }
-    if let Some(path) = &out.write_weights {
-        let w = report
-            .weights
-            .as_ref()
-            .context("no class weights to write: they need --num-classes (or a preset) and at least one counted label")?;
-        let s = w
-            .suggestions
-            .iter()
-            .find(|s| s.method == w.selected)
-            .context("the selected weights method has no weights")?;
-        let json = path
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("json"));
-        write_atomic(
-            path,
-            weights_file(s, &report.settings.class_names, json).as_bytes(),
-        )?;
-    }
-    Ok(if report.has_errors() {
+    crate::write_set(&set)?;
+    // Deliberate: an unchecked class range is not an error (nothing wrong was found), but
+    // --strict asks that everything was checked.
+    let strict_unchecked = report.settings.strict && report.summary.status == "unchecked";
+    Ok(if report.has_errors() || strict_unchecked {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
     })
-}
-
-/// Writes through a temporary file in the same directory and renames it into place, so that
-/// a reader never sees half a report and an interrupted run leaves the old file intact.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    use std::io::Write;
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let name = path
-        .file_name()
-        .with_context(|| format!("{}: not a file name", path.display()))?;
-    let tmp = dir.join(format!(
-        ".{}.{}.tmp",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
-    let result = (|| -> std::io::Result<()> {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result.with_context(|| format!("cannot write {}", path.display()))
 }

@@ -546,3 +546,159 @@ fn the_real_guard_raises_before_pytorch_and_is_diagnosed() {
         "{saved:?}"
     );
 }
+
+// --- Faults: labelguard killed, grandchildren, floods, signals (issue 8) ---
+
+fn sh(script: &str) -> Vec<String> {
+    vec!["sh".into(), "-c".into(), script.into()]
+}
+
+/// The names in a directory.
+fn listing(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect()
+}
+
+fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !done() {
+        assert!(Instant::now() < deadline, "waited for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn sigkill_to_labelguard_leaves_no_temporary_directory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut c = run_cmd(&["--no-guard"]);
+    c.arg("--")
+        .args(sh("echo $$; exec sleep 30"))
+        .env("TMPDIR", tmp.path());
+    let mut child = c
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let out = reader(child.stdout.take().unwrap());
+    let mut seen = Vec::new();
+    wait_for(&out, &mut seen, "\n");
+    let sleeper: u32 = text(&seen).trim().parse().unwrap();
+    let dirs = listing(tmp.path());
+    assert!(
+        dirs.len() == 1 && dirs[0].starts_with("labelguard-run-"),
+        "{dirs:?}"
+    );
+    signal(child.id(), "-KILL");
+    assert_eq!(finish(child).code(), None, "killed");
+    wait_until("the directory to go", || listing(tmp.path()).is_empty());
+    signal(sleeper, "-KILL");
+
+    // And after a normal exit.
+    let mut c = run_cmd(&["--no-guard"]);
+    c.arg("--").args(sh("exit 3")).env("TMPDIR", tmp.path());
+    assert_eq!(
+        c.stdin(Stdio::null()).output().unwrap().status.code(),
+        Some(3)
+    );
+    assert!(listing(tmp.path()).is_empty());
+}
+
+#[test]
+fn a_grandchild_that_outlives_its_parent_keeps_its_later_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("done");
+    // The child exits at once; its background grandchild writes after the 3 s grace period,
+    // and records that its writes succeeded (a broken pipe would kill or fail `echo`).
+    let script = format!(
+        "(sleep 4; echo late; echo late-err >&2; echo later && touch '{}') & echo early",
+        marker.display()
+    );
+    let mut c = run_cmd(&["--no-guard"]);
+    c.arg("--").args(sh(&script));
+    let start = Instant::now();
+    let mut child = c
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = reader(child.stdout.take().unwrap());
+    let err = reader(child.stderr.take().unwrap());
+    let status = finish(child);
+    assert_eq!(status.code(), Some(0));
+    assert!(
+        start.elapsed() < Duration::from_secs(4),
+        "labelguard does not wait for the grandchild"
+    );
+    let (mut seen, mut seen_err) = (Vec::new(), Vec::new());
+    wait_for(&out, &mut seen, "later\n");
+    wait_for(&err, &mut seen_err, "late-err\n");
+    assert_eq!(text(&seen), "early\nlate\nlater\n");
+    assert!(text(&seen_err).contains("keeps coming through"));
+    wait_until("the grandchild's marker", || marker.exists());
+}
+
+#[test]
+fn a_child_killed_by_sigkill_or_sigterm_gives_128_plus_the_signal() {
+    let o = output(&["--no-guard"], &sh("echo before; kill -KILL $$"));
+    assert_eq!(o.status.code(), Some(137));
+    assert_eq!(text(&o.stdout), "before\n");
+    // SIGTERM to labelguard itself, with a child that does not catch it: forwarded, and the
+    // child's death by SIGTERM is labelguard's exit code.
+    let mut c = run_cmd(&["--no-guard"]);
+    c.arg("--").args(sh("echo ready; sleep 30 & wait"));
+    let mut child = c
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = reader(child.stdout.take().unwrap());
+    let mut seen = Vec::new();
+    wait_for(&out, &mut seen, "ready\n");
+    signal(child.id(), "-TERM");
+    assert_eq!(finish(child).code(), Some(143));
+}
+
+#[test]
+fn a_flood_of_output_passes_through_whole() {
+    // 64 MiB of log lines as fast as the child can write them: every byte arrives, in order.
+    let o = output(
+        &["--no-guard"],
+        &sh("yes 'epoch 1 step 100 loss 0.25 lr 0.001' | head -c 67108864"),
+    );
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(o.stdout.len(), 64 << 20);
+    assert!(o
+        .stdout
+        .starts_with(b"epoch 1 step 100 loss 0.25 lr 0.001\nepoch"));
+    let whole_lines = o.stdout.len() / 36 * 36;
+    assert!(o.stdout[..whole_lines]
+        .chunks(36)
+        .all(|l| l == b"epoch 1 step 100 loss 0.25 lr 0.001\n"));
+}
+
+#[test]
+fn after_a_flood_the_error_at_the_end_is_diagnosed_at_its_line() {
+    // 2,000,000 lines as fast as they come (faster than the diagnoser of a debug build reads:
+    // some are skipped), then a device-side assert: found, with its true line number.
+    let assert_line = "../aten/src/ATen/native/cuda/Loss.cu:250: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [5,0,0] Assertion `t >= 0 && t < n_classes` failed.";
+    let script = format!("yes 'epoch 1 step 100 loss 0.25 lr 0.001' | head -n 2000000; echo '{assert_line}' >&2; exit 1");
+    let o = output(&["--no-guard"], &sh(&script));
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.stdout.len(), 36 * 2_000_000);
+    let err = text(&o.stderr);
+    assert!(err.contains("LG101"), "{err}");
+    assert!(err.contains("stderr:1 "), "{err}");
+    // The same flood on stdout before the assert line on stdout: its line number is counted
+    // through any skipped bytes.
+    let script = format!(
+        "yes 'epoch 1 step 100 loss 0.25 lr 0.001' | head -n 2000000; echo '{assert_line}'; exit 1"
+    );
+    let o = output(&["--no-guard"], &sh(&script));
+    let err = text(&o.stderr);
+    assert!(err.contains("stdout:2000001 "), "{err}");
+}

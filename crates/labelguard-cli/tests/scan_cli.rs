@@ -17,7 +17,10 @@ fn the_three_calls_of_the_issue_work_as_written() {
     let r = json(&o);
     assert_eq!(r["schema_version"], 1);
     assert_eq!(r["settings"]["layouts"][0], "cityscapes");
-    assert_eq!(r["summary"]["files_scanned"], 8);
+    // DATA holds two datasets: the Cityscapes tree and DATA/arrays, each scanned.
+    assert_eq!(r["settings"]["layouts"][1], "files");
+    assert_eq!(r["summary"]["files_scanned"], 11);
+    assert_eq!(r["datasets"][0]["summary"]["files_scanned"], 8);
     let f = findings_of(&r, "aachen_000009_000019_gtFine_labelIds.png");
     assert_eq!(f.len(), 1);
     assert_eq!(f[0]["code"], "LG105");
@@ -29,12 +32,18 @@ fn the_three_calls_of_the_issue_work_as_written() {
     assert_eq!(f[0]["code"], "LG101");
     assert_eq!(f[0]["locations"][0]["index"], serde_json::json!([10, 21]));
     // The histogram counts every class, with names from the preset.
-    let classes = r["histogram"]["classes"].as_array().unwrap();
+    let classes = r["datasets"][0]["histogram"]["classes"].as_array().unwrap();
     assert_eq!(classes[0]["name"], "road");
     assert!(classes
         .iter()
         .any(|c| c["id"] == 255 && c["role"] == "ignore"));
-    assert_eq!(r["weights"]["suggestions"].as_array().unwrap().len(), 3);
+    assert_eq!(
+        r["datasets"][0]["weights"]["suggestions"]
+            .as_array()
+            .unwrap()
+            .len(),
+        3
+    );
 
     let o = run_in(
         dir.path(),
@@ -159,7 +168,7 @@ fn every_output_format_renders_the_same_findings() {
     );
     assert!(text.contains("road") && text.contains('█'));
     assert!(
-        text.lines().last().unwrap().starts_with("errors: 2 errors"),
+        text.lines().last().unwrap().starts_with("errors: 5 errors"),
         "{text}"
     );
 
@@ -186,7 +195,7 @@ fn every_output_format_renders_the_same_findings() {
     let junit = stdout(&run_in(dir.path(), &args("junit")));
     assert!(junit.starts_with("<?xml"));
     assert!(junit.contains("<failure type=\"LG105\""));
-    assert!(junit.contains("failures=\"2\""), "{junit}");
+    assert!(junit.contains("failures=\"4\""), "{junit}");
 
     let gh = stdout(&run_in(dir.path(), &args("github")));
     assert!(gh.lines().any(|l| l.starts_with("::error file=DATA/gtFine/train/aachen/aachen_000009_000019_gtFine_labelIds.png,title=LG105 cityscapes-label-ids::")), "{gh}");

@@ -25,6 +25,8 @@ const MAX_GROUPS: usize = 64;
 const MAX_TRACEBACKS: usize = 16;
 const MAX_OPEN_TRACEBACKS: usize = 64;
 const MAX_FRAMES: usize = 64;
+/// IPython context lines kept per frame.
+const MAX_CONTEXT: usize = 2;
 /// A traceback that shows this many lines that are neither frames nor code has been cut off.
 const MAX_STRAY_LINES: u32 = 50;
 
@@ -67,6 +69,8 @@ pub(crate) struct Hint {
     pub explain: ExplainId,
     pub applies_to: Vec<ExplainId>,
     pub seen: Seen,
+    /// A clue, not proof: it names the op of a low-confidence answer.
+    pub weak: bool,
 }
 
 /// A labelguard guard exception: `labelguard._report.TargetError: cross_entropy ...` followed by
@@ -113,6 +117,11 @@ pub struct Analyzer {
     line: String,
     present: Vec<bool>,
     touched: Vec<usize>,
+    /// The message signatures by their first needle (those without needles under `usize::MAX`):
+    /// a line is checked only against the signatures whose first needle it holds.
+    by_first_needle: HashMap<usize, Vec<usize>>,
+    /// The signatures that matched the current line, by index.
+    candidates: Vec<usize>,
     key: String,
     // What was seen.
     site_index: HashMap<String, usize>,
@@ -129,6 +138,10 @@ pub struct Analyzer {
     pub(crate) hints: Vec<Hint>,
     pub(crate) guards: Vec<GuardError>,
     pub(crate) tracebacks: Vec<Traceback>,
+    /// Source lines outside any traceback: the line printed right before an exception line (a
+    /// traceback pasted without its frames), and the last input of an interactive session.
+    pub(crate) orphan_code: Option<Seen>,
+    pub(crate) repl_code: Option<Seen>,
     open: HashMap<(SourceId, String), OpenTraceback>,
     dsa: Option<Dsa>,
     /// The guard exception whose following lines are being read, and how many may follow.
@@ -154,6 +167,8 @@ impl Analyzer {
             line: String::new(),
             present: vec![false; kb.needle_count],
             touched: Vec::new(),
+            by_first_needle: by_first_needle(kb),
+            candidates: Vec::new(),
             key: String::new(),
             site_index: HashMap::new(),
             sites: Vec::new(),
@@ -169,6 +184,8 @@ impl Analyzer {
             hints: Vec::new(),
             guards: Vec::new(),
             tracebacks: Vec::new(),
+            orphan_code: None,
+            repl_code: None,
             open: HashMap::new(),
             dsa: None,
             guard_lines: None,
@@ -208,7 +225,8 @@ impl Analyzer {
     }
 
     /// Looks at one line (without its terminator).
-    pub(crate) fn line(&mut self, src: SourceId, line_no: u64, raw: &[u8]) {
+    /// `prev` is the line before it in the stream when the scanner has it at hand (else empty).
+    pub(crate) fn line(&mut self, src: SourceId, line_no: u64, raw: &[u8], prev: &[u8]) {
         // A failing kernel prints one line per GPU thread: a line that differs from the previous
         // assertion line only in its block and thread numbers counts into the same group, and
         // would have had no other effect (checked when the previous line was analysed).
@@ -220,7 +238,7 @@ impl Analyzer {
         }
         let mut line = std::mem::take(&mut self.line);
         text::clean(raw, &mut self.bytes, &mut line);
-        let single = self.analyze(src, line_no, &line);
+        let single = self.analyze(src, line_no, &line, prev);
         self.line = line;
         match single {
             Some(group) if !self.dense() => {
@@ -241,10 +259,16 @@ impl Analyzer {
 
     /// Analyses one line; returns the assertion group when the line was exactly one assertion
     /// of a CUDA kernel and nothing else.
-    fn analyze(&mut self, src: SourceId, line_no: u64, full: &str) -> Option<usize> {
+    fn analyze(&mut self, src: SourceId, line_no: u64, full: &str, prev: &[u8]) -> Option<usize> {
         let (prefix, s) = text::split_prefix(full);
         let t = s.trim_start();
         if t.is_empty() {
+            return None;
+        }
+        if let Some(code) = text::repl_input(t) {
+            if !code.is_empty() {
+                self.repl_code = Some(self.seen(src, line_no, code));
+            }
             return None;
         }
         if self.dsa_line(src, line_no, s, t, full) || self.guard_line(t) {
@@ -262,6 +286,8 @@ impl Analyzer {
         } else if let Some((name, _)) = text::exception_line(t) {
             if name.contains("labelguard") {
                 self.exception(src, line_no, t, full, None, kinds);
+            } else if self.orphan_code.is_none() && line_no > 1 {
+                self.orphan(src, line_no - 1, prev);
             }
         }
         if !text::has(&text::ASSERTION, t) {
@@ -289,15 +315,37 @@ impl Analyzer {
         t: &str,
     ) -> Closes {
         let header = text::TRACEBACK.find(t.as_bytes());
-        if header.is_none() && self.open.is_empty() {
-            return Closes::No;
+        let unlinked;
+        let t = if t.contains("](") {
+            unlinked = text::unlink(t);
+            unlinked.as_str()
+        } else {
+            t
+        };
+        if header.is_none() && !self.open.contains_key(&(src, prefix.to_string())) {
+            // A traceback pasted without its header starts at its first frame.
+            if self.open.len() >= MAX_OPEN_TRACEBACKS || !text::starts_frame(t) {
+                return Closes::No;
+            }
+            let ipython = !t.starts_with("File \"");
+            self.open.insert(
+                (src, prefix.to_string()),
+                OpenTraceback {
+                    frames: VecDeque::new(),
+                    ipython,
+                    expect_code: false,
+                    stray: 0,
+                },
+            );
         }
         if let Some(i) = header {
             if self.open.len() < MAX_OPEN_TRACEBACKS
                 || self.open.contains_key(&(src, prefix.to_string()))
             {
-                // IPython's header starts with the exception's name; DataLoader's with "Original".
-                let ipython = i > 0 && !t.starts_with("Original");
+                // IPython's header starts with the exception's name alone; DataLoader's with
+                // "Original"; a header glued to the end of another message is CPython's.
+                let before = t[..i].trim_end();
+                let ipython = i > 0 && !t.starts_with("Original") && !before.contains(' ');
                 self.open.insert(
                     (src, prefix.to_string()),
                     OpenTraceback {
@@ -330,6 +378,7 @@ impl Analyzer {
                     function: text::shorten(function),
                     code: None,
                     at: (src.0, line_no),
+                    context: Vec::new(),
                 });
                 tb.expect_code = !tb.ipython;
                 return Closes::Structural;
@@ -344,6 +393,16 @@ impl Analyzer {
             _ => {}
         }
         if indented {
+            if tb.ipython && tb_is_ipython_context(t) {
+                if let Some(f) = tb.frames.back_mut().filter(|f| f.code.is_none()) {
+                    if f.context.len() == MAX_CONTEXT {
+                        f.context.remove(0);
+                    }
+                    let code = t.trim_start_matches(|c: char| c.is_ascii_digit()).trim();
+                    f.context.push((line_no, text::shorten(code)));
+                }
+                return Closes::Structural;
+            }
             if tb.expect_code {
                 if let Some(f) = tb.frames.back_mut() {
                     f.code = Some(text::shorten(t));
@@ -384,7 +443,18 @@ impl Analyzer {
         }
         let mut matched = Vec::new();
         if !self.touched.is_empty() {
-            for (i, m) in kb.messages.iter().enumerate() {
+            // Only the signatures whose first needle is in the line can match (in the order of
+            // the knowledge base, as a scan of every signature would find them).
+            self.candidates.clear();
+            let firsts = self.touched.iter().chain(std::iter::once(&usize::MAX));
+            for p in firsts {
+                if let Some(list) = self.by_first_needle.get(p) {
+                    self.candidates.extend(list);
+                }
+            }
+            self.candidates.sort_unstable();
+            for &i in &self.candidates {
+                let m = &kb.messages[i];
                 if m.needle_ids.iter().all(|&n| self.present[n]) {
                     matched.push((m.kind, i));
                 }
@@ -442,6 +512,7 @@ impl Analyzer {
                             explain: m.explain_id.expect("validated"),
                             applies_to: m.applies_to_ids.clone(),
                             seen,
+                            weak: m.weak,
                         });
                     }
                 }
@@ -471,23 +542,29 @@ impl Analyzer {
         t: &str,
         full: &str,
     ) {
-        let text = text::shorten(t);
-        let seen = self.seen(src, line_no, full);
+        // A repeated message is counted without building its evidence (the common case of a
+        // log that repeats one error line millions of times).
+        let short = text::shortened(t);
         let groups = self.groups(kind);
         if let Some(g) = groups
             .iter_mut()
-            .find(|g| g.explain == explain && g.text == text)
+            .find(|g| g.explain == explain && text::is_shortened(&g.text, short))
         {
             g.seen.bump(line_no);
-        } else if groups.len() < MAX_GROUPS {
-            groups.push(MessageGroup {
-                explain,
-                text,
-                seen,
-                traceback: None,
-                kernel_error: false,
-            });
+            return;
         }
+        if groups.len() >= MAX_GROUPS {
+            return;
+        }
+        let text = text::shorten(t);
+        let seen = self.seen(src, line_no, full);
+        self.groups(kind).push(MessageGroup {
+            explain,
+            text,
+            seen,
+            traceback: None,
+            kernel_error: false,
+        });
     }
 
     /// A traceback's exception line (or a guard exception anywhere).
@@ -548,6 +625,17 @@ impl Analyzer {
             if let Some(g) = self.unknown.iter_mut().rev().find(|g| g.text == text) {
                 g.traceback = g.traceback.or(tb);
             }
+        }
+    }
+
+    /// The line before an exception line outside a traceback, when it is a source line.
+    fn orphan(&mut self, src: SourceId, line_no: u64, prev: &[u8]) {
+        let mut line = String::new();
+        text::clean(prev, &mut Vec::new(), &mut line);
+        let (_, s) = text::split_prefix(&line);
+        let code = s.trim();
+        if text::looks_like_code(code) {
+            self.orphan_code = Some(self.seen(src, line_no, code));
         }
     }
 
@@ -696,6 +784,16 @@ enum Closes {
 }
 
 /// IPython prints numbered context lines (`   3027 if x:`) around the arrow line.
+/// The knowledge base's message signatures indexed by their first needle.
+fn by_first_needle(kb: &Kb) -> HashMap<usize, Vec<usize>> {
+    let mut index: HashMap<usize, Vec<usize>> = HashMap::new();
+    for (i, m) in kb.messages.iter().enumerate() {
+        let first = m.needle_ids.first().copied().unwrap_or(usize::MAX);
+        index.entry(first).or_default().push(i);
+    }
+    index
+}
+
 fn tb_is_ipython_context(t: &str) -> bool {
     t.bytes().next().is_some_and(|c| c.is_ascii_digit()) && t.contains(' ')
 }

@@ -21,6 +21,10 @@ struct Refined {
     /// The explanation was changed by indirect evidence (a hint, or a frame of a traceback that
     /// cannot be trusted).
     inferred: bool,
+    /// The op is the likeliest of a set that the evidence does not narrow further.
+    guessed: bool,
+    /// The ops the failing kernel may belong to.
+    candidates: Vec<String>,
 }
 
 pub(crate) fn conclude(a: &Analyzer) -> LogReport {
@@ -59,7 +63,9 @@ pub(crate) fn conclude(a: &Analyzer) -> LogReport {
     for g in &a.hosts {
         let tb = g.traceback.map(|i| &a.tracebacks[i]);
         let r = c.refine(g.explain, tb, true);
-        let confidence = if r.inferred {
+        let confidence = if r.guessed {
+            Confidence::Low
+        } else if r.inferred {
             Confidence::Medium
         } else {
             Confidence::High
@@ -188,11 +194,12 @@ impl Conclusions<'_> {
         ops
     }
 
+    /// A hint that refines an explanation (weak hints are only clues, see [`crate::clues`]).
     fn hint_for(&self, explain: ExplainId) -> Option<&Hint> {
         self.a
             .hints
             .iter()
-            .find(|h| h.applies_to.contains(&explain))
+            .find(|h| !h.weak && h.applies_to.contains(&explain))
     }
 
     /// Narrows an explanation with the traceback (only to ops the failing kernel can belong to)
@@ -205,7 +212,10 @@ impl Conclusions<'_> {
             op: ex.op.clone(),
             evidence: Vec::new(),
             inferred: false,
+            guessed: false,
+            candidates: Vec::new(),
         };
+        r.candidates = ex.candidates.clone();
         if !ex.candidates.is_empty() {
             // Outermost first: the frames of a traceback are one call path, and the outermost op
             // on it is the one the user called (cross_entropy, not the nll_loss it runs).
@@ -213,22 +223,40 @@ impl Conclusions<'_> {
                 let Some(fs) = kb.frame_op(&f.function, f.code.as_deref().unwrap_or("")) else {
                     continue;
                 };
-                if fs.op == "unknown" || !(ex.candidates.contains(&fs.op) || ex.op == fs.op) {
+                if fs.weak
+                    || fs.op == "unknown"
+                    || !(ex.candidates.contains(&fs.op) || ex.op == fs.op)
+                {
                     continue;
                 }
                 r.op = fs.op.clone();
-                let switch = fs.explain_id.or_else(|| {
-                    ex.switch_ids
-                        .iter()
-                        .find(|(op, _)| *op == fs.op)
-                        .map(|(_, id)| *id)
-                });
+                let switch = fs.explain_id.or_else(|| ex.switch_for(&fs.op));
                 if let Some(id) = switch.filter(|id| *id != e) {
                     r.explain = id;
                     r.inferred |= !trusted;
                 }
                 r.evidence.push(self.frame_evidence(f));
                 break;
+            }
+        }
+        if r.op == "unknown" && !ex.candidates.is_empty() {
+            // The kernel is shared by several ops: the other clues choose, else the likeliest.
+            let ranked =
+                crate::clues::rank(self.a, tb, |f| self.frame_evidence(f), Some(&ex.candidates));
+            match ranked {
+                Some(c) => {
+                    r.op = c.op.clone();
+                    if let Some(id) = ex.switch_for(&c.op) {
+                        r.explain = id;
+                    }
+                    r.evidence.extend(c.evidence);
+                    r.inferred = true;
+                    r.guessed = c.confidence == Confidence::Low;
+                }
+                None => {
+                    r.op = ex.candidates[0].clone();
+                    r.guessed = true;
+                }
             }
         }
         if let Some(h) = self.hint_for(r.explain) {
@@ -254,10 +282,10 @@ impl Conclusions<'_> {
     ) -> Diagnosis {
         let ex = self.kb.explain(r.explain);
         let rule = by_code(&ex.code).expect("validated");
-        let candidates = if r.op == "unknown" {
+        let candidates = if r.candidates.is_empty() {
             ex.candidates.clone()
         } else {
-            Vec::new()
+            r.candidates.clone()
         };
         Diagnosis {
             finding: Finding::new(rule, verdict, message).fix(ex.fix.clone()),
@@ -301,7 +329,9 @@ impl Conclusions<'_> {
         let r = self.refine(e, tb, trusted);
         let count: u64 = groups.iter().map(|g| g.seen.ev.count).sum();
         let weak = groups.iter().all(|g| g.weak);
-        let confidence = if weak || r.inferred {
+        let confidence = if r.guessed {
+            Confidence::Low
+        } else if weak || r.inferred {
             Confidence::Medium
         } else {
             Confidence::High
@@ -342,6 +372,8 @@ impl Conclusions<'_> {
             op: "unknown".into(),
             evidence: Vec::new(),
             inferred: false,
+            guessed: false,
+            candidates: Vec::new(),
         };
         let mut confidence = Confidence::Low;
         if trusted {
@@ -349,7 +381,7 @@ impl Conclusions<'_> {
             // that names an op is the op the user called.
             let named = tb.map_or(&[][..], |t| &t.frames).iter().find_map(|f| {
                 kb.frame_op(&f.function, f.code.as_deref().unwrap_or(""))
-                    .filter(|s| s.op != "unknown")
+                    .filter(|s| s.op != "unknown" && !s.weak)
                     .map(|s| (f, s))
             });
             if let Some((f, s)) = named {
@@ -367,6 +399,18 @@ impl Conclusions<'_> {
                 confidence = Confidence::Medium;
             }
         }
+        if confidence == Confidence::Low {
+            if let Some(c) = crate::clues::rank(self.a, tb, |f| self.frame_evidence(f), None) {
+                // A low-confidence answer keeps the generic explanation (and its advice to
+                // localise the failure); the op is named as the likeliest.
+                if c.confidence > Confidence::Low {
+                    r.explain = c.explain;
+                }
+                r.op = c.op;
+                r.evidence = c.evidence;
+                confidence = c.confidence;
+            }
+        }
         let title = &kb.explain(r.explain).title;
         let message = match unknown_sites.first() {
             Some(s) => format!(
@@ -376,6 +420,10 @@ impl Conclusions<'_> {
             None if confidence == Confidence::Medium => {
                 format!("a device-side assert in {}: {title}", r.op)
             }
+            None if r.op != "unknown" => format!(
+                "a device-side assert, most likely in {} (indirect evidence, see below): {title}",
+                r.op
+            ),
             None => {
                 "CUDA reported a device-side assert, but the log does not say which kernel failed"
                     .into()
@@ -411,6 +459,8 @@ impl Conclusions<'_> {
             op: "unknown".into(),
             evidence: Vec::new(),
             inferred: false,
+            guessed: false,
+            candidates: Vec::new(),
         };
         let mut d = self.diagnosis(
             &r,
@@ -433,6 +483,8 @@ impl Conclusions<'_> {
             op: "unknown".into(),
             evidence: Vec::new(),
             inferred: false,
+            guessed: false,
+            candidates: Vec::new(),
         };
         let count = groups.iter().map(|g| g.seen.ev.count).sum();
         let evidence = groups.iter().take(3).map(|g| g.seen.ev.clone()).collect();
@@ -525,6 +577,8 @@ impl Conclusions<'_> {
                 op: "unknown".into(),
                 evidence: Vec::new(),
                 inferred: false,
+                guessed: false,
+                candidates: Vec::new(),
             };
             let evidence = vec![g.seen.ev.clone()];
             return self.diagnosis(

@@ -96,6 +96,17 @@ pub struct ByValue {
     pub explain_id: ExplainId,
 }
 
+impl Explain {
+    /// The explanation to use when the failing op turns out to be `op` (one_hot for the scatter
+    /// kernel).
+    pub fn switch_for(&self, op: &str) -> Option<ExplainId> {
+        self.switch_ids
+            .iter()
+            .find(|(o, _)| o == op)
+            .map(|(_, id)| *id)
+    }
+}
+
 impl ByValue {
     pub fn matches(&self, v: i64) -> bool {
         self.value.is_none_or(|x| x == v) && self.below.is_none_or(|b| v < b)
@@ -123,6 +134,9 @@ pub struct MessageSig {
     /// A CUDA error raised by a kernel: reported asynchronously, like an assert.
     #[serde(default)]
     pub kernel_error: bool,
+    /// For hints: a clue, not proof (a low-confidence answer unless other evidence agrees).
+    #[serde(default)]
+    pub weak: bool,
     /// For hints: the explanations this hint refines.
     #[serde(default)]
     applies_to: Vec<String>,
@@ -142,6 +156,25 @@ pub struct FrameSig {
     explain: Option<String>,
     #[serde(skip)]
     pub explain_id: Option<ExplainId>,
+    /// A guess, not a call of the op: a generic loss helper (`criterion(...)`). It may name the
+    /// op of a low-confidence answer but never raises the confidence.
+    #[serde(default)]
+    pub weak: bool,
+}
+
+/// A frame in a well-known library file whose failing call is known (a detection head's loss,
+/// an accuracy helper that runs right after the loss).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LibrarySig {
+    /// A substring of the frame's path, with `/` separators.
+    pub path: String,
+    /// The frame's function must be one of these (any when empty).
+    #[serde(default)]
+    pub functions: Vec<String>,
+    pub op: String,
+    /// Why this frame implies the op (kept as documentation and shown nowhere).
+    pub why: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -166,6 +199,8 @@ struct Raw {
     messages: Vec<MessageSig>,
     #[serde(rename = "frame")]
     frames: Vec<FrameSig>,
+    #[serde(rename = "library")]
+    libraries: Vec<LibrarySig>,
     op_default: BTreeMap<String, String>,
     skim: Skim,
     traceback: TracebackCfg,
@@ -182,6 +217,7 @@ pub struct Kb {
     pub asserts: Vec<AssertSig>,
     pub messages: Vec<MessageSig>,
     pub frames: Vec<FrameSig>,
+    pub libraries: Vec<LibrarySig>,
     pub op_default: HashMap<String, ExplainId>,
     pub traceback: TracebackCfg,
     pub skim_anchors: Vec<String>,
@@ -317,6 +353,12 @@ impl Kb {
                 None => None,
             };
         }
+        for (i, l) in raw.libraries.iter().enumerate() {
+            check_op(&l.op, &format!("library #{i}"))?;
+            if l.path.is_empty() || l.why.is_empty() {
+                return Err(format!("library #{i} needs a path and a why"));
+            }
+        }
         let mut op_default = HashMap::new();
         for (op, key) in &raw.op_default {
             check_op(op, "op_default")?;
@@ -350,6 +392,7 @@ impl Kb {
             asserts,
             messages,
             frames,
+            libraries: raw.libraries,
             op_default,
             traceback: raw.traceback,
             skim_anchors: raw.skim.anchors,
@@ -405,6 +448,17 @@ impl Kb {
             .iter()
             .filter(|f| f.code.as_deref().is_some_and(|c| code.contains(c)))
             .max_by_key(|f| f.code.as_deref().map_or(0, str::len))
+    }
+
+    /// The op that a frame in a well-known library file implies, if any.
+    pub fn library_op(&self, path: &str, function: &str) -> Option<&LibrarySig> {
+        let path = path.replace('\\', "/");
+        let function = function.split('(').next().unwrap_or("").trim();
+        let function = function.rsplit('.').next().unwrap_or(function);
+        self.libraries.iter().find(|l| {
+            path.contains(l.path.as_str())
+                && (l.functions.is_empty() || l.functions.iter().any(|f| f == function))
+        })
     }
 
     /// Whether a traceback path is library code (torch, site-packages, the standard library).

@@ -7,6 +7,7 @@
 //! signature, each pointing at an explanation (op, rule code, cause, fix).
 
 mod analyze;
+mod clues;
 mod conclude;
 pub mod kb;
 mod model;

@@ -57,6 +57,10 @@ pub struct Frame {
     /// Where the frame was printed in the log.
     #[serde(skip)]
     pub at: (u16, u64),
+    /// IPython's numbered context lines printed just before the frame's arrow line (the calls
+    /// that ran right before the reported one), nearest last.
+    #[serde(skip)]
+    pub context: Vec<(u64, String)>,
 }
 
 /// The innermost frame of the user's own code, and whether it is where the failure happened.

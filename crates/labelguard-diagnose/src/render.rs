@@ -2,7 +2,7 @@
 
 use crate::conclude::thousands;
 use crate::model::{LogReport, Outcome};
-use labelguard_report::{finding_text, Style, SCHEMA_VERSION};
+use labelguard_report::{finding_text, visible, Style, SCHEMA_VERSION};
 use serde::Serialize;
 
 fn paint(style: Style, code: &str, text: &str) -> String {
@@ -28,12 +28,13 @@ pub fn text(reports: &[LogReport], style: Style) -> String {
                 out += l;
                 out.push('\n');
             }
-            let mut facts = format!("op: {}", d.op);
-            if !d.candidates.is_empty() {
-                facts += &format!(" (one of {})", d.candidates.join(", "));
+            let mut facts = format!("op: {}", visible(&d.op));
+            // A confident answer needs no list of the ops it was chosen from.
+            if !d.candidates.is_empty() && d.confidence < crate::model::Confidence::High {
+                facts += &format!(" (one of {})", visible(&d.candidates.join(", ")));
             }
             if let Some(k) = &d.kernel {
-                facts += &format!(" · kernel: {k}");
+                facts += &format!(" · kernel: {}", visible(k));
             }
             facts += &format!(" · confidence: {}", d.confidence.as_str());
             out += &format!("  {}\n", paint(style, "2", &facts));
@@ -45,19 +46,19 @@ pub fn text(reports: &[LogReport], style: Style) -> String {
                 out += &format!(
                     "  {} {} (named in a traceback that cannot be trusted)\n",
                     paint(style, "2", "suspects:"),
-                    d.suspects.join(", ")
+                    visible(&d.suspects.join(", "))
                 );
             }
             if let Some(u) = &d.user_frame {
                 let at = match u.frame.line {
-                    Some(l) => format!("{}:{l}", u.frame.file),
-                    None => u.frame.file.clone(),
+                    Some(l) => format!("{}:{l}", visible(&u.frame.file)),
+                    None => visible(&u.frame.file).into_owned(),
                 };
                 let code = u
                     .frame
                     .code
                     .as_deref()
-                    .map_or(String::new(), |c| format!(": {c}"));
+                    .map_or(String::new(), |c| format!(": {}", visible(c)));
                 let trust = if u.trusted {
                     ""
                 } else {
@@ -66,7 +67,7 @@ pub fn text(reports: &[LogReport], style: Style) -> String {
                 out += &format!(
                     "  {} {at} in {}{code}{trust}\n",
                     paint(style, "1;36", "your code:"),
-                    u.frame.function
+                    visible(&u.frame.function)
                 );
             }
             out += &format!("  {}\n", paint(style, "2", "evidence:"));
@@ -76,7 +77,12 @@ pub fn text(reports: &[LogReport], style: Style) -> String {
                     (n, Some(last)) => format!(" (x{}, last at line {last})", thousands(n)),
                     (n, None) => format!(" (x{})", thousands(n)),
                 };
-                out += &format!("    {}:{} {}{group}\n", e.source, e.line, e.text);
+                out += &format!(
+                    "    {}:{} {}{group}\n",
+                    visible(&e.source),
+                    e.line,
+                    visible(&e.text)
+                );
             }
             out.push('\n');
         }

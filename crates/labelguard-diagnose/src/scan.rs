@@ -60,6 +60,16 @@ impl Scanner {
         }
     }
 
+    /// Accounts for `bytes` of the stream (holding `newlines` line ends, `last` its last byte)
+    /// that went by without being analysed, because they came faster than they could be: line
+    /// numbers and totals stay right; the line the gap cuts is not analysed.
+    pub fn skip(&mut self, bytes: u64, newlines: u64, last: u8) {
+        self.bytes += bytes;
+        self.carry.clear();
+        self.line_no += newlines;
+        self.ends_with_newline = last == b'\n';
+    }
+
     /// Ends the stream: analyses a last line without a terminator and records the totals.
     pub fn finish(&mut self, a: &mut Analyzer) {
         self.flush_carry(a);
@@ -75,7 +85,7 @@ impl Scanner {
 
     fn consider(source: SourceId, line_no: u64, line: &[u8], a: &mut Analyzer) {
         if !line.is_empty() && (a.dense() || a.kb.skim.is_match(line)) {
-            a.line(source, line_no, line);
+            a.line(source, line_no, line, &[]);
         }
     }
 
@@ -119,8 +129,16 @@ impl Scanner {
                 start + memchr2(b'\n', b'\r', &body[start..]).expect("body ends with a terminator");
             let line = &body[start..end];
             if line.len() <= MAX_LINE && !line.is_empty() {
-                // Dense, or the skim search just found an anchor in it.
-                a.line(self.source, self.line_no, line);
+                // Dense, or the skim search just found an anchor in it. The line before it, for
+                // an exception line printed right after its source line.
+                let prev = match start.checked_sub(1) {
+                    Some(p_end) => {
+                        let p_start = memrchr2(b'\n', b'\r', &body[..p_end]).map_or(0, |i| i + 1);
+                        &body[p_start..p_end]
+                    }
+                    None => &[][..],
+                };
+                a.line(self.source, self.line_no, line, prev);
             } else {
                 for piece in line.chunks(MAX_LINE) {
                     Self::consider(self.source, self.line_no, piece, a);

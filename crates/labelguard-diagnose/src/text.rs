@@ -136,15 +136,34 @@ pub fn same_but_threads(a: &[u8], b: &[u8]) -> bool {
 
 /// Shortens a line for evidence, on a character boundary.
 pub fn shorten(s: &str) -> String {
+    match shortened(s) {
+        (kept, false) => kept.to_string(),
+        (kept, true) => format!("{kept}…"),
+    }
+}
+
+/// What [`shorten`] keeps of `s`, and whether it cut it (then an ellipsis follows), without
+/// building the string.
+pub fn shortened(s: &str) -> (&str, bool) {
     let s = s.trim();
     if s.len() <= EVIDENCE_CHARS {
-        return s.to_string();
+        return (s, false);
     }
     let mut end = EVIDENCE_CHARS;
     while !s.is_char_boundary(end) {
         end -= 1;
     }
-    format!("{}…", &s[..end])
+    (&s[..end], true)
+}
+
+/// Whether `short` is `shorten(s)`, given `shortened(s)`, without allocating: the hot path of
+/// repeated messages.
+pub fn is_shortened(short: &str, (kept, cut): (&str, bool)) -> bool {
+    if cut {
+        short.strip_suffix('…') == Some(kept)
+    } else {
+        short == kept
+    }
 }
 
 /// One `Assertion `...` failed` occurrence in a line.
@@ -311,6 +330,66 @@ pub fn exception_line(t: &str) -> Option<(&str, &str)> {
     (valid && looks).then_some((name, msg))
 }
 
+/// Removes the markdown links that VS Code and JupyterLab put into tracebacks:
+/// `[line 13](vscode-notebook-cell:?execution_count=11&line=13)` becomes `line 13`.
+pub fn unlink(t: &str) -> String {
+    // One pass: each `](` is found once, and the `[` before it is searched only back to where
+    // the previous link ended.
+    let mut out = String::with_capacity(t.len());
+    let mut rest = t;
+    while let Some(mid) = rest.find("](") {
+        let target = &rest[mid + 2..];
+        let Some(end) = target.find(')') else {
+            break;
+        };
+        match rest[..mid].rfind('[') {
+            Some(open) => {
+                out.push_str(&rest[..open]);
+                out.push_str(&rest[open + 1..mid]);
+                rest = &target[end + 1..];
+            }
+            None => {
+                out.push_str(&rest[..mid + 2]);
+                rest = target;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Whether a line opens a traceback frame: `File "x.py", line 3, in f` (CPython), `File
+/// /x.py:3, in f(a)` or `Cell In[5], line 3` (IPython 8).
+pub fn starts_frame(t: &str) -> bool {
+    (t.starts_with("File \"") && t.contains("\", line "))
+        || ((t.starts_with("File /") || t.starts_with("File ~") || t.starts_with("File ["))
+            && t.contains(", in "))
+        || t.starts_with("Cell In[")
+}
+
+/// The code typed at an interactive prompt: `>>> f(x)`, `In [4]: f(x)`.
+pub fn repl_input(t: &str) -> Option<&str> {
+    if let Some(code) = t.strip_prefix(">>> ") {
+        return Some(code.trim());
+    }
+    let rest = t.strip_prefix("In [")?;
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let code = rest[digits..].strip_prefix("]:")?;
+    (digits > 0).then(|| code.trim())
+}
+
+/// Whether a line outside a traceback looks like a source line (a call or an assignment), not
+/// a log message.
+pub fn looks_like_code(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 400
+        && s.contains('(')
+        && exception_line(s).is_none()
+        && !s.contains("Traceback")
+        && !s.starts_with('[')
+        && !s.contains(": ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -403,6 +482,38 @@ mod tests {
         assert!(!same_but_threads(a, &b[..b.len() - 1]));
         assert!(!same_but_threads(b"x[0] < 3", b"x[1] < 3"));
         assert!(same_but_threads(b"", b""));
+    }
+
+    #[test]
+    fn notebook_links_go() {
+        assert_eq!(
+            unlink("Cell In[11], [line 13](vscode-notebook-cell:?execution_count=11&line=13)"),
+            "Cell In[11], line 13"
+        );
+        assert_eq!(
+            unlink("---> [13](vscode-notebook-cell:?x=1) acc = f(y[0])"),
+            "---> 13 acc = f(y[0])"
+        );
+        assert_eq!(unlink("x[0] = [a](b"), "x[0] = [a](b");
+        assert_eq!(unlink("Cell In[3]"), "Cell In[3]");
+    }
+
+    #[test]
+    fn frames_prompts_and_code_lines() {
+        assert!(starts_frame(r#"File "/a/b.py", line 3, in f"#));
+        assert!(starts_frame(
+            "File ~/x/sparse.py:190, in Embedding.forward(self, input)"
+        ));
+        assert!(!starts_frame("File not found"));
+        assert_eq!(repl_input(">>> F.one_hot(a)"), Some("F.one_hot(a)"));
+        assert_eq!(
+            repl_input("In [4]: torch.multinomial(w, 2)"),
+            Some("torch.multinomial(w, 2)")
+        );
+        assert_eq!(repl_input("In [x]: y"), None);
+        assert!(looks_like_code("return x.scatter_(1, i, 1.0)"));
+        assert!(!looks_like_code("2024-01-01 INFO: epoch (3)"));
+        assert!(!looks_like_code("RuntimeError: CUDA error (59)"));
     }
 
     #[test]

@@ -207,6 +207,12 @@ fn pathological_inputs_take_linear_time() {
             .flat_map(|i| format!("Traceback (most recent call last):\n  File \"a.py\", line {i}, in f\nE{i}Error: boom {i}\n").into_bytes())
             .collect()
     });
+    assert_linear("traceback lines full of link brackets", |k| {
+        let line = [&b"  "[..], &b"[a](b [[[ ](x) ]("[..].repeat(100), b"\n"].concat();
+        let mut v = b"Traceback (most recent call last):\n".to_vec();
+        v.extend(line.repeat(1_000 * k));
+        v
+    });
     assert_linear("rank prefixes", |k| {
         (0..5_000 * k)
             .flat_map(|i| format!("[rank{i}]: Traceback (most recent call last):\n[rank{i}]:   File \"a.py\", line 1, in f\n").into_bytes())

@@ -3,6 +3,7 @@
 
 mod load;
 mod npy;
+pub mod output;
 mod replay;
 mod safetensors;
 mod size;

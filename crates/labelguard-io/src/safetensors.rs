@@ -184,7 +184,7 @@ fn st_name(d: DType) -> &'static str {
 }
 
 /// Writes tensors (in row-major order, whatever their strides) and string metadata as a
-/// `.safetensors` file, atomically: a temporary file in the same directory, then a rename.
+/// `.safetensors` file, atomically (see [`crate::output`]).
 pub fn write(
     path: &Path,
     tensors: &[(String, labelguard_core::TensorView<'_>)],
@@ -211,18 +211,9 @@ pub fn write(
     while head.len() % 8 != 0 {
         head.push(b' ');
     }
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let file_name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{file_name}.{}.tmp", std::process::id()));
-    let result = (|| {
-        use std::io::Write;
-        let mut w = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
+    // Captures go through the one output writer: a regular file, replaced atomically.
+    let dest = crate::output::check(path, false)?;
+    crate::output::write_with(&dest, |w| {
         w.write_all(&(head.len() as u64).to_le_bytes())?;
         w.write_all(&head)?;
         for (_, t) in tensors {
@@ -235,13 +226,8 @@ pub fn write(
                 }
             }
         }
-        w.into_inner().map_err(|e| e.into_error())?.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
+        Ok(())
+    })
 }
 
 #[cfg(test)]

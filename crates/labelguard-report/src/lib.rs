@@ -4,6 +4,9 @@ use labelguard_core::finding::{shape_str, values_str};
 use labelguard_core::{Finding, Report, Rule, Severity, Verdict};
 use serde::Serialize;
 
+mod escape;
+pub use escape::visible;
+
 /// The version of the JSON documents below; bumped on any incompatible change.
 pub const SCHEMA_VERSION: u32 = 1;
 
@@ -61,7 +64,7 @@ pub fn finding_text(f: &Finding, style: Style) -> String {
         style.paint("1", f.code),
         f.rule,
         f.verdict,
-        f.message
+        visible(&f.message)
     );
     if !f.locations.is_empty() {
         let at: Vec<String> = f
@@ -70,13 +73,13 @@ pub fn finding_text(f: &Finding, style: Style) -> String {
             .map(|l| {
                 format!(
                     "{}{} = {}",
-                    l.tensor,
+                    visible(&l.tensor),
                     if l.index.is_empty() {
                         String::new()
                     } else {
                         shape_str(&l.index)
                     },
-                    l.value
+                    visible(&l.value)
                 )
             })
             .collect();
@@ -86,14 +89,14 @@ pub fn finding_text(f: &Finding, style: Style) -> String {
         out += &format!(
             "  {} {}\n",
             style.paint("2", "values:"),
-            values_str(&f.values, 8)
+            visible(&values_str(&f.values, 8))
         );
     }
     if let Some(h) = &f.hint {
-        out += &format!("  {} {h}\n", style.paint("1;36", "hint:"));
+        out += &format!("  {} {}\n", style.paint("1;36", "hint:"), visible(h));
     }
     if !f.fix.is_empty() {
-        out += &format!("  {} {}\n", style.paint("1;32", "fix:"), f.fix);
+        out += &format!("  {} {}\n", style.paint("1;32", "fix:"), visible(&f.fix));
     }
     out
 }

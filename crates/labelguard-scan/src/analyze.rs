@@ -50,6 +50,8 @@ pub struct FileResult {
     pub samples: bool,
     /// A PNG picture marking the bad pixels, when overlays were asked for.
     pub overlay: Option<Vec<u8>>,
+    /// The findings are about the dataset as a whole (its folders), not about a file.
+    pub dataset_level: bool,
 }
 
 impl FileResult {
@@ -66,6 +68,7 @@ impl FileResult {
             hist_overflow: 0,
             samples: false,
             overlay: None,
+            dataset_level: false,
         }
     }
 
@@ -153,6 +156,12 @@ pub fn analyze_item(item: &Item, ctx: &Ctx<'_>, bufs: &mut Buffers) -> FileResul
         Task::Problem(p) => {
             let mut r = FileResult::new(item, FileKind::Other);
             r.problem(p.clone());
+            r
+        }
+        Task::DatasetProblem(p) => {
+            let mut r = FileResult::new(item, FileKind::Other);
+            r.problem(p.clone());
+            r.dataset_level = true;
             r
         }
         Task::Mask {
@@ -307,7 +316,7 @@ fn colour_mask(
         p[0] == p[1] && p[1] == p[2]
     }) {
         r.findings.push(
-            base(format!("a grey class-index mask saved with {ch} equal channels ({shape}): loaded as is, the target has an extra channel dimension"))
+            base(format!("a grey class-index mask saved with {ch} {} ({shape}): loaded as is, the target has an extra channel dimension", crate::repair::EQUAL_CHANNELS))
                 .hint("cv2.imwrite of a 3-channel array, or Image.convert('RGB') before saving")
                 .fix("keep one channel (np.array(Image.open(p))[..., 0]) or re-save the masks as 'L' PNGs"),
         );
@@ -382,7 +391,7 @@ fn colour_mask(
         }
     }
     let mut f = base(if unknown == 0 {
-        format!("an RGB colour mask ({shape}) where a class-index mask is expected; every colour is in the palette")
+        format!("an RGB colour mask ({shape}) where a class-index mask is expected; {}", crate::repair::EVERY_COLOUR_KNOWN)
     } else {
         format!(
             "an RGB colour mask ({shape}) where a class-index mask is expected; {unknown} of {n} pixels have colours that are not in the palette{}",
@@ -517,6 +526,13 @@ fn class_check(
         .unwrap_or_default();
     artefact_values.sort_unstable();
     if let Some(f) = artefacts {
+        // The out-of-range ids are the resize's blends: the fix is the resize's, not a wider head.
+        for x in r.findings.iter_mut().filter(|x| x.code == LG101.code) {
+            x.fix = format!(
+                "these ids are resize artefacts (LG605), not classes: {}",
+                f.fix
+            );
+        }
         r.findings.push(f);
     }
     if opts.overlays
@@ -1214,7 +1230,7 @@ fn table_findings(r: &mut FileResult, col: &LabelColumn, ctx: &Ctx<'_>) {
         let mut f = Finding::new(
             &LG201,
             Verdict::Error,
-            format!("{} labels in '{name}' are floating-point numbers ({} with a fraction); first: {name}[{}] = {}", col.floats, col.fractional, first.row, first.text),
+            format!("{} in '{name}' {} floating-point numbers ({} with a fraction); first: {name}[{}] = {}", labelguard_core::finding::count(col.floats, "label"), labelguard_core::finding::is_are(col.floats), col.fractional, first.row, first.text),
         )
         .hint(if col.fractional == 0 {
             "whole numbers written as floats: pandas turns an integer column with a missing value into float64"
@@ -1374,6 +1390,7 @@ mod tests {
             hist_overflow: 0,
             samples: false,
             overlay: None,
+            dataset_level: false,
         }
     }
 

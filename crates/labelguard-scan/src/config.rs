@@ -129,6 +129,19 @@ impl Overrides {
 pub struct ConfigFile {
     pub path: PathBuf,
     pub overrides: Overrides,
+    /// `[[datasets]]` entries: settings for one dataset below the file (`path`, relative to
+    /// the file), on top of everything else, for a folder that holds several datasets.
+    pub datasets: Vec<(PathBuf, Overrides)>,
+}
+
+/// A path as the report shows it: relative to the working directory when inside it.
+pub fn shown_path(p: &Path) -> String {
+    std::env::current_dir()
+        .ok()
+        .and_then(|cwd| p.strip_prefix(cwd).ok().map(|p| p.to_path_buf()))
+        .unwrap_or_else(|| p.to_path_buf())
+        .to_string_lossy()
+        .into_owned()
 }
 
 impl ConfigFile {
@@ -177,9 +190,38 @@ impl ConfigFile {
             None => Overrides::default(),
         };
         let dir = path.parent().unwrap_or(Path::new("."));
+        let mut datasets = Vec::new();
+        match table.get("datasets") {
+            Some(toml::Value::Array(entries)) => {
+                for e in entries {
+                    let Some(t) = e.as_table() else {
+                        return Err(err("each [[datasets]] entry must be a table".into()));
+                    };
+                    let Some(p) = t.get("path").and_then(|p| p.as_str()) else {
+                        return Err(err("a [[datasets]] entry needs a 'path'".into()));
+                    };
+                    let mut t = t.clone();
+                    t.remove("path");
+                    if let Some(k) = t.keys().find(|k| !KEYS.contains(&k.as_str())) {
+                        return Err(err(format!("unknown key '{k}' in a [[datasets]] entry")));
+                    }
+                    let o: Overrides = t
+                        .try_into()
+                        .map_err(|e: toml::de::Error| err(e.to_string()))?;
+                    datasets.push((dir.join(p), o.relative_to(dir)));
+                }
+            }
+            Some(_) => {
+                return Err(err(
+                    "'datasets' must be an array of tables ([[datasets]])".into()
+                ))
+            }
+            None => {}
+        }
         Ok(Some(ConfigFile {
             path: path.to_path_buf(),
             overrides: base.then(&scan).relative_to(dir),
+            datasets,
         }))
     }
 
@@ -268,6 +310,13 @@ pub struct ScanOptions {
     pub overlays: bool,
     /// The config file the settings came from, for the report.
     pub config_file: Option<PathBuf>,
+    /// The class-weight file was named by the config file, not on the command line: it
+    /// belongs to the config's dataset and is not checked in a scan of single files.
+    pub class_weights_from_config: bool,
+    /// The stacked settings (config, then command line), for per-dataset entries.
+    pub layers: Overrides,
+    /// The config's `[[datasets]]` entries.
+    pub dataset_overrides: Vec<(PathBuf, Overrides)>,
 }
 
 /// Default pixel limit: 2^28, as the issue asks (Pillow's own bomb error is at 2 x 89.5 MP).
@@ -302,6 +351,9 @@ impl Default for ScanOptions {
             shard: None,
             overlays: false,
             config_file: None,
+            class_weights_from_config: false,
+            layers: Overrides::default(),
+            dataset_overrides: Vec::new(),
         }
     }
 }
@@ -319,6 +371,9 @@ impl ScanOptions {
         };
         let mut s = ScanOptions {
             config_file: config.map(|c| c.path.clone()),
+            class_weights_from_config: cli.class_weights.is_none() && o.class_weights.is_some(),
+            layers: o.clone(),
+            dataset_overrides: config.map(|c| c.datasets.clone()).unwrap_or_default(),
             ..ScanOptions::default()
         };
         if let Some(name) = &o.preset {
@@ -418,6 +473,32 @@ impl ScanOptions {
             s.weights_method = m.parse().map_err(invalid)?;
         }
         Ok(s)
+    }
+
+    /// The settings of the dataset at `path`: these, with the config's `[[datasets]]` entry
+    /// for that path on top when there is one.
+    pub fn for_dataset(&self, path: &Path) -> Result<Option<ScanOptions>, ConfigError> {
+        let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+        let here = canon(path);
+        let Some((_, entry)) = self
+            .dataset_overrides
+            .iter()
+            .find(|(p, _)| canon(p) == here)
+        else {
+            return Ok(None);
+        };
+        let mut base = self.layers.clone();
+        if entry.preset.is_none() && entry.num_classes.is_some() {
+            // A dataset with its own class count is not the preset's dataset.
+            base.preset = None;
+        }
+        let mut s = ScanOptions::resolve(None, &base.then(entry))?;
+        s.config_file = self.config_file.clone();
+        s.class_weights_from_config = self.class_weights_from_config;
+        s.jobs = self.jobs;
+        s.shard = self.shard;
+        s.overlays = self.overlays;
+        Ok(Some(s))
     }
 
     /// The class name of an id, when known.

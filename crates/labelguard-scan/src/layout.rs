@@ -94,6 +94,9 @@ pub enum Task {
     ClassWeights,
     /// Something found while discovering, reported as is.
     Problem(Problem),
+    /// A problem of the dataset as a whole (its class folders, its splits): reported with the
+    /// dataset's findings, not as a file.
+    DatasetProblem(Problem),
 }
 
 /// One unit of work: a file (or a discovery problem) with its report path and shard key.
@@ -107,22 +110,39 @@ pub struct Item {
     pub split: String,
     pub non_utf8: bool,
     pub task: Task,
+    /// Index into `Discovery::datasets`.
+    pub dataset: usize,
+}
+
+/// One dataset found under a scanned path: a detected layout's tree, a folder of loose label
+/// files, or one label table. Each is scanned with its own settings and reported on its own.
+#[derive(Clone, Debug)]
+pub struct DatasetInfo {
+    /// What the report shows: the root as given joined with the dataset's relative path.
+    pub name: String,
+    /// The dataset's path on disk (for per-dataset config entries).
+    pub path: PathBuf,
+    pub layout: LayoutKind,
+    /// Class names discovered from the files (ImageFolder folders).
+    pub class_names: Option<Vec<String>>,
 }
 
 /// The result of discovery over all roots.
 #[derive(Clone, Debug)]
 pub struct Discovery {
     pub items: Vec<Item>,
-    /// The layout of each root, for the report.
+    /// The layout of each dataset, for the report.
     pub layouts: Vec<LayoutKind>,
     /// Class names discovered from the files (ImageFolder folders), when none were given.
     pub class_names: Option<Vec<String>>,
+    /// Every dataset found; `Item::dataset` indexes this list.
+    pub datasets: Vec<DatasetInfo>,
 }
 
-const MASK_EXTS: &[&str] = &["png", "tif", "tiff"];
-const ARRAY_EXTS: &[&str] = &["npy", "npz", "safetensors"];
+pub(crate) const MASK_EXTS: &[&str] = &["png", "tif", "tiff"];
+pub(crate) const ARRAY_EXTS: &[&str] = &["npy", "npz", "safetensors"];
 /// torchvision's `IMG_EXTENSIONS`.
-const IMAGE_EXTS: &[&str] = &[
+pub(crate) const IMAGE_EXTS: &[&str] = &[
     "jpg", "jpeg", "png", "ppm", "bmp", "pgm", "tif", "tiff", "webp",
 ];
 const MASK_DIRS: &[&str] = &[
@@ -155,7 +175,7 @@ pub fn split_of(rel: &str) -> String {
     "all".to_string()
 }
 
-fn ext_of(name: &str) -> String {
+pub(crate) fn ext_of(name: &str) -> String {
     name.rsplit_once('.')
         .map(|(_, e)| e.to_ascii_lowercase())
         .unwrap_or_default()
@@ -165,7 +185,7 @@ fn stem_of(name: &str) -> &str {
     name.rsplit_once('.').map(|(s, _)| s).unwrap_or(name)
 }
 
-fn display(root: &Path, rel: &str) -> String {
+pub(crate) fn display(root: &Path, rel: &str) -> String {
     let r = root.to_string_lossy();
     if rel.is_empty() {
         r.into_owned()
@@ -176,12 +196,16 @@ fn display(root: &Path, rel: &str) -> String {
     }
 }
 
-struct RootScan<'a> {
-    index: usize,
-    root: &'a Path,
-    files: Vec<&'a Entry>,
-    present: HashSet<&'a str>,
-    items: Vec<Item>,
+pub(crate) struct RootScan<'a> {
+    pub(crate) index: usize,
+    /// The dataset's root: the scanned root, or a folder below it.
+    pub(crate) root: PathBuf,
+    /// The dataset root's path relative to the scanned root (`""` for the root itself).
+    pub(crate) sub: String,
+    /// Entries with `rel` relative to `root` (`rel_bytes` stay relative to the scanned root).
+    pub(crate) files: Vec<&'a Entry>,
+    pub(crate) present: HashSet<&'a str>,
+    pub(crate) items: Vec<Item>,
 }
 
 impl<'a> RootScan<'a> {
@@ -190,25 +214,39 @@ impl<'a> RootScan<'a> {
         key.extend_from_slice(&e.rel_bytes);
         Item {
             path: e.path.clone(),
-            display: display(self.root, &e.rel),
+            display: display(&self.root, &e.rel),
             key,
             split,
             non_utf8: e.non_utf8,
             task,
+            dataset: 0,
         }
     }
 
-    /// A problem that is not about one walked file (a missing mask, a folder).
+    /// A problem that is not about one walked file (a missing mask, a folder). `rel` `"."`
+    /// is the dataset itself.
     fn synthetic(&self, rel: &str, split: String, problem: Problem) -> Item {
         let mut key = vec![self.index as u8];
-        key.extend_from_slice(rel.as_bytes());
+        let full = if self.sub.is_empty() {
+            rel.to_string()
+        } else {
+            format!("{}/{rel}", self.sub)
+        };
+        key.extend_from_slice(full.as_bytes());
+        let rel = if rel == "." { "" } else { rel };
+        let task = if rel.is_empty() {
+            Task::DatasetProblem(problem)
+        } else {
+            Task::Problem(problem)
+        };
         Item {
             path: self.root.join(rel),
-            display: display(self.root, rel),
+            display: display(&self.root, rel),
             key,
             split,
             non_utf8: false,
-            task: Task::Problem(problem),
+            task,
+            dataset: 0,
         }
     }
 }
@@ -216,8 +254,7 @@ impl<'a> RootScan<'a> {
 /// Finds the items of every root. A root that does not exist is a usage error.
 pub fn discover(roots: &[PathBuf], opts: &ScanOptions) -> Result<Discovery, ConfigError> {
     let mut items = Vec::new();
-    let mut layouts = Vec::new();
-    let mut class_names = None;
+    let mut datasets: Vec<DatasetInfo> = Vec::new();
     for (index, root) in roots.iter().enumerate() {
         let meta = std::fs::metadata(root)
             .map_err(|e| ConfigError::Invalid(format!("{}: {e}", root.display())))?;
@@ -226,13 +263,6 @@ pub fn discover(roots: &[PathBuf], opts: &ScanOptions) -> Result<Discovery, Conf
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
-            let entry = Entry {
-                path: root.clone(),
-                rel: rel.clone(),
-                rel_bytes: rel.as_bytes().to_vec(),
-                non_utf8: root.to_str().is_none(),
-                kind: EntryKind::File { len: meta.len() },
-            };
             let task = match TableFormat::from_path(root) {
                 Some(f) => Task::Table(f),
                 None if ARRAY_EXTS.contains(&ext_of(&rel).as_str()) => Task::Array,
@@ -242,73 +272,131 @@ pub fn discover(roots: &[PathBuf], opts: &ScanOptions) -> Result<Discovery, Conf
                 },
             };
             let mut key = vec![index as u8];
-            key.extend_from_slice(&entry.rel_bytes);
+            key.extend_from_slice(rel.as_bytes());
             items.push(Item {
                 path: root.clone(),
                 display: root.to_string_lossy().into_owned(),
                 key,
                 split: split_of(&root.to_string_lossy()),
-                non_utf8: entry.non_utf8,
+                non_utf8: root.to_str().is_none(),
                 task,
+                dataset: datasets.len(),
             });
-            layouts.push(LayoutKind::Files);
+            datasets.push(DatasetInfo {
+                name: root.to_string_lossy().into_owned(),
+                path: root.clone(),
+                layout: LayoutKind::Files,
+                class_names: None,
+            });
             continue;
         }
         // Include globs select label files after pairing, so that images stay visible.
         let entries = walk::walk(root, &[], &opts.exclude);
-        let mut scan = RootScan {
+        let walked: Vec<&Entry> = entries
+            .iter()
+            .filter(|e| matches!(e.kind, EntryKind::File { .. }))
+            .collect();
+        let first = datasets.len();
+        let mut root_items: Vec<Item> = Vec::new();
+        // (dataset's relative path, dataset index): where the walk's problems belong.
+        let mut homes: Vec<(String, usize)> = Vec::new();
+        for group in crate::datasets::partition(&walked, opts) {
+            let rerooted: Vec<Entry> = group.files.iter().map(|e| reroot(e, &group.sub)).collect();
+            let mut scan = RootScan {
+                index,
+                root: if group.sub.is_empty() {
+                    root.clone()
+                } else {
+                    root.join(&group.sub)
+                },
+                sub: group.sub.clone(),
+                files: rerooted.iter().collect(),
+                present: rerooted.iter().map(|e| e.rel.as_str()).collect(),
+                items: Vec::new(),
+            };
+            let kind = match group.kind {
+                LayoutKind::Auto => detect(&scan, opts),
+                k => k,
+            };
+            let mut class_names = None;
+            match kind {
+                LayoutKind::Custom => custom(&mut scan, opts),
+                LayoutKind::Cityscapes => cityscapes(&mut scan, opts),
+                LayoutKind::Voc => voc(&mut scan),
+                LayoutKind::Paired => paired(&mut scan, opts),
+                LayoutKind::ImageFolder => class_names = Some(image_folder(&mut scan, opts)),
+                LayoutKind::Files | LayoutKind::Auto => files(&mut scan),
+            }
+            if scan.items.is_empty() && !group.keep_empty {
+                continue;
+            }
+            let ds = datasets.len();
+            homes.push((group.name.clone(), ds));
+            root_items.extend(scan.items.into_iter().map(|mut it| {
+                it.dataset = ds;
+                it
+            }));
+            datasets.push(DatasetInfo {
+                name: display(root, &group.name),
+                path: if group.name.is_empty() {
+                    root.clone()
+                } else {
+                    root.join(&group.name)
+                },
+                layout: kind,
+                class_names,
+            });
+        }
+        if datasets.len() == first {
+            homes.push((String::new(), first));
+            datasets.push(DatasetInfo {
+                name: display(root, ""),
+                path: root.clone(),
+                layout: LayoutKind::Files,
+                class_names: None,
+            });
+        }
+        let home = |rel: &str| -> usize {
+            homes
+                .iter()
+                .filter(|(sub, _)| {
+                    sub.is_empty() || rel == sub || rel.starts_with(&format!("{sub}/"))
+                })
+                .max_by_key(|(sub, _)| sub.len())
+                .map(|(_, ds)| *ds)
+                .unwrap_or(first)
+        };
+        let whole = RootScan {
             index,
-            root,
+            root: root.clone(),
+            sub: String::new(),
             files: Vec::new(),
             present: HashSet::new(),
             items: Vec::new(),
         };
         for e in &entries {
-            match &e.kind {
-                EntryKind::File { .. } => {
-                    scan.files.push(e);
-                    scan.present.insert(e.rel.as_str());
-                }
-                EntryKind::Problem(p) => {
-                    let item = scan.item(e, split_of(&e.rel), Task::Problem(p.clone()));
-                    scan.items.push(item);
-                }
+            if let EntryKind::Problem(p) = &e.kind {
+                let mut item = whole.item(e, split_of(&e.rel), Task::Problem(p.clone()));
+                item.dataset = home(&e.rel);
+                root_items.push(item);
             }
         }
-        let kind = match opts.layout {
-            LayoutKind::Auto => detect(&scan, opts),
-            k => k,
-        };
-        match kind {
-            LayoutKind::Custom => custom(&mut scan, opts),
-            LayoutKind::Cityscapes => cityscapes(&mut scan, opts),
-            LayoutKind::Voc => voc(&mut scan),
-            LayoutKind::Paired => paired(&mut scan, opts),
-            LayoutKind::ImageFolder => class_names = Some(image_folder(&mut scan, opts)),
-            LayoutKind::Files | LayoutKind::Auto => files(&mut scan),
-        }
-        layouts.push(kind);
         // A name that is not UTF-8 breaks Python tooling wherever it is in the dataset, even
         // outside the files the layout scans: reported for every such file.
-        let claimed: HashSet<Vec<u8>> = scan.items.iter().map(|it| it.key.clone()).collect();
-        let odd: Vec<&Entry> = scan
-            .files
-            .iter()
-            .filter(|e| {
-                e.non_utf8 && !claimed.contains(&[&[index as u8][..], &e.rel_bytes].concat())
-            })
-            .copied()
-            .collect();
-        for e in odd {
+        let claimed: HashSet<Vec<u8>> = root_items.iter().map(|it| it.key.clone()).collect();
+        for e in walked.iter().filter(|e| {
+            e.non_utf8 && !claimed.contains(&[&[index as u8][..], &e.rel_bytes].concat())
+        }) {
             let p = Problem::new(&LG614, "the file name is not valid UTF-8 (shown with U+FFFD)")
                 .hint("Python sees it with surrogate escapes; writing it to JSON, CSV or a log raises UnicodeEncodeError")
                 .fix("rename the file to UTF-8, e.g. convmv -f latin1 -t utf8 --notest");
-            let mut item = scan.item(e, split_of(&e.rel), Task::Problem(p));
+            let mut item = whole.item(e, split_of(&e.rel), Task::Problem(p));
             item.non_utf8 = false; // the problem is the finding; do not add it twice
-            scan.items.push(item);
+            item.dataset = home(&e.rel);
+            root_items.push(item);
         }
-        items.extend(scan.items.into_iter().filter(|it| {
-            matches!(it.task, Task::Problem(_))
+        items.extend(root_items.into_iter().filter(|it| {
+            matches!(it.task, Task::Problem(_) | Task::DatasetProblem(_))
                 || opts.include.is_empty()
                 || opts.include.iter().any(|g| {
                     let rel = it
@@ -319,12 +407,29 @@ pub fn discover(roots: &[PathBuf], opts: &ScanOptions) -> Result<Discovery, Conf
                 })
         }));
     }
-    if let Some(w) = &opts.class_weights {
+    // A config's class-weight file describes the config's dataset: not a single file's.
+    let weights = opts
+        .class_weights
+        .as_ref()
+        .filter(|_| !opts.class_weights_from_config || roots.iter().any(|r| r.is_dir()));
+    if let Some(w) = weights {
         // Config paths are absolute; show them relative to the working directory when inside it.
         let shown = std::env::current_dir()
             .ok()
             .and_then(|cwd| w.strip_prefix(cwd).ok().map(|p| p.to_path_buf()))
             .unwrap_or_else(|| w.clone());
+        // The weights belong to the dataset whose folder holds them (else the first).
+        let owner = std::fs::canonicalize(w).ok().and_then(|w| {
+            datasets
+                .iter()
+                .enumerate()
+                .filter_map(|(i, d)| {
+                    let p = std::fs::canonicalize(&d.path).ok()?;
+                    (p.is_dir() && w.starts_with(&p)).then(|| (p.as_os_str().len(), i))
+                })
+                .max()
+                .map(|(_, i)| i)
+        });
         items.push(Item {
             path: w.clone(),
             display: shown.to_string_lossy().into_owned(),
@@ -336,18 +441,33 @@ pub fn discover(roots: &[PathBuf], opts: &ScanOptions) -> Result<Discovery, Conf
             split: String::new(),
             non_utf8: false,
             task: Task::ClassWeights,
+            dataset: owner.unwrap_or(0),
         });
     }
     items.sort_by(|a, b| a.display.cmp(&b.display).then(a.key.cmp(&b.key)));
     items.dedup_by(|a, b| a.key == b.key && a.display == b.display);
+    let class_names = datasets.iter().find_map(|d| d.class_names.clone());
     Ok(Discovery {
         items,
-        layouts,
+        layouts: datasets.iter().map(|d| d.layout).collect(),
         class_names,
+        datasets,
     })
 }
 
-fn components(rel: &str) -> Vec<&str> {
+/// `e` with its relative path made relative to the folder `sub` (its bytes, the shard key,
+/// stay relative to the scanned root).
+fn reroot(e: &Entry, sub: &str) -> Entry {
+    let mut out = e.clone();
+    if !sub.is_empty() {
+        if let Some(r) = e.rel.strip_prefix(sub).and_then(|r| r.strip_prefix('/')) {
+            out.rel = r.to_string();
+        }
+    }
+    out
+}
+
+pub(crate) fn components(rel: &str) -> Vec<&str> {
     rel.split('/').collect()
 }
 
@@ -370,10 +490,10 @@ fn detect(scan: &RootScan<'_>, opts: &ScanOptions) -> LayoutKind {
     if has_comp("SegmentationClass") {
         return LayoutKind::Voc;
     }
-    if !paired_bases(scan).is_empty() {
+    if !paired_bases(scan.files.iter().map(|e| e.rel.as_str())).is_empty() {
         return LayoutKind::Paired;
     }
-    if looks_like_image_folder(scan) {
+    if looks_like_image_folder(&scan.files) {
         return LayoutKind::ImageFolder;
     }
     LayoutKind::Files
@@ -429,7 +549,7 @@ fn pair(
             }
             None => Task::Mask {
                 image: None,
-                missing_image: candidates.first().map(|c| display(scan.root, c)),
+                missing_image: candidates.first().map(|c| display(&scan.root, c)),
             },
         };
         let item = scan.item(e, split, task);
@@ -675,10 +795,12 @@ fn voc(scan: &mut RootScan<'_>) {
 }
 
 /// (base, mask dir, image dir) triples: a mask directory beside an image directory.
-fn paired_bases(scan: &RootScan<'_>) -> Vec<(String, String, String)> {
+pub(crate) fn paired_bases<'e>(
+    rels: impl IntoIterator<Item = &'e str>,
+) -> Vec<(String, String, String)> {
     let mut dirs: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for e in &scan.files {
-        let comps = components(&e.rel);
+    for rel in rels {
+        let comps = components(rel);
         for i in 0..comps.len().saturating_sub(1) {
             dirs.entry(comps[..i].join("/"))
                 .or_default()
@@ -704,7 +826,7 @@ fn paired(scan: &mut RootScan<'_>, opts: &ScanOptions) {
             format!("{base}/{rest}")
         }
     };
-    for (base, mask_dir, image_dir) in paired_bases(scan) {
+    for (base, mask_dir, image_dir) in paired_bases(scan.files.iter().map(|e| e.rel.as_str())) {
         let prefix = join(&base, &format!("{mask_dir}/"));
         let masks: Vec<(&Entry, String)> = scan
             .files
@@ -850,15 +972,15 @@ fn read_small(path: &Path) -> std::io::Result<String> {
     std::io::read_to_string(file)
 }
 
-fn is_split_name(name: &str) -> bool {
+pub(crate) fn is_split_name(name: &str) -> bool {
     split_of(name) != "all"
 }
 
 /// JPEG photos one level below the root (`class/x.jpg`) or two (`split/class/x.jpg`).
-fn looks_like_image_folder(scan: &RootScan<'_>) -> bool {
+pub(crate) fn looks_like_image_folder(files: &[&Entry]) -> bool {
     let mut jpegs = 0usize;
     let mut classes: BTreeSet<String> = BTreeSet::new();
-    for e in &scan.files {
+    for e in files {
         let comps = components(&e.rel);
         let ext = ext_of(&e.rel);
         if ARRAY_EXTS.contains(&ext.as_str()) || TableFormat::from_path(Path::new(&e.rel)).is_some()
@@ -888,7 +1010,7 @@ fn looks_like_image_folder(scan: &RootScan<'_>) -> bool {
 /// 0..K-1 of that split. Returns the union of class names (sorted), the ids the histogram uses.
 fn image_folder(scan: &mut RootScan<'_>, opts: &ScanOptions) -> Vec<String> {
     // Split roots: top-level split folders if there are any, else the root itself.
-    let top = list_dirs(scan.root);
+    let top = list_dirs(&scan.root);
     let split_roots: Vec<(String, String)> = if top.iter().any(|d| is_split_name(d)) {
         top.iter()
             .filter(|d| is_split_name(d))
@@ -1038,6 +1160,7 @@ mod tests {
                     Task::Image { class_index, .. } => format!("image:{class_index}"),
                     Task::ClassWeights => "weights".into(),
                     Task::Problem(p) => p.rule.code.to_string(),
+                    Task::DatasetProblem(p) => format!("dataset {}", p.rule.code),
                 };
                 let rel = i
                     .display
@@ -1191,7 +1314,15 @@ mod tests {
             &["a/x.npy", "b.csv", "c.png", "notes.txt"],
             &ScanOptions::default(),
         );
-        assert_eq!(d.layouts, vec![LayoutKind::Files]);
+        // Loose files in a folder of their own, a table and loose files at the root: three
+        // datasets, each scanned on its own.
+        assert_eq!(d.layouts, vec![LayoutKind::Files; 3]);
+        let names: Vec<&str> = d
+            .datasets
+            .iter()
+            .map(|x| x.name.rsplit_once("/r").unwrap().1)
+            .collect();
+        assert_eq!(names, ["", "/a", "/b.csv"]);
         assert_eq!(
             s,
             vec!["a/x.npy all array", "b.csv all table", "c.png all mask"]

@@ -21,18 +21,22 @@
 //!   shards back into exactly the report an unsharded scan gives.
 
 pub mod analyze;
+mod binary;
 pub mod config;
+mod datasets;
 #[doc(hidden)]
 pub mod fixtures;
 pub mod glob;
 pub mod hist;
 pub mod isolate;
 pub mod layout;
+mod parts;
 pub mod pipeline;
 pub mod preset;
 pub mod progress;
 pub mod read;
 pub mod render;
+pub mod repair;
 pub mod report;
 pub mod walk;
 pub mod weights;

@@ -7,7 +7,7 @@
 use crate::analyze::{Buffers, Ctx};
 use crate::config::{ConfigError, ScanOptions, Shard};
 use crate::isolate::analyze_item_isolated;
-use crate::layout::discover;
+use crate::layout::{discover, DatasetInfo, Item, LayoutKind};
 use crate::progress::Progress;
 use crate::report::{ScanReport, Settings};
 use rayon::prelude::*;
@@ -39,11 +39,6 @@ pub fn scan(
         return Err(ConfigError::Invalid("no path to scan".into()));
     }
     let discovery = discover(roots, opts)?;
-    let class_names = if opts.class_names.is_empty() {
-        discovery.class_names.clone().unwrap_or_default()
-    } else {
-        opts.class_names.clone()
-    };
     if discovery.items.is_empty() {
         return Err(ConfigError::Invalid(format!(
             "nothing to scan under {}: no masks (.png, .tif), arrays (.npy, .npz, .safetensors) or label tables (.csv, .tsv, .jsonl, .parquet) were found{}",
@@ -51,45 +46,112 @@ pub fn scan(
             if opts.include.is_empty() { "" } else { " that match --include" }
         )));
     }
+    // Datasets left without items by --include are not reported.
+    let kept: Vec<usize> = (0..discovery.datasets.len())
+        .filter(|i| discovery.items.iter().any(|it| it.dataset == *i))
+        .collect();
     let mut items = discovery.items;
     if let Some(Shard { index, count }) = opts.shard {
         items.retain(|it| shard_of(&it.key, count) == index);
     }
-    let settings = Settings::new(roots, discovery.layouts, opts, class_names.clone());
-    let ctx = Ctx::new(opts, &class_names);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(opts.jobs.unwrap_or(0))
         .thread_name(|i| format!("labelguard-scan-{i}"))
         .build()
         .map_err(|e| ConfigError::Invalid(format!("cannot start worker threads: {e}")))?;
     progress.start(items.len() as u64);
-    let mut report = pool.install(|| {
+    let single = kept.len() == 1;
+    let mut parts = Vec::with_capacity(kept.len());
+    for &i in &kept {
+        let info = &discovery.datasets[i];
+        let own = opts.for_dataset(&info.path)?;
+        let o = own.as_ref().unwrap_or(opts);
+        let class_names = if o.class_names.is_empty() {
+            info.class_names.clone().unwrap_or_default()
+        } else {
+            o.class_names.clone()
+        };
+        let mine: Vec<&Item> = items.iter().filter(|it| it.dataset == i).collect();
+        let shown = if single {
+            roots.to_vec()
+        } else {
+            vec![PathBuf::from(&info.name)]
+        };
+        let mut settings = Settings::new(&shown, vec![info.layout], o, class_names.clone());
+        if o.num_classes.is_none() {
+            settings.suggested_preset = suggest_preset(info, &mine).map(String::from);
+        }
+        let ctx = Ctx::new(o, &class_names);
+        parts.push(scan_items(
+            &pool, &mine, &ctx, settings, opts.shard, progress,
+        ));
+    }
+    progress.finish();
+    let mut report = if single {
+        parts.pop().expect("one dataset")
+    } else {
+        let mut top = ScanReport::empty(
+            Settings::new(roots, discovery.layouts, opts, Vec::new()),
+            opts.shard,
+        );
+        top.datasets = parts;
+        top
+    };
+    report.finalize();
+    Ok(report)
+}
+
+/// Analyses the items of one dataset on the pool and folds them into its (unfinalized) report.
+fn scan_items(
+    pool: &rayon::ThreadPool,
+    items: &[&Item],
+    ctx: &Ctx<'_>,
+    settings: Settings,
+    shard: Option<Shard>,
+    progress: &dyn Progress,
+) -> ScanReport {
+    pool.install(|| {
         items
             .par_iter()
             .with_min_len(4)
             .map(|item| {
-                let r = BUFFERS.with(|b| analyze_item_isolated(item, &ctx, &mut b.borrow_mut()));
+                let r = BUFFERS.with(|b| analyze_item_isolated(item, ctx, &mut b.borrow_mut()));
                 progress.inc();
                 r
             })
             .fold(
-                || ScanReport::empty(settings.clone(), opts.shard),
+                || ScanReport::empty(settings.clone(), shard),
                 |mut acc, r| {
                     acc.add_result(r);
                     acc
                 },
             )
             .reduce(
-                || ScanReport::empty(settings.clone(), opts.shard),
+                || ScanReport::empty(settings.clone(), shard),
                 |mut a, b| {
                     a.absorb(b);
                     a
                 },
             )
-    });
-    progress.finish();
-    report.finalize();
-    Ok(report)
+    })
+}
+
+/// The preset a detected layout suggests when no class count was given.
+fn suggest_preset(info: &DatasetInfo, items: &[&Item]) -> Option<&'static str> {
+    match info.layout {
+        LayoutKind::Cityscapes => Some("cityscapes"),
+        LayoutKind::Voc => Some("pascal-voc"),
+        LayoutKind::Paired
+            if info.name.to_ascii_lowercase().contains("ade")
+                || items.iter().any(|i| {
+                    i.display.contains("/annotations/training/")
+                        || i.display.contains("/annotations/validation/")
+                }) =>
+        {
+            Some("ade20k")
+        }
+        _ => None,
+    }
 }
 
 #[cfg(test)]

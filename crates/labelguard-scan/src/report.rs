@@ -46,6 +46,12 @@ pub struct Settings {
     pub imbalance_ratio: f64,
     pub strict: bool,
     pub weights_method: Method,
+    /// The config file the settings came from.
+    #[serde(default)]
+    pub config: Option<String>,
+    /// The preset the detected layout suggests, when the class count is unknown.
+    #[serde(default)]
+    pub suggested_preset: Option<String>,
 }
 
 impl Settings {
@@ -75,6 +81,11 @@ impl Settings {
             imbalance_ratio: opts.imbalance_ratio,
             strict: opts.strict,
             weights_method: opts.weights_method,
+            config: opts
+                .config_file
+                .as_ref()
+                .map(|p| crate::config::shown_path(p)),
+            suggested_preset: None,
         }
     }
 }
@@ -140,6 +151,9 @@ pub struct FindingRecord {
     pub locations: Vec<LocationRecord>,
     pub count: Option<u64>,
     pub values: Vec<ValueRecord>,
+    /// The repair `labelguard fix` would apply, when the rule has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repair: Option<crate::repair::Repair>,
 }
 
 impl FindingRecord {
@@ -171,6 +185,7 @@ impl FindingRecord {
                     count: v.count,
                 })
                 .collect(),
+            repair: None,
         }
     }
 
@@ -199,7 +214,17 @@ impl FileRecord {
     pub fn count(&self, s: Severity) -> usize {
         self.findings.iter().filter(|f| f.severity == s).count()
     }
+    /// The file cannot be read at all (unreadable, corrupt, empty, a decompression bomb): it
+    /// will crash the DataLoader, so every renderer lists it first.
+    pub fn unreadable(&self) -> bool {
+        self.findings
+            .iter()
+            .any(|f| UNREADABLE.contains(&f.code.as_str()))
+    }
 }
+
+/// The rules of files that cannot be read.
+pub const UNREADABLE: &[&str] = &["LG601", "LG602", "LG603", "LG604"];
 
 /// Per-split tallies of one id.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -324,6 +349,15 @@ pub struct ScanReport {
     pub dataset: Vec<FindingRecord>,
     pub histogram: Histogram,
     pub weights: Option<Weights>,
+    /// Findings about the dataset's folders made while discovering it (ImageFolder class
+    /// folders that differ between splits); part of `dataset` after finalizing.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub layout_findings: Vec<FindingRecord>,
+    /// One report per dataset when the scanned paths hold several; the fields above then
+    /// sum them up (files, summary, rules and every dataset finding, its message naming the
+    /// dataset), and each dataset's histogram and weights are in its own report.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub datasets: Vec<ScanReport>,
     /// Overlay pictures (PNG) of files with bad pixels, for the HTML report; not serialised.
     #[serde(skip)]
     pub overlays: Vec<(String, Vec<u8>)>,
@@ -349,12 +383,22 @@ impl ScanReport {
                 ..Histogram::default()
             },
             weights: None,
+            layout_findings: Vec::new(),
+            datasets: Vec::new(),
             overlays: Vec::new(),
         }
     }
 
     /// Folds one file's result in.
     pub fn add_result(&mut self, r: FileResult) {
+        if r.dataset_level {
+            self.layout_findings.extend(
+                r.findings
+                    .iter()
+                    .map(|f| FindingRecord::from_finding(None, f)),
+            );
+            return;
+        }
         self.summary.files_scanned += 1;
         self.summary.elements += r.elements;
         self.summary.bad_elements += r.bad;
@@ -427,6 +471,7 @@ impl ScanReport {
             }
         }
         self.files.extend(other.files);
+        self.layout_findings.extend(other.layout_findings);
         self.overlays.extend(other.overlays);
     }
 
@@ -440,13 +485,36 @@ impl ScanReport {
                 }
             }
         }
+        if !self.datasets.is_empty() {
+            return self.finalize_parts();
+        }
+        self.finalize_histogram();
+        let binary = crate::binary::apply(self);
         self.files.sort_by(|a, b| {
-            a.path
-                .cmp(&b.path)
+            b.unreadable()
+                .cmp(&a.unreadable())
+                .then_with(|| a.path.cmp(&b.path))
                 .then_with(|| first_code(a).cmp(first_code(b)))
         });
-        self.finalize_histogram();
-        self.dataset = self.dataset_findings();
+        for f in self.files.iter_mut().flat_map(|f| f.findings.iter_mut()) {
+            f.repair = crate::repair::propose(f, &st);
+        }
+        self.layout_findings
+            .sort_by(|a, b| a.message.cmp(&b.message));
+        self.layout_findings.dedup();
+        let mut dataset = self.layout_findings.clone();
+        dataset.extend(binary.clone());
+        for f in self.dataset_findings() {
+            // One finding per rule and cause: the layout's own LG610 (class folders differ
+            // between splits) already covers the classes missing from a split; a binary
+            // dataset's classes are 0 and 255, not the histogram's class rows.
+            let covered = dataset.iter().any(|d| d.code == f.code)
+                || (!binary.is_empty() && f.code != LG610.code);
+            if !covered {
+                dataset.push(f);
+            }
+        }
+        self.dataset = dataset;
         if st.strict {
             for f in &mut self.dataset {
                 if f.severity == Severity::Warning {
@@ -454,7 +522,11 @@ impl ScanReport {
                 }
             }
         }
-        self.weights = self.weight_suggestions();
+        self.weights = if binary.is_empty() {
+            self.weight_suggestions()
+        } else {
+            crate::binary::weights(self)
+        };
         self.summarize();
         // Overlays of the worst files first, bounded.
         let bad: BTreeMap<&str, u64> = self
@@ -519,7 +591,7 @@ impl ScanReport {
     }
 
     /// Class rows in `[0, C-1]`.
-    fn class_rows(&self) -> Vec<&ClassRow> {
+    pub(crate) fn class_rows(&self) -> Vec<&ClassRow> {
         self.histogram
             .classes
             .values()
@@ -554,7 +626,7 @@ impl ScanReport {
                 let mut f = record(
                     &LG609,
                     Verdict::Silent,
-                    format!("{} of {} classes never occur in the scanned labels: {}", never.len(), rows.len(), labels.join(", ")),
+                    format!("{} of {} classes never {} in the scanned labels: {}", never.len(), rows.len(), if never.len() == 1 { "occurs" } else { "occur" }, labels.join(", ")),
                     Some("the model cannot learn these classes; if they should be there, the ids may be shifted (1-based, reduce_zero_label) or num_classes is too large".into()),
                     "check num_classes and the id mapping; drop the classes from the head or add labelled samples of them",
                 );
@@ -565,7 +637,7 @@ impl ScanReport {
                     .map(|r| LocationRecord {
                         tensor: "class".into(),
                         index: vec![r.id as usize],
-                        value: r.name.clone().unwrap_or_default(),
+                        value: r.name.clone().unwrap_or_else(|| format!("0 {unit}")),
                     })
                     .collect();
                 out.push(f);
@@ -606,7 +678,7 @@ impl ScanReport {
                 let mut f = record(
                     &LG610,
                     Verdict::Silent,
-                    format!("{} classes occur in only one of the splits {}: {}", only.len(), compared.join("/"), text.join(", ")),
+                    format!("{} in only one of the splits {}: {}", if only.len() == 1 { "1 class occurs".to_string() } else { format!("{} classes occur", only.len()) }, compared.join("/"), text.join(", ")),
                     Some("a class only in val is never trained; a class only in train is never evaluated".into()),
                     "re-split so that every class is represented in each split",
                 );
@@ -699,7 +771,23 @@ impl ScanReport {
         })
     }
 
-    fn summarize(&mut self) {
+    /// Class ids were counted but not range-checked: no class count was given, and the ids
+    /// come from the data (not from an ImageFolder's own numbering).
+    pub fn unchecked(&self) -> bool {
+        if !self.datasets.is_empty() {
+            return self.datasets.iter().any(|d| d.unchecked());
+        }
+        self.settings.num_classes.is_none()
+            && self
+                .settings
+                .layouts
+                .iter()
+                .any(|l| *l != LayoutKind::ImageFolder)
+            && self.histogram.classes.values().any(|r| r.count > 0)
+    }
+
+    pub(crate) fn summarize(&mut self) {
+        let unchecked = self.unchecked();
         let s = &mut self.summary;
         s.errors = 0;
         s.warnings = 0;
@@ -707,12 +795,14 @@ impl ScanReport {
         s.files_with_errors = 0;
         s.files_with_warnings = 0;
         let mut rules: BTreeMap<String, (u64, BTreeSet<String>, Severity)> = BTreeMap::new();
+        // Dataset findings name their dataset in `path` when a scan holds several: they are
+        // still not files.
         let all = self
             .files
             .iter()
-            .flat_map(|f| f.findings.iter())
-            .chain(self.dataset.iter());
-        for f in all {
+            .flat_map(|f| f.findings.iter().map(|x| (x, true)))
+            .chain(self.dataset.iter().map(|x| (x, false)));
+        for (f, in_file) in all {
             match f.severity {
                 Severity::Error => s.errors += 1,
                 Severity::Warning => s.warnings += 1,
@@ -723,7 +813,7 @@ impl ScanReport {
                 .or_insert((0, BTreeSet::new(), f.severity));
             e.0 += 1;
             e.2 = e.2.max(f.severity);
-            if let Some(p) = &f.path {
+            if let (true, Some(p)) = (in_file, &f.path) {
                 e.1.insert(p.clone());
             }
         }
@@ -736,6 +826,8 @@ impl ScanReport {
         }
         s.status = if s.errors > 0 {
             "errors"
+        } else if unchecked {
+            "unchecked"
         } else if s.warnings > 0 {
             "warnings"
         } else {
@@ -763,12 +855,14 @@ impl ScanReport {
         self.summary.errors > 0
     }
 
-    /// The files ranked worst first: errors, then bad elements, then warnings.
+    /// The files ranked worst first: unreadable files, then errors, then bad elements, then
+    /// warnings.
     pub fn worst_files(&self, n: usize) -> Vec<&FileRecord> {
         let mut v: Vec<&FileRecord> = self.files.iter().collect();
         v.sort_by(|a, b| {
-            b.count(Severity::Error)
-                .cmp(&a.count(Severity::Error))
+            b.unreadable()
+                .cmp(&a.unreadable())
+                .then(b.count(Severity::Error).cmp(&a.count(Severity::Error)))
                 .then(b.bad_elements.cmp(&a.bad_elements))
                 .then(b.count(Severity::Warning).cmp(&a.count(Severity::Warning)))
                 .then(a.path.cmp(&b.path))
@@ -779,6 +873,7 @@ impl ScanReport {
 
     /// Every finding, file findings first (by path), then dataset findings.
     pub fn all_findings(&self) -> impl Iterator<Item = &FindingRecord> {
+        // Files are stored unreadable first (see `finalize`).
         self.files
             .iter()
             .flat_map(|f| f.findings.iter())
@@ -811,7 +906,7 @@ fn union_unit(a: &str, b: &str) -> String {
     }
 }
 
-fn record(
+pub(crate) fn record(
     rule: &'static Rule,
     verdict: Verdict,
     message: String,
@@ -881,9 +976,24 @@ pub fn merge(reports: Vec<ScanReport>) -> Result<ScanReport, MergeError> {
         }
     }
     let mut out = ScanReport::empty(first.settings.clone(), None);
-    for r in reports {
-        out.absorb(r);
+    let parts = first.datasets.len();
+    if reports.iter().any(|r| r.datasets.len() != parts) {
+        return bad("the reports found different datasets: they are not shards of one scan".into());
     }
+    let mut by_part: Vec<ScanReport> = first
+        .datasets
+        .iter()
+        .map(|d| ScanReport::empty(d.settings.clone(), None))
+        .collect();
+    for mut r in reports {
+        for (mine, theirs) in by_part.iter_mut().zip(std::mem::take(&mut r.datasets)) {
+            mine.absorb(theirs);
+        }
+        if parts == 0 {
+            out.absorb(r);
+        }
+    }
+    out.datasets = by_part;
     let mut paths = BTreeSet::new();
     for f in &out.files {
         if !paths.insert((f.path.clone(), first_code(f).to_string())) {

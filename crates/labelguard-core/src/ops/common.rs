@@ -123,6 +123,37 @@ pub fn index_dtype(
     })
 }
 
+/// LG209 when `t` (a source or values tensor) has another dtype than `input`; `message` gets
+/// the scalar type names of input and t (`Float`, `Double`).
+pub fn dtype_differs(
+    t: &TensorView<'_>,
+    input: &TensorView<'_>,
+    name: &str,
+    message: impl FnOnce(&str, &str) -> String,
+) -> Option<Finding> {
+    (t.dtype() != input.dtype()).then(|| {
+        Finding::new(
+            &LG209,
+            Verdict::Error,
+            message(
+                input.dtype().scalar_type_name(),
+                t.dtype().scalar_type_name(),
+            ),
+        )
+        .fix(format!("{name} = {name}.to(input.dtype)"))
+    })
+}
+
+/// A finding restated with the rule, hint and fix of the cause that the evidence shows.
+pub fn with_cause(f: Finding, rule: &Rule, hint: String, fix: String) -> Finding {
+    let mut f = f;
+    f.code = rule.code;
+    f.rule = rule.name;
+    f.hint = Some(hint);
+    f.fix = fix;
+    f
+}
+
 /// Checks every element of an integer tensor against `[0, size-1]` (negative values are out
 /// of range: none of these ops wraps them) and builds `rule`'s finding with locations.
 pub fn index_range(
@@ -134,7 +165,45 @@ pub fn index_range(
     what: &str,
     fix: String,
 ) -> Option<Finding> {
-    let range = IntRange::below(size as i64, None);
+    bounded_index(t, name, Bounds::below(size), rule, verdict, what, fix)
+}
+
+/// The valid values of an index into a dimension of `size` entries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bounds {
+    pub size: usize,
+    /// Whether negative indices count from the end (`[-size, size-1]`), as in advanced indexing.
+    pub wraps: bool,
+}
+
+impl Bounds {
+    pub fn below(size: usize) -> Bounds {
+        Bounds { size, wraps: false }
+    }
+    pub fn wrapping(size: usize) -> Bounds {
+        Bounds { size, wraps: true }
+    }
+    fn range(self) -> IntRange {
+        IntRange {
+            lo: if self.wraps { -(self.size as i64) } else { 0 },
+            hi: self.size as i64 - 1,
+            ignore: None,
+        }
+    }
+}
+
+/// `index_range` for any `Bounds`: every element must lie in `[lo, size-1]`.
+pub fn bounded_index(
+    t: &TensorView<'_>,
+    name: &str,
+    bounds: Bounds,
+    rule: &Rule,
+    verdict: Verdict,
+    what: &str,
+    fix: String,
+) -> Option<Finding> {
+    let range = bounds.range();
+    let size = bounds.size;
     let stats = scan_int(t, range);
     if stats.bad == 0 {
         return None;
@@ -145,23 +214,24 @@ pub fn index_range(
         rule,
         verdict,
         format!(
-            "{} of {} values of {name} {} outside [0, {}] ({what} has size {size}); first: {name}{} = {value}",
+            "{} of {} values of {name} {} outside [{}, {}] ({what} has size {size}); first: {name}{} = {value}",
             stats.bad,
             stats.count,
             is_are(stats.bad),
-            size as i64 - 1,
+            range.lo,
+            range.hi,
             shape_str(index),
         ),
     )
     .fix(fix)
     .located(name, &located);
-    let hint = index_hint(&stats, size as i64);
+    let hint = index_hint(&stats, range.lo, size as i64);
     Some(finding.maybe_hint(hint))
 }
 
-fn index_hint(stats: &IntStats, size: i64) -> Option<String> {
+fn index_hint(stats: &IntStats, lo: i64, size: i64) -> Option<String> {
     let (min, max) = (stats.min?, stats.max?);
-    if min == -100 || min == -1 {
+    if (min == -100 || min == -1) && min < lo {
         Some(format!(
             "{min} is a padding or ignore marker: mask it out before using the tensor as an index"
         ))
@@ -208,7 +278,11 @@ pub fn weight_values(t: &TensorView<'_>, name: &str) -> Option<Finding> {
         Finding::new(
             &LG302,
             Verdict::Silent,
-            format!("{name} has {bad} entries that are negative, NaN or infinite"),
+            if bad == 1 {
+                format!("{name} has 1 entry that is negative, NaN or infinite")
+            } else {
+                format!("{name} has {bad} entries that are negative, NaN or infinite")
+            },
         )
         .fix("recompute the weights; they must be non-negative and finite")
         .located(name, &located)
@@ -402,11 +476,13 @@ fn group_causes(
     if !more_values {
         // Whole-dataset conventions first: they explain every bad value at once.
         let only_c = bad == [c];
-        if c == 19 && max <= 33 && bad.iter().all(|&v| (19..=33).contains(&v)) {
-            return one(&LG105);
-        }
+        // 1-based before labelIds: a mask whose only bad id is exactly C and that has no 0 is
+        // numbered from 1, also when C is 19 (labelIds would hold 0..33, not just 19).
         if only_c && min >= 1 && c >= 2 {
             return one(&LG104);
+        }
+        if c == 19 && max <= 33 && bad.iter().all(|&v| (19..=33).contains(&v)) {
+            return one(&LG105);
         }
         if only_c && min == 0 && c >= 100 {
             return one(&LG106);
@@ -448,6 +524,24 @@ fn group_causes(
         }
     }
     groups
+}
+
+/// The fix of a plain LG101: widening the head is offered first only when the ids beyond the
+/// classes look like missing classes (a few, just above C); otherwise the labels are wrong
+/// and the fix is to remap them.
+fn lg101_fix(c: i64, max: i64, distinct: usize, binary: bool) -> String {
+    // In i128: a label of i64::MAX needs a class dimension of 2^63, which has no i64.
+    let width = max.max(c) as i128 + 1;
+    let remap = format!("remap the labels to 0..{}", c as i128 - 1);
+    if binary {
+        "map the mask to 0/1: target = (mask > 127).long()".to_string()
+    } else if distinct <= 8 && width - c as i128 <= 8 {
+        format!("make the class dimension of input {width} wide (num_classes={width}), or {remap}")
+    } else if distinct > 8 {
+        format!("find what produced {distinct} distinct ids beyond the classes (a bilinear resize blends ids at every border; colour or instance ids need their mapping) and regenerate the masks or {remap}; a head {width} wide would only hide the problem")
+    } else {
+        format!("{remap}: ids up to {max} are not classes of a {c}-class model (widen the head to {width} only if the dataset really has {width} classes)")
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -503,27 +597,26 @@ fn class_finding(
             "reduce the zero label: t = t.long() - 1; t[t == -1] = 255; then pass ignore_index=255 (mmseg: reduce_zero_label=True)".into(),
         ),
         _ => {
+            let distinct = located.values.len();
+            let binary = located
+                .values
+                .keys()
+                .all(|k| matches!(k, crate::kernels::OrderedValue::Int(255)))
+                && c <= 2;
             let hint = if max == c && min == 0 {
                 Some(format!("the ids span 0..{c}, one more than the {c} classes: either the head needs {} outputs (background not counted?) or 0 means 'ignore' (ADE20K-style, reduce_zero_label)", c as i128 + 1))
             } else if max == c {
                 Some(format!("the largest id equals C={c}: the model may have one output too few"))
-            } else if located.values.keys().all(|k| matches!(k, crate::kernels::OrderedValue::Int(255))) && c <= 2 {
+            } else if binary {
                 Some("a binary mask stored as 0/255: 255 is the foreground, not a void label".into())
-            } else if located.values.len() > 8 {
-                Some(format!("{} distinct ids beyond the classes: colour values, instance ids, or a mask resized with bilinear interpolation?", located.values.len()))
+            } else if max > 255 && c <= 256 {
+                Some(format!("ids up to {max} need 16 bits: instance ids, or a dataset's full label set (ADE20K's full index, not its 150 SceneParsing classes) instead of the {c} training classes"))
+            } else if distinct > 8 {
+                Some(format!("{distinct} distinct ids beyond the classes: colour values, instance ids, or a mask resized with bilinear interpolation?"))
             } else {
                 None
             };
-            let fix = if hint.as_deref().is_some_and(|h| h.starts_with("a binary mask")) {
-                "map the mask to 0/1: target = (mask > 127).long()".to_string()
-            } else {
-                // In i128: a label of i64::MAX needs a class dimension of 2^63, which has no i64.
-                let wide = max.max(c) as i128 + 1;
-                format!(
-                    "make the class dimension of input {wide} wide (num_classes={wide}), or remap the labels to 0..{}",
-                    c as i128 - 1
-                )
-            };
+            let fix = lg101_fix(c, max, distinct, binary);
             (
                 format!("{n} of {} targets {} outside {range} (C={c}, ignore_index={ignore}): {values}{first}", stats.count, is_are(n)),
                 hint,

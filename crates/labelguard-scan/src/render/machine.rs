@@ -5,6 +5,7 @@ use crate::report::{FindingRecord, ScanReport};
 use labelguard_core::finding::shape_str;
 use labelguard_core::rules::by_code;
 use labelguard_core::Severity;
+use labelguard_report::visible;
 use serde_json::json;
 use std::collections::BTreeMap;
 
@@ -78,17 +79,20 @@ pub fn sarif(r: &ScanReport) -> String {
     let results: Vec<serde_json::Value> = r
         .all_findings()
         .map(|f| {
-            let path = f.path.clone().unwrap_or_else(|| root.clone());
+            let path = visible(f.path.as_ref().unwrap_or(&root)).into_owned();
             let locs: Vec<String> = f
                 .locations
                 .iter()
-                .map(|l| format!("{}{} = {}", l.tensor, shape_str(&l.index), l.value))
+                .map(|l| {
+                    let (tensor, value) = (visible(&l.tensor), visible(&l.value));
+                    format!("{tensor}{} = {value}", shape_str(&l.index))
+                })
                 .collect();
             json!({
                 "ruleId": f.code,
                 "ruleIndex": index[&f.code],
                 "level": level(f.severity),
-                "message": {"text": full_text(f)},
+                "message": {"text": visible(&full_text(f))},
                 "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri(&path)}}}],
                 "properties": {
                     "verdict": f.verdict,
@@ -148,7 +152,7 @@ pub fn junit(r: &ScanReport) -> String {
             .collect();
         cases += &format!(
             "    <testcase classname=\"labelguard.scan\" name=\"{}\">\n",
-            xml(name)
+            xml(&visible(name))
         );
         if !errors.is_empty() {
             failures += 1;
@@ -159,8 +163,12 @@ pub fn junit(r: &ScanReport) -> String {
             cases += &format!(
                 "      <failure type=\"{}\" message=\"{}\">{}</failure>\n",
                 xml(&errors[0].code),
-                xml(&errors[0].message),
-                xml(&body.join("\n"))
+                xml(&visible(&errors[0].message)),
+                xml(&body
+                    .iter()
+                    .map(|b| visible(b))
+                    .collect::<Vec<_>>()
+                    .join("\n"))
             );
         }
         let others: Vec<String> = findings
@@ -179,7 +187,11 @@ pub fn junit(r: &ScanReport) -> String {
         if !others.is_empty() {
             cases += &format!(
                 "      <system-out>{}</system-out>\n",
-                xml(&others.join("\n"))
+                xml(&others
+                    .iter()
+                    .map(|o| visible(o))
+                    .collect::<Vec<_>>()
+                    .join("\n"))
             );
         }
         cases += "    </testcase>\n";
@@ -219,12 +231,12 @@ pub fn github(r: &ScanReport) -> String {
         let file = f
             .path
             .as_ref()
-            .map(|p| format!("file={},", gh_prop(p.trim_start_matches("./"))))
+            .map(|p| format!("file={},", gh_prop(&visible(p.trim_start_matches("./")))))
             .unwrap_or_default();
         out += &format!(
             "::{cmd} {file}title={}::{}\n",
             gh_prop(&format!("{} {}", f.code, f.rule)),
-            gh_data(&full_text(f))
+            gh_data(&visible(&full_text(f)))
         );
     }
     let s = &r.summary;

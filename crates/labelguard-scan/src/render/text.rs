@@ -1,12 +1,13 @@
 //! The text report: what a person reads after `labelguard scan DATA`.
 
 use super::{thousands, to_finding};
+use crate::layout::LayoutKind;
 use crate::report::ScanReport;
 use labelguard_core::Severity;
-use labelguard_report::{finding_text, Style};
+use labelguard_report::{finding_text, visible, Style};
 
 /// How many files the text report details; the rest are counted (JSON has them all).
-pub const WORST_FILES: usize = 10;
+pub const WORST_FILES: usize = 25;
 const BAR: usize = 32;
 
 fn paint(style: Style, code: &str, text: &str) -> String {
@@ -28,21 +29,69 @@ fn bar(fraction: f64) -> String {
     s
 }
 
-/// `1 file`, `2 files`, `1,024 files`.
+/// `1 file`, `2 files`, `1,024 files`, `1 class`, `2 classes`.
 pub fn plural(n: u64, word: &str) -> String {
-    format!("{} {word}{}", thousands(n), if n == 1 { "" } else { "s" })
+    let many = if word.ends_with('s') { "es" } else { "s" };
+    format!("{} {word}{}", thousands(n), if n == 1 { "" } else { many })
 }
 
 pub fn render(r: &ScanReport, style: Style) -> String {
+    render_files(r, style, Some(WORST_FILES))
+}
+
+/// The text report detailing at most `max_files` files (`None`: every file, `--show all`).
+pub fn render_files(r: &ScanReport, style: Style, max_files: Option<usize>) -> String {
+    if r.datasets.is_empty() {
+        return render_one(r, style, max_files);
+    }
+    let mut out = format!(
+        "{} {}: {} datasets, {}\n",
+        paint(style, "1", "labelguard scan"),
+        r.settings.roots.join(", "),
+        r.datasets.len(),
+        plural(r.summary.files_scanned, "file"),
+    );
+    for d in &r.datasets {
+        out += &format!(
+            "  {} ({} layout): {}\n",
+            d.settings.roots.join(", "),
+            layout_names(d),
+            plural(d.summary.files_scanned, "file")
+        );
+    }
+    for (i, d) in r.datasets.iter().enumerate() {
+        out += &format!(
+            "\n{}\n",
+            paint(
+                style,
+                "1;7",
+                &format!("── Dataset {} of {} ──", i + 1, r.datasets.len())
+            )
+        );
+        out += &render_one(d, style, max_files);
+    }
+    out += &format!("\n{}", verdict_line(r, style));
+    out
+}
+
+fn layout_names(r: &ScanReport) -> String {
+    let layouts: Vec<&str> = r.settings.layouts.iter().map(|l| l.as_str()).collect();
+    layouts.join("+")
+}
+
+fn render_one(r: &ScanReport, style: Style, max_files: Option<usize>) -> String {
     let st = &r.settings;
     let mut out = String::new();
-    let layouts: Vec<&str> = st.layouts.iter().map(|l| l.as_str()).collect();
     let classes = match st.num_classes {
-        Some(c) => format!("{c} classes"),
-        None => "number of classes not given (ids are counted, not range-checked)".into(),
+        Some(c) => plural(c as u64, "class"),
+        None if st.layouts.iter().all(|l| *l == LayoutKind::ImageFolder) => format!(
+            "{} from the class folders",
+            plural(st.class_names.len() as u64, "class")
+        ),
+        None => "class count unknown (ids are counted, not range-checked)".into(),
     };
     let extra = format!(
-        ", ignore_index {}{}{}",
+        ", ignore_index {}{}{}{}",
         st.ignore_index,
         if st.reduce_zero_label {
             ", reduce_zero_label"
@@ -52,13 +101,17 @@ pub fn render(r: &ScanReport, style: Style) -> String {
         st.preset
             .as_deref()
             .map(|p| format!(", preset {p}"))
+            .unwrap_or_default(),
+        st.config
+            .as_deref()
+            .map(|c| format!(", config {c}"))
             .unwrap_or_default()
     );
     out += &format!(
         "{} {} ({} layout){}: {}, {classes}{extra}\n",
         paint(style, "1", "labelguard scan"),
-        st.roots.join(", "),
-        layouts.join("+"),
+        visible(&st.roots.join(", ")),
+        layout_names(r),
         r.shard
             .map(|s| format!(", shard {}/{}", s.index, s.count))
             .unwrap_or_default(),
@@ -88,20 +141,28 @@ pub fn render(r: &ScanReport, style: Style) -> String {
             );
         }
     }
-    let worst = r.worst_files(WORST_FILES);
+    let worst = r.worst_files(max_files.unwrap_or(usize::MAX));
     if !worst.is_empty() {
-        out += &format!("\n{}\n", paint(style, "1", "Worst files"));
+        let title = if max_files.is_none() {
+            "Files (unreadable first, then the worst)"
+        } else {
+            "Worst files (unreadable first)"
+        };
+        out += &format!("\n{}\n", paint(style, "1", title));
         for f in &worst {
-            out += &format!(
-                "\n{}  {}{}\n",
-                paint(style, "1;4", &f.path),
-                f.split,
-                if f.bad_elements > 0 {
-                    format!(", {} bad elements", thousands(f.bad_elements))
-                } else {
-                    String::new()
-                }
-            );
+            // "all" is no split: only a named split is worth a word.
+            let mut about: Vec<String> = Vec::new();
+            if !f.split.is_empty() && f.split != "all" {
+                about.push(visible(&f.split).into_owned());
+            }
+            if f.bad_elements > 0 {
+                about.push(format!("{} bad elements", thousands(f.bad_elements)));
+            }
+            out += &format!("\n{}", paint(style, "1;4", &visible(&f.path)));
+            if !about.is_empty() {
+                out += &format!("  {}", about.join(", "));
+            }
+            out.push('\n');
             for finding in &f.findings {
                 for line in finding_text(&to_finding(finding), style).lines() {
                     out += &format!("  {line}\n");
@@ -110,8 +171,8 @@ pub fn render(r: &ScanReport, style: Style) -> String {
         }
         if r.files.len() > worst.len() {
             out += &format!(
-                "\n  ... and {} more files with findings (--format json lists every finding)\n",
-                thousands((r.files.len() - worst.len()) as u64)
+                "\n  ... and {} with findings (--show all lists them; --format json too)\n",
+                plural((r.files.len() - worst.len()) as u64, "more file")
             );
         }
     }
@@ -142,18 +203,30 @@ pub fn render(r: &ScanReport, style: Style) -> String {
             out += "  other methods: --weights-method inverse|median|enet; write them with --write-weights FILE (.json or .py)\n";
         }
     }
+    out += &format!("\n{}", verdict_line(r, style));
+    out
+}
+
+/// The last line: the status, the counts, and what was not checked.
+fn verdict_line(r: &ScanReport, style: Style) -> String {
     let s = &r.summary;
     let verdict = match s.status.as_str() {
         "errors" => paint(style, "1;31", "errors"),
         "warnings" => paint(style, "1;33", "warnings"),
+        "unchecked" => paint(style, "1;33", "unchecked"),
         _ => paint(style, "1;32", "ok"),
     };
-    out += &format!(
-        "\n{verdict}: {}, {} in {} of {}{}\n",
+    let mut line = format!(
+        "{verdict}: {}, {} in {} of {}{}{}",
         plural(s.errors, "error"),
         plural(s.warnings, "warning"),
         thousands(r.files.len() as u64),
         plural(s.files_scanned, "file"),
+        if r.datasets.is_empty() {
+            String::new()
+        } else {
+            format!(" of {} datasets", r.datasets.len())
+        },
         if s.bad_elements > 0 {
             format!(
                 "; {} elements PyTorch would reject",
@@ -163,7 +236,31 @@ pub fn render(r: &ScanReport, style: Style) -> String {
             String::new()
         }
     );
-    out
+    if r.datasets.is_empty() && r.unchecked() {
+        line += &unchecked_note(r);
+    }
+    line + "\n"
+}
+
+/// Why the class range was not checked, what the ids are, and how to check it.
+fn unchecked_note(r: &ScanReport) -> String {
+    let ids: Vec<i64> = r
+        .histogram
+        .classes
+        .values()
+        .filter(|c| c.count > 0 && c.role != "ignore")
+        .map(|c| c.id)
+        .collect();
+    let seen = match (ids.first(), ids.last()) {
+        (Some(a), Some(b)) if a != b => format!("ids {a}..{b} were counted"),
+        (Some(a), _) => format!("id {a} was counted"),
+        _ => "ids were counted".into(),
+    };
+    let how = match r.settings.suggested_preset.as_deref() {
+        Some(p) => format!("the layout suggests --preset {p}; or pass --num-classes N"),
+        None => "pass --num-classes N or a --preset".into(),
+    };
+    format!("; class range NOT checked: the number of classes is unknown, {seen} ({how})")
 }
 
 fn histogram(r: &ScanReport, style: Style) -> String {
@@ -176,29 +273,32 @@ fn histogram(r: &ScanReport, style: Style) -> String {
         paint(style, "1", "Class histogram"),
         r.histogram.unit
     );
+    let label = |c: &crate::report::ClassRow| -> String {
+        match (c.role.as_str(), &c.name) {
+            ("ignore", _) => "(ignore)".to_string(),
+            ("out_of_range", _) => "(out of range)".to_string(),
+            (_, Some(n)) => visible(n).chars().take(24).collect(),
+            _ => String::new(),
+        }
+    };
     let name_w = rows
         .iter()
-        .map(|c| c.name.as_deref().map(|n| n.chars().count()).unwrap_or(0))
+        .map(|c| label(c).chars().count())
         .max()
         .unwrap_or(0)
         .clamp(8, 24);
     let max = rows
         .iter()
-        .filter(|c| c.role == "class")
+        .filter(|c| c.role == "class" || c.role == "foreground")
         .map(|c| c.fraction)
         .fold(0.0, f64::max)
         .max(1e-12);
     // Very long class lists (ADE20K's 150): all rows, since every one can matter.
     for c in rows {
-        let name = match (c.role.as_str(), &c.name) {
-            ("ignore", _) => "(ignore)".to_string(),
-            ("out_of_range", _) => "(out of range)".to_string(),
-            (_, Some(n)) => n.chars().take(24).collect(),
-            _ => String::new(),
-        };
+        let name = label(c);
         let count = thousands(c.count);
         let line = match c.role.as_str() {
-            "class" => format!(
+            "class" | "foreground" => format!(
                 "  {:>5} {:<name_w$} {:>14} {:>6.2}% {}",
                 c.id,
                 name,

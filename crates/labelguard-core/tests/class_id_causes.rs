@@ -1,0 +1,63 @@
+//! The class-id analysis names the cause, and the fix follows the cause (issue 9).
+
+use labelguard_core::{class_ids, DType, TensorView, Verdict};
+
+fn analyse(values: &[u8], c: i64, ignore: i64) -> Vec<(String, String)> {
+    let view = TensorView::new(DType::U8, &[1, values.len()], values).unwrap();
+    class_ids(&view, "mask", c, ignore, Verdict::DeviceAssert)
+        .into_iter()
+        .map(|f| (f.code.to_string(), f.fix))
+        .collect()
+}
+
+#[test]
+fn only_c_without_zero_is_one_based_even_with_19_classes() {
+    // 1..=19 with no 0, under the Cityscapes class count: 1-based, not labelIds.
+    let v: Vec<u8> = (1..=19).chain([19, 19, 255]).collect();
+    let f = analyse(&v, 19, 255);
+    assert_eq!(f.len(), 1);
+    assert_eq!(f[0].0, "LG104", "{f:?}");
+    // With a 0 present and several ids in 19..=33 it stays labelIds.
+    let v: Vec<u8> = (0..=26).collect();
+    assert_eq!(analyse(&v, 19, 255)[0].0, "LG105");
+}
+
+#[test]
+fn widening_the_head_is_offered_only_for_a_few_ids_just_above_c() {
+    // One id just above C: widening is the first fix.
+    let f = analyse(&[0, 1, 2, 3, 4, 5], 5, 255);
+    assert!(
+        f[0].1
+            .starts_with("make the class dimension of input 6 wide"),
+        "{f:?}"
+    );
+    // One id far above C (a custom remap): remap first, not a 41-wide head.
+    let f = analyse(&[0, 1, 2, 40], 19, 255);
+    assert_eq!(f[0].0, "LG101");
+    assert!(f[0].1.starts_with("remap the labels to 0..18"), "{f:?}");
+    // Many distinct ids up to 253 (a bilinear resize): not "254 wide".
+    let v: Vec<u8> = (0..19).chain((200..=253).step_by(3)).collect();
+    let f = analyse(&v, 19, 255);
+    assert!(!f[0].1.starts_with("make the class dimension"), "{f:?}");
+    assert!(f[0].1.contains("bilinear"), "{f:?}");
+    // A binary 0/255 mask with two classes: map to 0/1.
+    let f = analyse(&[0, 255, 0, 255], 2, -100);
+    assert!(f[0].1.contains("(mask > 127)"), "{f:?}");
+}
+
+#[test]
+fn sixteen_bit_ids_are_not_a_head_width() {
+    let bytes: Vec<u8> = [0u16, 5, 1430, 149]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let view = TensorView::new(DType::U16, &[1, 4], &bytes).unwrap();
+    let f = class_ids(&view, "mask", 150, 255, Verdict::DeviceAssert);
+    assert_eq!(f[0].code, "LG101");
+    assert!(
+        f[0].fix.starts_with("remap the labels to 0..149"),
+        "{}",
+        f[0].fix
+    );
+    assert!(f[0].hint.as_deref().unwrap().contains("16 bits"));
+}

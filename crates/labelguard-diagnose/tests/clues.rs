@@ -1,0 +1,132 @@
+//! Indirect evidence: how clues name the op of a device assert whose kernel the log does not
+//! name, and how sure the answer may be.
+
+use labelguard_diagnose::{diagnose_bytes, Confidence, Diagnosis, Options};
+
+fn first(log: &str) -> Diagnosis {
+    let r = diagnose_bytes(log.as_bytes(), "t.log", Options::default());
+    r.findings.into_iter().next().expect("a finding")
+}
+
+const ASYNC: &str = "RuntimeError: CUDA error: device-side assert triggered\nCUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1\n";
+
+#[test]
+fn a_bare_header_names_no_op() {
+    let d = first(ASYNC);
+    assert_eq!(d.op, "unknown");
+    assert_eq!(d.confidence, Confidence::Low);
+    assert_eq!(d.finding.code, "LG901");
+}
+
+#[test]
+fn one_source_line_names_the_op_at_low_confidence() {
+    let log = format!("    return x.scatter_(1, idx, 1.0)\n{ASYNC}");
+    let d = first(&log);
+    assert_eq!(d.op, "scatter");
+    assert_eq!(d.confidence, Confidence::Low);
+    assert_eq!(d.finding.code, "LG901", "a guess keeps the generic advice");
+    assert!(d
+        .evidence
+        .iter()
+        .any(|e| e.text.contains("scatter_(") && e.line == 1));
+}
+
+#[test]
+fn a_generic_loss_helper_is_only_a_guess() {
+    let log =
+        format!("  File \"train.py\", line 9, in step\n    loss = criterion(out, y)\n{ASYNC}");
+    let d = first(&log);
+    assert_eq!(d.op, "cross_entropy");
+    assert_eq!(d.confidence, Confidence::Low);
+}
+
+#[test]
+fn two_independent_clues_that_agree_give_medium() {
+    // THC's header names the loss kernel's file and the innermost frame calls nll_loss.
+    let log = "Traceback (most recent call last):\n  File \"/usr/lib/python3/dist-packages/torch/nn/functional.py\", line 1332, in nll_loss\n    return torch._C._nn.nll_loss(input, target, weight, size_average, ignore_index, reduce)\nRuntimeError: cuda runtime error (59) : device-side assert triggered at /pytorch/aten/src/THCUNN/generic/ClassNLLCriterion.cu:116\n";
+    let d = first(log);
+    assert_eq!(d.op, "nll_loss");
+    assert_eq!(d.confidence, Confidence::Medium);
+    assert_eq!(d.finding.code, "LG101");
+    // The header alone is a clue, not proof.
+    let d = first("RuntimeError: cuda runtime error (59) : device-side assert triggered at /pytorch/aten/src/THCUNN/generic/ClassNLLCriterion.cu:116\n");
+    assert_eq!(d.op, "nll_loss");
+    assert_eq!(d.confidence, Confidence::Low);
+}
+
+#[test]
+fn a_rival_clue_keeps_the_answer_low() {
+    let log = "Traceback (most recent call last):\n  File \"/usr/lib/python3/dist-packages/torch/nn/functional.py\", line 1332, in nll_loss\n    return torch._C._nn.nll_loss(input, target)\n  File \"m.py\", line 3, in f\n    e = torch.embedding(w, ids)\nRuntimeError: cuda runtime error (59) : device-side assert triggered at /pytorch/aten/src/THCUNN/generic/ClassNLLCriterion.cu:116\n";
+    let d = first(log);
+    assert_eq!(d.confidence, Confidence::Low, "{}", d.op);
+}
+
+#[test]
+fn a_well_known_library_frame_names_its_failing_call() {
+    let log = "Traceback (most recent call last):\n  File \"/opt/venv/lib/python3.8/site-packages/detectron2/modeling/roi_heads/fast_rcnn.py\", line 267, in box_reg_loss\n    fg_inds = nonzero_tuple((self.gt_classes >= 0) & (self.gt_classes < bg_class_ind))[0]\nRuntimeError: CUDA error: device-side assert triggered\n";
+    let d = first(log);
+    assert_eq!(d.op, "cross_entropy");
+    assert_eq!(d.confidence, Confidence::Low);
+}
+
+#[test]
+fn notebook_context_lines_and_links_are_read() {
+    let log = "AcceleratorError                          Traceback (most recent call last)\nCell In[11], [line 13](vscode-notebook-cell:?execution_count=11&line=13)\n     12 loss = F.cross_entropy(y_logits, y_train)\n---> [13](vscode-notebook-cell:?execution_count=11&line=13) acc = accuracy_cal(y_pred, y_train)\n\nAcceleratorError: CUDA error: device-side assert triggered\n";
+    let r = diagnose_bytes(log.as_bytes(), "t.log", Options::default());
+    let d = &r.findings[0];
+    assert_eq!(d.op, "cross_entropy");
+    let u = d.user_frame.as_ref().expect("the cell is the user's frame");
+    assert_eq!(u.frame.line, Some(13));
+    assert_eq!(
+        u.frame.code.as_deref(),
+        Some("acc = accuracy_cal(y_pred, y_train)")
+    );
+}
+
+#[test]
+fn interactive_input_is_a_clue() {
+    let log = ">>> F.one_hot(a.cuda(), num_classes=9)\nTraceback (most recent call last):\n  File \"<stdin>\", line 1, in <module>\n  File \"/x/site-packages/torch/_tensor.py\", line 305, in __repr__\n    return torch._tensor_str._str(self)\nRuntimeError: CUDA error: device-side assert triggered\n";
+    assert_eq!(first(log).op, "one_hot");
+}
+
+#[test]
+fn a_kernel_shared_by_several_ops_answers_the_likeliest_with_the_set() {
+    let line = "../aten/src/ATen/native/cuda/ScatterGatherKernel.cu:365: operator(): block: [1,0,0], thread: [64,0,0] Assertion `idx_dim >= 0 && idx_dim < index_size && \"index out of bounds\"` failed.\n";
+    let d = first(line);
+    assert_eq!(d.op, "scatter");
+    assert_eq!(d.candidates, ["scatter", "gather", "one_hot"]);
+    assert_eq!(d.confidence, Confidence::Low, "a guess among the set");
+    let json = serde_json::to_value(&d).unwrap();
+    assert_eq!(json["op"], "scatter");
+    assert_eq!(json["candidates"][1], "gather");
+    // A library frame on the traceback chooses within the set.
+    let log = format!("{line}Traceback (most recent call last):\n  File \"/v/site-packages/fairseq/criterions/label_smoothed_cross_entropy.py\", line 60, in compute_loss\n    loss, nll_loss = label_smoothed_nll_loss(lprobs, target, eps)\nRuntimeError: CUDA error: device-side assert triggered\n");
+    let d = first(&log);
+    assert_eq!(d.op, "gather");
+    assert_eq!(d.confidence, Confidence::Low);
+    // A direct call on the traceback does, with more confidence.
+    let log = format!("{line}Traceback (most recent call last):\n  File \"rl.py\", line 6, in logp\n    return torch.gather(p, 1, a)\nRuntimeError: CUDA error: device-side assert triggered\n");
+    let d = first(&log);
+    assert_eq!(d.op, "gather");
+    assert!(d.confidence >= Confidence::Medium);
+}
+
+#[test]
+fn thc_kernel_names_tell_gather_from_scatter() {
+    let g = "/pytorch/aten/src/THC/THCTensorScatterGather.cu:97: void THCudaTensor_gatherKernel(TensorInfo<Real, IndexType>, TensorInfo<Real, IndexType>, TensorInfo<long, IndexType>, int, IndexType) [with IndexType = unsigned int, Real = float, Dims = 2]: block: [128,0,0], thread: [353,0,0] Assertion `indexValue >= 0 && indexValue < src.sizes[dim]` failed.\n";
+    let d = first(g);
+    assert_eq!((d.op.as_str(), d.confidence), ("gather", Confidence::High));
+    let s = g
+        .replace("gatherKernel", "scatterFillKernel")
+        .replace("src.sizes", "tensor.sizes");
+    let d = first(&s);
+    assert_eq!((d.op.as_str(), d.confidence), ("scatter", Confidence::High));
+}
+
+#[test]
+fn a_host_error_of_a_shared_kernel_without_a_traceback_is_a_low_guess() {
+    let d = first("RuntimeError: index 5 is out of bounds for dimension 1 with size 3\n");
+    assert_eq!(d.finding.code, "LG402");
+    assert_eq!(d.candidates, ["scatter", "gather", "one_hot"]);
+    assert_eq!(d.confidence, Confidence::Low);
+}

@@ -1,0 +1,200 @@
+//! Which datasets a scanned folder holds. A parent folder often holds several (a VOC tree, an
+//! ADE20K tree, a folder of binary masks, an ImageFolder tree, loose arrays and label tables):
+//! each becomes a group of files with its own layout, scanned and reported on its own, so that
+//! recognising one layout never hides the files of the others.
+//!
+//! Detected layouts claim their trees first (Cityscapes `gtFine`/`gtCoarse` + `leftImg8bit`,
+//! VOC's `SegmentationClass` and siblings, a mask folder beside an image folder); what is left
+//! is grouped by top-level folder (split folders such as `train/` stay with the root), the label
+//! tables of each folder are a dataset of their own, and each group is an ImageFolder tree or
+//! loose files.
+//! A folder with a single group is scanned as one dataset exactly as before.
+
+use crate::config::ScanOptions;
+use crate::layout::{components, is_split_name, looks_like_image_folder, paired_bases, LayoutKind};
+use crate::read::table::TableFormat;
+use crate::walk::Entry;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// One dataset's files, before its layout runs.
+pub(crate) struct Group<'a> {
+    /// The folder the layout runs in, relative to the scanned root (`""`: the root).
+    pub sub: String,
+    /// What the report calls it, relative to the scanned root (a table's own path).
+    pub name: String,
+    /// `Auto`: detect within the group.
+    pub kind: LayoutKind,
+    pub files: Vec<&'a Entry>,
+    /// Report the dataset even when its layout finds nothing (the root of a plain scan).
+    pub keep_empty: bool,
+}
+
+/// VOC's folders beside `SegmentationClass`: owned by the VOC tree (instance masks, boxes and
+/// lists are not class masks of another dataset).
+const VOC_DIRS: &[&str] = &[
+    "SegmentationClass",
+    "SegmentationClassAug",
+    "SegmentationObject",
+    "JPEGImages",
+    "Annotations",
+    "ImageSets",
+];
+
+fn join(base: &str, rest: &str) -> String {
+    if base.is_empty() {
+        rest.to_string()
+    } else {
+        format!("{base}/{rest}")
+    }
+}
+
+fn under(rel: &str, prefix: &str) -> bool {
+    rel.len() > prefix.len() && rel.starts_with(prefix) && rel.as_bytes()[prefix.len()] == b'/'
+}
+
+/// The groups of a walked folder. A forced `--layout` or `--mask-glob` keeps the whole folder
+/// as one dataset.
+pub(crate) fn partition<'a>(files: &[&'a Entry], opts: &ScanOptions) -> Vec<Group<'a>> {
+    let whole = |kind| {
+        vec![Group {
+            sub: String::new(),
+            name: String::new(),
+            kind,
+            files: files.to_vec(),
+            keep_empty: true,
+        }]
+    };
+    if opts.layout != LayoutKind::Auto || opts.mask_glob.is_some() {
+        return whole(opts.layout);
+    }
+    // (base, kind, owned folders below the base), in order of precedence.
+    let mut trees: Vec<(String, LayoutKind, Vec<String>)> = Vec::new();
+    let mut add = |base: String, kind: LayoutKind, owned: Vec<String>| {
+        let inside = |t: &(String, LayoutKind, Vec<String>)| {
+            t.0 == base || t.2.iter().any(|o| under(&base, &join(&t.0, o)))
+        };
+        if !trees.iter().any(inside) {
+            trees.push((base, kind, owned));
+        }
+    };
+    let mut bases: BTreeMap<String, LayoutKind> = BTreeMap::new();
+    for e in files {
+        let comps = components(&e.rel);
+        if let Some(pos) = comps
+            .iter()
+            .position(|c| *c == "gtFine" || *c == "gtCoarse")
+        {
+            if e.rel.ends_with("_labelTrainIds.png") || e.rel.ends_with("_labelIds.png") {
+                bases
+                    .entry(comps[..pos].join("/"))
+                    .or_insert(LayoutKind::Cityscapes);
+            }
+        }
+    }
+    for (base, kind) in std::mem::take(&mut bases) {
+        let owned = ["gtFine", "gtCoarse", "leftImg8bit"]
+            .map(String::from)
+            .to_vec();
+        add(base, kind, owned);
+    }
+    for e in files {
+        let comps = components(&e.rel);
+        if comps.len() >= 2 && comps[comps.len() - 2] == "SegmentationClass" {
+            bases.insert(comps[..comps.len() - 2].join("/"), LayoutKind::Voc);
+        }
+    }
+    for (base, _) in std::mem::take(&mut bases) {
+        add(
+            base,
+            LayoutKind::Voc,
+            VOC_DIRS.iter().map(|d| d.to_string()).collect(),
+        );
+    }
+    for (base, mask, image) in paired_bases(files.iter().map(|e| e.rel.as_str())) {
+        add(base, LayoutKind::Paired, vec![mask, image]);
+    }
+    let mut groups: Vec<Group<'a>> = trees
+        .iter()
+        .map(|(base, kind, owned)| Group {
+            sub: base.clone(),
+            name: base.clone(),
+            kind: *kind,
+            files: files
+                .iter()
+                .filter(|e| owned.iter().any(|o| under(&e.rel, &join(base, o))))
+                .copied()
+                .collect(),
+            keep_empty: false,
+        })
+        .collect();
+    let owned = |rel: &str| {
+        trees
+            .iter()
+            .any(|(base, _, owned)| owned.iter().any(|o| under(rel, &join(base, o))))
+    };
+    let leftover: Vec<&'a Entry> = files.iter().filter(|e| !owned(&e.rel)).copied().collect();
+    // Loose files by top-level folder; split folders stay with the root.
+    let mut buckets: BTreeMap<String, Vec<&'a Entry>> = BTreeMap::new();
+    // Label tables by folder: `train.csv` and `val.csv` beside each other are one dataset.
+    let mut tables: BTreeMap<String, Vec<&'a Entry>> = BTreeMap::new();
+    for e in &leftover {
+        if TableFormat::from_path(Path::new(&e.rel)).is_some() {
+            let dir = e.rel.rsplit_once('/').map(|(d, _)| d).unwrap_or("");
+            tables.entry(dir.to_string()).or_default().push(e);
+            continue;
+        }
+        let comps = components(&e.rel);
+        let key = if comps.len() > 1 && !is_split_name(comps[0]) {
+            comps[0].to_string()
+        } else {
+            String::new()
+        };
+        buckets.entry(key).or_default().push(e);
+    }
+    if groups.is_empty() && tables.len() + buckets.len() <= 1 {
+        // One dataset: the folder itself, detected as before.
+        return whole(LayoutKind::Auto);
+    }
+    for (sub, files) in buckets {
+        let rel: Vec<crate::walk::Entry> = files
+            .iter()
+            .map(|e| {
+                let mut x = (*e).clone();
+                if !sub.is_empty() {
+                    x.rel = e.rel[sub.len() + 1..].to_string();
+                }
+                x
+            })
+            .collect();
+        let refs: Vec<&Entry> = rel.iter().collect();
+        let kind = if looks_like_image_folder(&refs) {
+            LayoutKind::ImageFolder
+        } else {
+            LayoutKind::Files
+        };
+        groups.push(Group {
+            sub: sub.clone(),
+            name: sub,
+            kind,
+            files,
+            keep_empty: false,
+        });
+    }
+    for (dir, files) in tables {
+        // One table is named by its path (a `[[datasets]]` entry names it so); several by
+        // their folder.
+        let name = match files.as_slice() {
+            [one] => one.rel.clone(),
+            _ => dir.clone(),
+        };
+        groups.push(Group {
+            sub: dir,
+            name,
+            kind: LayoutKind::Files,
+            files,
+            keep_empty: false,
+        });
+    }
+    groups
+}
