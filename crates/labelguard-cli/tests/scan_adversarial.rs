@@ -120,7 +120,10 @@ fn the_inputs_that_once_crashed_are_findings() {
     assert!(has(&r, "billion.png", "LG604", "1000000000x1000000000"));
     let max = findings_of(&r, "d/max.npy");
     let fix = max[0]["fix"].as_str().unwrap();
-    assert!(fix.contains("9223372036854775808 wide"), "{fix}");
+    assert!(
+        fix.contains("9223372036854775808") && !fix.contains("-9"),
+        "{fix}"
+    );
     assert!(findings_of(&r, "d/good.png").is_empty());
     assert_eq!(before, snapshot(&d), "inputs are never modified");
 

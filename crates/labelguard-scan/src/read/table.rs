@@ -227,7 +227,12 @@ pub fn read_labels(
             read_delimited(file, format == TableFormat::Tsv, column, &mut b)?
         }
         TableFormat::Jsonl => read_jsonl(file, column, &mut b)?,
-        TableFormat::Parquet => read_parquet(file, column, &mut b)?,
+        // The `parquet` crate panics on some malformed files (issue 8): caught here, so the
+        // file is LG602 corrupt with the crate's message rather than an internal error.
+        TableFormat::Parquet => {
+            crate::isolate::isolated(|| read_parquet(file, column, &mut b))
+                .map_err(|m| corrupt(format!("the Parquet reader failed on this file: {m}")))??
+        }
     }
     Ok(b.finish())
 }
