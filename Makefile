@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: test lint venv python bench bench-python bench-scan bench-diagnose bench-fix docs
+.PHONY: test lint venv python bench bench-python bench-scan bench-diagnose bench-diagnose-matching bench-run bench-fix docs fuzz
 
 ## venv: the Python environment of the tests (torch from PyPI; pip's cache keeps reruns fast)
 venv: $(VENV)/.installed
@@ -72,3 +72,12 @@ bench-diagnose-matching:
 bench-run:
 	cargo build --release -p labelguard-cli
 	python3 bench/run_passthrough.py --bin target/release/labelguard
+
+## fuzz: every parser's fuzz target for FUZZ_SECONDS each (a debug build: overflow checks on),
+## under a 4 GiB address-space cap; crashers land in crates/labelguard-fuzz/crashes/<target>/,
+## which `make test` replays. FUZZ_TARGETS names a subset (npy npz safetensors png_fast png tiff
+## csv tsv jsonl parquet diagnose config).
+FUZZ_SECONDS ?= 30
+fuzz:
+	cargo build -p labelguard-fuzz
+	ulimit -v 4194304; target/debug/labelguard-fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)

@@ -9,6 +9,7 @@
 #![allow(clippy::result_large_err)]
 
 pub mod call;
+pub mod clip;
 pub mod dtype;
 pub mod finding;
 pub mod kernels;

@@ -10,7 +10,7 @@ use crate::config::ScanOptions;
 use crate::hist::{hist_u16, hist_u8_runs, hist_values, sparse_u8, RunStats};
 use crate::layout::{Item, Task};
 use crate::read::header::image_header;
-use crate::read::mask::{check_pixels, decode_mask, MaskImage, PNG_MAGIC};
+use crate::read::mask::{check_pixels, decode_mask, png_end_problem, MaskImage, PNG_MAGIC};
 use crate::read::table::{read_labels, LabelColumn, TableError};
 use crate::read::{empty_file, read_file};
 use crate::walk::Problem;
@@ -55,7 +55,7 @@ pub struct FileResult {
 }
 
 impl FileResult {
-    fn new(item: &Item, kind: FileKind) -> FileResult {
+    pub(crate) fn new(item: &Item, kind: FileKind) -> FileResult {
         FileResult {
             display: item.display.clone(),
             split: item.split.clone(),
@@ -224,6 +224,11 @@ fn mask_file(item: &Item, ctx: &Ctx<'_>, bufs: &mut Buffers) -> FileResult {
     match decode_mask(&bufs.file, ctx.opts.max_pixels, &mut pixels, &mut bufs.aux) {
         Ok(img) => {
             r.shape = Some(vec![img.height, img.width]);
+            if img.format == "PNG" {
+                if let Some(p) = png_end_problem(&bufs.file) {
+                    r.problem(p);
+                }
+            }
             mask_pixels(&mut r, &img, &pixels, ctx, &mut bufs.aux);
         }
         Err(p) => r.problem(p),

@@ -86,9 +86,15 @@ fn chunk(kind: &[u8; 4], data: &[u8]) -> Vec<u8> {
 
 /// A valid-looking PNG whose IHDR claims `w x h` grey pixels (with correct CRCs).
 pub fn png_bomb(w: u32, h: u32) -> Vec<u8> {
+    png_claim(w, h, 8, 0)
+}
+
+/// A PNG of a few dozen bytes whose IHDR claims `w x h` pixels of `depth` bits and colour
+/// type `colour` (0 grey, 2 RGB, 3 palette, 4 grey+alpha, 6 RGBA), with correct CRCs.
+pub fn png_claim(w: u32, h: u32, depth: u8, colour: u8) -> Vec<u8> {
     let mut ihdr = w.to_be_bytes().to_vec();
     ihdr.extend_from_slice(&h.to_be_bytes());
-    ihdr.extend_from_slice(&[8, 0, 0, 0, 0]);
+    ihdr.extend_from_slice(&[depth, colour, 0, 0, 0]);
     let mut v = b"\x89PNG\r\n\x1a\n".to_vec();
     v.extend(chunk(b"IHDR", &ihdr));
     v.extend(chunk(
@@ -212,6 +218,37 @@ pub fn cityscapes(root: &Path, n: usize) -> Vec<String> {
             out.push(rel);
         }
     }
+    out
+}
+
+/// A Parquet file (Snappy) with one optional INT64 column `label`.
+#[cfg(feature = "parquet")]
+pub fn parquet_labels(labels: &[Option<i64>]) -> Vec<u8> {
+    use parquet::data_type::Int64Type;
+    use parquet::file::properties::WriterProperties;
+    use parquet::file::writer::SerializedFileWriter;
+    use std::sync::Arc;
+    let schema = Arc::new(
+        parquet::schema::parser::parse_message_type("message schema { OPTIONAL INT64 label; }")
+            .expect("schema"),
+    );
+    let props = Arc::new(
+        WriterProperties::builder()
+            .set_compression(parquet::basic::Compression::SNAPPY)
+            .build(),
+    );
+    let mut out = Vec::new();
+    let mut w = SerializedFileWriter::new(&mut out, schema, props).expect("writer");
+    let mut rg = w.next_row_group().expect("row group");
+    let mut col = rg.next_column().expect("column").expect("one column");
+    let values: Vec<i64> = labels.iter().flatten().copied().collect();
+    let defs: Vec<i16> = labels.iter().map(|l| l.is_some() as i16).collect();
+    col.typed::<Int64Type>()
+        .write_batch(&values, Some(&defs), None)
+        .expect("batch");
+    col.close().expect("close column");
+    rg.close().expect("close row group");
+    w.close().expect("close file");
     out
 }
 

@@ -28,6 +28,7 @@ mod datasets;
 pub mod fixtures;
 pub mod glob;
 pub mod hist;
+pub mod isolate;
 pub mod layout;
 mod parts;
 pub mod pipeline;

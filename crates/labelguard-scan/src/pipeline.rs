@@ -4,8 +4,9 @@
 //! for every file, so memory is `threads x largest file` plus the report, which holds only
 //! files with findings; clean files leave nothing behind but their histogram counts.
 
-use crate::analyze::{analyze_item, Buffers, Ctx};
+use crate::analyze::{Buffers, Ctx};
 use crate::config::{ConfigError, ScanOptions, Shard};
+use crate::isolate::analyze_item_isolated;
 use crate::layout::{discover, DatasetInfo, Item, LayoutKind};
 use crate::progress::Progress;
 use crate::report::{ScanReport, Settings};
@@ -114,7 +115,7 @@ fn scan_items(
             .par_iter()
             .with_min_len(4)
             .map(|item| {
-                let r = BUFFERS.with(|b| analyze_item(item, ctx, &mut b.borrow_mut()));
+                let r = BUFFERS.with(|b| analyze_item_isolated(item, ctx, &mut b.borrow_mut()));
                 progress.inc();
                 r
             })

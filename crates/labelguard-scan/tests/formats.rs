@@ -245,31 +245,7 @@ fn one_based_and_zero_means_ignore_conventions_are_named() {
 }
 
 fn write_parquet(path: &Path, labels: &[Option<i64>]) {
-    use parquet::data_type::Int64Type;
-    use parquet::file::properties::WriterProperties;
-    use parquet::file::writer::SerializedFileWriter;
-    use std::sync::Arc;
-    let schema = Arc::new(
-        parquet::schema::parser::parse_message_type("message schema { OPTIONAL INT64 label; }")
-            .unwrap(),
-    );
-    let props = Arc::new(
-        WriterProperties::builder()
-            .set_compression(parquet::basic::Compression::SNAPPY)
-            .build(),
-    );
-    let mut w =
-        SerializedFileWriter::new(std::fs::File::create(path).unwrap(), schema, props).unwrap();
-    let mut rg = w.next_row_group().unwrap();
-    let mut col = rg.next_column().unwrap().unwrap();
-    let values: Vec<i64> = labels.iter().flatten().copied().collect();
-    let defs: Vec<i16> = labels.iter().map(|l| l.is_some() as i16).collect();
-    col.typed::<Int64Type>()
-        .write_batch(&values, Some(&defs), None)
-        .unwrap();
-    col.close().unwrap();
-    rg.close().unwrap();
-    w.close().unwrap();
+    std::fs::write(path, parquet_labels(labels)).unwrap();
 }
 
 #[test]

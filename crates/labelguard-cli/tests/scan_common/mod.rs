@@ -1,7 +1,6 @@
 //! Helpers shared by the `scan_*` tests: run the binary with a deadline, read its JSON.
 #![allow(dead_code)]
 
-use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -11,7 +10,12 @@ pub use labelguard_scan::fixtures::*;
 /// Runs `labelguard ARGS` in `cwd`, failing the test if it takes more than a minute (a hang
 /// is a bug: FIFOs and symlink loops must not block the scan).
 pub fn run_in(cwd: &Path, args: &[&str]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_labelguard"))
+    run_cmd(Command::new(env!("CARGO_BIN_EXE_labelguard")), cwd, args)
+}
+
+/// [`run_in`] for a prepared command (extra environment, another user).
+pub fn run_cmd(mut cmd: Command, cwd: &Path, args: &[&str]) -> Output {
+    let mut child = cmd
         .args(args)
         .current_dir(cwd)
         .env("NO_COLOR", "1")
@@ -20,32 +24,32 @@ pub fn run_in(cwd: &Path, args: &[&str]) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .expect("the binary runs");
-    // Drain both pipes while waiting: a report larger than the pipe buffer would otherwise
-    // block the child on its write and look like a hang.
-    let drain = |mut r: Box<dyn Read + Send>| {
+    // Drain both pipes while waiting: a report larger than the pipe buffer must not stall.
+    let drain = |r: Option<Box<dyn std::io::Read + Send>>| {
         std::thread::spawn(move || {
-            let mut buf = Vec::new();
-            let _ = r.read_to_end(&mut buf);
-            buf
+            let mut v = Vec::new();
+            if let Some(mut r) = r {
+                let _ = r.read_to_end(&mut v);
+            }
+            v
         })
     };
-    let out = drain(Box::new(child.stdout.take().expect("piped")));
-    let err = drain(Box::new(child.stderr.take().expect("piped")));
+    let out = drain(child.stdout.take().map(|p| Box::new(p) as _));
+    let err = drain(child.stderr.take().map(|p| Box::new(p) as _));
     let start = Instant::now();
-    let status = loop {
+    loop {
         if let Some(status) = child.try_wait().expect("wait") {
-            break status;
+            return Output {
+                status,
+                stdout: out.join().expect("stdout"),
+                stderr: err.join().expect("stderr"),
+            };
         }
         if start.elapsed() > Duration::from_secs(60) {
             let _ = child.kill();
             panic!("labelguard {args:?} did not finish within 60 s");
         }
         std::thread::sleep(Duration::from_millis(10));
-    };
-    Output {
-        status,
-        stdout: out.join().expect("stdout reader"),
-        stderr: err.join().expect("stderr reader"),
     }
 }
 

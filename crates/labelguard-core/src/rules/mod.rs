@@ -66,6 +66,7 @@ pub mod lg612_unknown_label;
 pub mod lg613_label_column_missing;
 pub mod lg614_non_utf8_path;
 pub mod lg615_binary_255_masks;
+pub mod lg620_internal_error;
 pub mod lg901_unidentified_device_assert;
 pub mod lg902_asynchronous_report;
 pub mod lg903_unexplained_error;
@@ -145,6 +146,7 @@ pub const ALL: &[Rule] = &[
     lg613_label_column_missing::RULE,
     lg614_non_utf8_path::RULE,
     lg615_binary_255_masks::RULE,
+    lg620_internal_error::RULE,
     lg901_unidentified_device_assert::RULE,
     lg902_asynchronous_report::RULE,
     lg903_unexplained_error::RULE,
@@ -228,6 +230,7 @@ pub use lg612_unknown_label::RULE as LG612;
 pub use lg613_label_column_missing::RULE as LG613;
 pub use lg614_non_utf8_path::RULE as LG614;
 pub use lg615_binary_255_masks::RULE as LG615;
+pub use lg620_internal_error::RULE as LG620;
 pub use lg901_unidentified_device_assert::RULE as LG901;
 pub use lg902_asynchronous_report::RULE as LG902;
 pub use lg903_unexplained_error::RULE as LG903;

@@ -4,7 +4,7 @@
 //! A full decode of every photo would cost more than the whole mask scan; the header gives the
 //! size for LG607, and the end marker (PNG `IEND`, JPEG `EOI`) catches the usual truncation.
 
-use super::mask::{is_tiff, png_dimensions, PNG_MAGIC};
+use super::mask::{is_tiff, png_dimensions, PNG_END, PNG_MAGIC};
 use super::{describe_magic, open_regular};
 use crate::walk::{io_problem, Problem};
 use labelguard_core::rules::LG602;
@@ -42,7 +42,7 @@ pub fn image_header(path: &Path) -> Result<ImageHeader, Problem> {
     };
     if head.starts_with(PNG_MAGIC) {
         let (w, h) = png_dimensions(&head)?;
-        if !tail.ends_with(b"IEND\xaeB`\x82") {
+        if !tail.ends_with(PNG_END) {
             return Err(truncated("PNG", "IEND"));
         }
         return Ok(ImageHeader {

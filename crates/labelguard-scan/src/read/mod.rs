@@ -5,6 +5,7 @@
 pub mod fastpng;
 pub mod header;
 pub mod inflate_bound;
+pub mod line_cap;
 pub mod mask;
 pub mod table;
 

@@ -166,6 +166,8 @@ impl Builder<'_> {
     }
 
     fn unknown(&mut self, row: usize, text: String) {
+        // Echoed twice in a report (first cells, value counts): bounded like every echo.
+        let text = labelguard_core::clip::echo(&text);
         self.out.unknown += 1;
         if self.out.unknown_first.len() < FIRST {
             self.out.unknown_first.push(BadCell {
@@ -225,7 +227,12 @@ pub fn read_labels(
             read_delimited(file, format == TableFormat::Tsv, column, &mut b)?
         }
         TableFormat::Jsonl => read_jsonl(file, column, &mut b)?,
-        TableFormat::Parquet => read_parquet(file, column, &mut b)?,
+        // The `parquet` crate panics on some malformed files (issue 8): caught here, so the
+        // file is LG602 corrupt with the crate's message rather than an internal error.
+        TableFormat::Parquet => {
+            crate::isolate::isolated(|| read_parquet(file, column, &mut b))
+                .map_err(|m| corrupt(format!("the Parquet reader failed on this file: {m}")))??
+        }
     }
     Ok(b.finish())
 }
@@ -239,7 +246,9 @@ fn read_delimited(
     let mut rdr = csv::ReaderBuilder::new()
         .delimiter(if tab { b'\t' } else { b',' })
         .has_headers(true)
-        .from_reader(std::io::BufReader::new(file));
+        .from_reader(std::io::BufReader::new(super::line_cap::LineCap::new(
+            file, MAX_LINE,
+        )));
     let headers: Vec<String> = rdr
         .byte_headers()
         .map_err(|e| corrupt(format!("cannot read the header row: {e}")))?
@@ -255,7 +264,7 @@ fn read_delimited(
         return Err(corrupt("the table has no header row"));
     }
     let idx = choose(&headers, column)?;
-    b.out.column = headers[idx].clone();
+    b.out.column = labelguard_core::clip::echo(&headers[idx]);
     let mut record = csv::ByteRecord::new();
     loop {
         match rdr.read_byte_record(&mut record) {
@@ -305,7 +314,7 @@ fn json_cell(v: &serde_json::Value) -> Cell {
     }
 }
 
-const MAX_LINE: u64 = 64 << 20;
+use super::line_cap::MAX_LINE;
 
 fn read_jsonl(
     file: std::fs::File,

@@ -1,0 +1,84 @@
+//! Byte mutations of the kind that break real files: bit flips, random bytes, cuts (the
+//! commonest corruption: an interrupted copy), insertions, deletions, splices of another seed,
+//! and "interesting" integers written over length and size fields.
+
+/// xorshift64*: small, fast, reproducible from its seed.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed | 1)
+    }
+    pub fn word(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.word() % n.max(1) as u64) as usize
+    }
+}
+
+const INTERESTING: [u32; 10] = [
+    0,
+    1,
+    0x7f,
+    0xff,
+    0x7fff,
+    0xffff,
+    0x7fff_ffff,
+    0x8000_0000,
+    0xffff_ffff,
+    16384,
+];
+
+/// One to four mutations of `input`; `other` is another seed for splicing.
+pub fn mutate(rng: &mut Rng, input: &[u8], other: &[u8]) -> Vec<u8> {
+    let mut b = input.to_vec();
+    for _ in 0..1 + rng.below(4) {
+        if b.is_empty() {
+            b.push(rng.word() as u8);
+        }
+        let at = rng.below(b.len());
+        match rng.below(8) {
+            0 => b[at] ^= 1 << rng.below(8),
+            1 => b[at] = rng.word() as u8,
+            2 => b.truncate(at),
+            3 => b.insert(at, rng.word() as u8),
+            4 => {
+                let end = (at + 1 + rng.below(16)).min(b.len());
+                b.drain(at..end);
+            }
+            5 => {
+                let v = INTERESTING[rng.below(INTERESTING.len())];
+                let bytes = if rng.below(2) == 0 {
+                    v.to_be_bytes()
+                } else {
+                    v.to_le_bytes()
+                };
+                for (i, x) in bytes.iter().enumerate() {
+                    if let Some(slot) = b.get_mut(at + i) {
+                        *slot = *x;
+                    }
+                }
+            }
+            6 => {
+                if !other.is_empty() {
+                    let from = rng.below(other.len());
+                    let n = rng.below(64).min(other.len() - from);
+                    b.splice(at..at, other[from..from + n].iter().copied());
+                }
+            }
+            _ => {
+                // Repeat a slice: long lines, long cells, many chunks.
+                let end = (at + 1 + rng.below(32)).min(b.len());
+                let piece = b[at..end].to_vec();
+                for _ in 0..rng.below(64) {
+                    b.splice(at..at, piece.iter().copied());
+                }
+            }
+        }
+    }
+    b
+}

@@ -1,0 +1,169 @@
+//! One target per parser: seeds (valid files generated in code) and the function that feeds
+//! one input to the parser. A target passes an input when the parser returns, Ok or Err.
+
+use labelguard_scan::fixtures as fx;
+use labelguard_scan::read::table::{read_labels, TableFormat};
+use std::io::Write;
+use std::path::Path;
+
+pub struct Target {
+    pub name: &'static str,
+    pub seeds: fn() -> Vec<Vec<u8>>,
+    /// Feeds one input; `file` is a scratch path the target may write the input to.
+    pub run: fn(&[u8], &Path),
+}
+
+fn write(file: &Path, bytes: &[u8]) {
+    let mut f = std::fs::File::create(file).expect("scratch file");
+    f.write_all(bytes).expect("scratch write");
+}
+
+fn mask_seeds() -> Vec<Vec<u8>> {
+    let ids: Vec<u8> = (0..32 * 16).map(|i| ((i % 32) / 7) as u8).collect();
+    vec![
+        fx::png_gray8(32, 16, &ids),
+        fx::png_palette(32, 16, &ids, &[[1, 2, 3]; 6]),
+        fx::png_gray16(8, 8, &[300; 64]),
+        fx::png_rgb(4, 4, &[7; 48]),
+        fx::png_bomb(64, 64),
+    ]
+}
+
+fn tiff_seeds() -> Vec<Vec<u8>> {
+    vec![
+        fx::tiff_gray8(16, 8, &[3; 128]),
+        fx::tiff_gray16(8, 8, &[9; 64]),
+    ]
+}
+
+fn npy_seeds() -> Vec<Vec<u8>> {
+    vec![
+        fx::npy("|u1", &[4, 4], &[1; 16]),
+        fx::npy("<i8", &[3], &[0; 24]),
+        fx::npy("<f4", &[2, 2], &[0; 16]),
+    ]
+}
+
+fn npz_seeds() -> Vec<Vec<u8>> {
+    let mut out = std::io::Cursor::new(Vec::new());
+    {
+        let mut z = zip::ZipWriter::new(&mut out);
+        let o = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated);
+        z.start_file("target.npy", o).expect("zip");
+        z.write_all(&fx::npy("|u1", &[4, 4], &[1; 16]))
+            .expect("zip");
+        z.start_file("input.npy", o).expect("zip");
+        z.write_all(&fx::npy("<f4", &[2], &[0; 8])).expect("zip");
+        z.finish().expect("zip");
+    }
+    vec![out.into_inner()]
+}
+
+fn safetensors_seeds() -> Vec<Vec<u8>> {
+    vec![
+        fx::safetensors("target", "I64", &[2, 2], &[0; 32]),
+        fx::safetensors("mask", "U8", &[3], &[1, 2, 3]),
+    ]
+}
+
+fn tensors(b: &[u8], file: &Path) {
+    write(file, b);
+    let _ = labelguard_io::read_tensors(file, &labelguard_io::Limits::default());
+    let _ = labelguard_io::read_metadata(file);
+}
+
+fn mask(b: &[u8], _: &Path) {
+    let (mut out, mut aux) = (Vec::new(), Vec::new());
+    let _ = labelguard_scan::read::mask::decode_mask(b, 1 << 24, &mut out, &mut aux);
+}
+
+fn table(b: &[u8], file: &Path, format: TableFormat) {
+    write(file, b);
+    let _ = read_labels(file, format, None, None, -1, 1 << 20);
+}
+
+pub const TARGETS: &[Target] = &[
+    Target {
+        name: "npy",
+        seeds: npy_seeds,
+        run: tensors,
+    },
+    Target {
+        name: "npz",
+        seeds: npz_seeds,
+        run: tensors,
+    },
+    Target {
+        name: "safetensors",
+        seeds: safetensors_seeds,
+        run: tensors,
+    },
+    Target {
+        name: "png_fast",
+        seeds: mask_seeds,
+        run: |b, _| {
+            let _ = labelguard_scan::read::fastpng::decode_u8(
+                b,
+                1 << 24,
+                &mut Vec::new(),
+                &mut Vec::new(),
+            );
+        },
+    },
+    Target {
+        name: "png",
+        seeds: mask_seeds,
+        run: mask,
+    },
+    Target {
+        name: "tiff",
+        seeds: tiff_seeds,
+        run: mask,
+    },
+    Target {
+        name: "csv",
+        seeds: || vec![b"path,label\na.png,1\nb.png,\"2\"\nc.png,cat\n".to_vec()],
+        run: |b, f| table(b, f, TableFormat::Csv),
+    },
+    Target {
+        name: "tsv",
+        seeds: || vec![b"label\tpath\n0\ta\n3\tb\n".to_vec()],
+        run: |b, f| table(b, f, TableFormat::Tsv),
+    },
+    Target {
+        name: "jsonl",
+        seeds: || {
+            vec![b"{\"label\": 1, \"p\": \"a\"}\n{\"label\": \"dog\"}\n{\"label\": 2.0}\n".to_vec()]
+        },
+        run: |b, f| table(b, f, TableFormat::Jsonl),
+    },
+    Target {
+        name: "parquet",
+        seeds: || vec![fx::parquet_labels(&[Some(1), None, Some(7), Some(-3)])],
+        run: |b, f| table(b, f, TableFormat::Parquet),
+    },
+    Target {
+        name: "diagnose",
+        seeds: || {
+            vec![b"/pytorch/aten/src/ATen/native/cuda/Loss.cu:250: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [5,0,0] Assertion `t >= 0 && t < n_classes` failed.\nTraceback (most recent call last):\n  File \"train.py\", line 10, in <module>\n    loss.item()\nRuntimeError: CUDA error: device-side assert triggered\n".to_vec()]
+        },
+        run: |b, _| {
+            let _ = labelguard_diagnose::diagnose_bytes(b, "log", Default::default());
+        },
+    },
+    Target {
+        name: "config",
+        seeds: || {
+            vec![
+                b"num_classes = 19\nignore_index = 255\npreset = \"cityscapes\"\n[classes]\n"
+                    .to_vec(),
+            ]
+        },
+        run: |b, f| {
+            let file = f.with_file_name("labelguard.toml");
+            write(&file, b);
+            let _ = labelguard_scan::ConfigFile::load(&file);
+        },
+    },
+];
