@@ -34,11 +34,12 @@ impl Default for Limits {
 /// Why a file could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum ReadError {
-    #[error("{path}: {source}")]
+    /// The I/O error is part of the message, not a `source`: a chain printer (anyhow's
+    /// `{:#}`) would print it twice.
+    #[error("{path}: {error}")]
     Io {
         path: PathBuf,
-        #[source]
-        source: std::io::Error,
+        error: std::io::Error,
     },
     #[error("{path}: not a tensor file labelguard reads (expected .npy, .npz or .safetensors)")]
     UnknownFormat { path: PathBuf },
@@ -68,9 +69,9 @@ pub struct NamedTensor {
 /// is recognised by its magic bytes, not its extension. A lone `.npy` yields one tensor named
 /// after the file stem.
 pub fn read_tensors(path: &Path, limits: &Limits) -> Result<Vec<NamedTensor>, ReadError> {
-    let io = |source| ReadError::Io {
+    let io = |error| ReadError::Io {
         path: path.to_path_buf(),
-        source,
+        error,
     };
     let meta = std::fs::metadata(path).map_err(io)?;
     if meta.is_dir() {
@@ -116,17 +117,17 @@ pub fn read_tensors(path: &Path, limits: &Limits) -> Result<Vec<NamedTensor>, Re
 fn file_reader(path: &Path) -> Result<std::io::BufReader<std::fs::File>, ReadError> {
     std::fs::File::open(path)
         .map(std::io::BufReader::new)
-        .map_err(|source| ReadError::Io {
+        .map_err(|error| ReadError::Io {
             path: path.to_path_buf(),
-            source,
+            error,
         })
 }
 
 /// Metadata stored beside the tensors (safetensors' `__metadata__`), empty for NumPy files.
 pub fn read_metadata(path: &Path) -> Result<Vec<(String, String)>, ReadError> {
-    let bytes = std::fs::read(path).map_err(|source| ReadError::Io {
+    let bytes = std::fs::read(path).map_err(|error| ReadError::Io {
         path: path.to_path_buf(),
-        source,
+        error,
     })?;
     if safetensors::looks_like(&bytes) {
         return safetensors::metadata(path, &bytes);
