@@ -28,7 +28,7 @@ test: venv python
 	@echo "==> release build of the CLI for the Python tests"
 	cargo build --release -p labelguard-cli
 	@echo "==> Python tests (differential test against torch, the package's tests)"
-	LABELGUARD_BIN=$(CURDIR)/target/release/labelguard $(PY) -m pytest -q tests/python python/tests
+	LABELGUARD_BIN="$(CURDIR)/target/release/labelguard" $(PY) -m pytest -q tests/python python/tests
 
 ## lint: formatting and clippy, as CI runs them
 lint:

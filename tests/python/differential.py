@@ -400,12 +400,15 @@ WEIGHTS = {"cross_entropy": 3, "nll_loss": 2, "binary_cross_entropy": 1, "binary
 
 
 def cases(n: int, seed: int):
+    from differential_indexing import GENERATORS as INDEXING  # it builds on the helpers above
+
+    generators = {**GENERATORS, **INDEXING}
     r = random.Random(seed)
     torch.manual_seed(seed)
-    ops = [op for op in GENERATORS for _ in range(WEIGHTS.get(op, 1))]
+    ops = [op for op in generators for _ in range(WEIGHTS.get(op, 1))]
     for i in range(n):
         op = ops[i % len(ops)]
-        yield GENERATORS[op](r)
+        yield generators[op](r)
 
 
 def arg_text(v) -> str:

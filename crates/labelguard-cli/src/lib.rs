@@ -5,6 +5,7 @@
 
 mod check;
 mod diagnose;
+mod fix;
 mod merge;
 mod replay;
 mod rules;
@@ -52,6 +53,8 @@ enum Command {
     Scan(Box<scan::ScanArgs>),
     /// Merge the JSON reports of a sharded scan (`scan --shard K/N`) into one.
     Merge(merge::MergeArgs),
+    /// Repair a dataset into a new directory from the scan's findings or a plan.
+    Fix(Box<fix::FixArgs>),
     /// Explain a crash from its log or traceback (a file, or stdin).
     Diagnose(diagnose::DiagnoseArgs),
     /// Run a training command with the Python guards on, and diagnose its output when it fails.
@@ -121,6 +124,7 @@ where
         Command::Replay(args) => replay::run(args, style),
         Command::Scan(args) => scan::run(*args, style),
         Command::Merge(args) => merge::run(args, style),
+        Command::Fix(args) => fix::run(*args),
         Command::Diagnose(args) => diagnose::run(args, style),
         Command::Run(args) => run::run(args, cli.color),
     };

@@ -8,7 +8,7 @@ use labelguard_scan::progress::Bar;
 use labelguard_scan::render::{self, Format};
 use labelguard_scan::report::ScanReport;
 use labelguard_scan::weights::weights_file;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 const SCAN_HELP: &str = "Examples:
@@ -235,18 +235,34 @@ impl ScanArgs {
 }
 
 pub fn run(args: ScanArgs, style: labelguard_report::Style) -> anyhow::Result<ExitCode> {
-    let config = if args.no_config {
+    let config = load_config(&args.paths[0], args.config.as_deref(), args.no_config)?;
+    let mut opts = ScanOptions::resolve(config.as_ref(), &args.overrides())?;
+    args.out.check()?;
+    opts.jobs = args.jobs;
+    opts.shard = args.shard;
+    opts.overlays = args.out.html.is_some();
+    let bar = Bar::stderr(args.out.quiet);
+    let report = labelguard_scan::scan(&args.paths, &opts, &bar)?;
+    write_outputs(&report, &args.out, opts.palette.as_deref(), style)
+}
+
+/// The config file of a command on `first`: `--config FILE`, none with `--no-config`, else
+/// the nearest one above the data (one in the working directory does not describe data elsewhere).
+pub fn load_config(
+    first: &Path,
+    explicit: Option<&Path>,
+    no_config: bool,
+) -> anyhow::Result<Option<ConfigFile>> {
+    Ok(if no_config {
         None
-    } else if let Some(path) = &args.config {
+    } else if let Some(path) = explicit {
         Some(
             ConfigFile::load(path)?
                 .with_context(|| format!("{}: has no [tool.labelguard] table", path.display()))?,
         )
     } else {
-        // Like ruff: the configuration nearest the data first, then the working directory's.
-        let first = &args.paths[0];
         let near = if first.is_dir() {
-            first.clone()
+            first.to_path_buf()
         } else {
             first.parent().map(|p| p.to_path_buf()).unwrap_or_default()
         };
@@ -259,15 +275,7 @@ pub fn run(args: ScanArgs, style: labelguard_report::Style) -> anyhow::Result<Ex
         // Only the config of the scanned tree: one in the working directory does not describe
         // data elsewhere.
         ConfigFile::discover(&near)?
-    };
-    let mut opts = ScanOptions::resolve(config.as_ref(), &args.overrides())?;
-    args.out.check()?;
-    opts.jobs = args.jobs;
-    opts.shard = args.shard;
-    opts.overlays = args.out.html.is_some();
-    let bar = Bar::stderr(args.out.quiet);
-    let report = labelguard_scan::scan(&args.paths, &opts, &bar)?;
-    write_outputs(&report, &args.out, opts.palette.as_deref(), style)
+    })
 }
 
 /// Renders the report to stdout or `--output`, writes `--html` and `--write-weights`, and

@@ -222,13 +222,25 @@ fn reports_of_every_kind_match_the_schema() {
         ],
         vec!["scan", "broken", "--format", "json", "--no-config"],
     ];
+    let mut repairs = 0;
     for args in runs {
         let o = run_in(dir.path(), &args);
         assert!(code(&o) <= 1, "{args:?}: {}", stderr(&o));
         let doc = json(&o);
+        repairs += doc["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|f| f["findings"].as_array().unwrap())
+            .filter(|f| f.get("repair").is_some())
+            .count();
         let errors = v.errors(&doc);
         assert!(errors.is_empty(), "{args:?}:\n{}", errors.join("\n"));
     }
+    assert!(
+        repairs > 0,
+        "the proposed repairs are checked against the schema too"
+    );
 }
 
 #[test]

@@ -23,8 +23,11 @@ pub enum TensorError {
         needed: usize,
         available: usize,
     },
-    #[error("shape {shape:?} has {numel} elements, more than this machine can address")]
-    Overflow { shape: Vec<usize>, numel: u128 },
+    #[error("shape {shape:?} has {} elements, more than this machine can address", numel.map_or("more than 2^128".to_string(), |n| n.to_string()))]
+    Overflow {
+        shape: Vec<usize>,
+        numel: Option<u128>,
+    },
     #[error("{strides} strides given for a tensor of rank {rank}")]
     StrideRank { strides: usize, rank: usize },
 }
@@ -47,10 +50,17 @@ pub fn contiguous_strides(shape: &[usize]) -> Vec<usize> {
     strides
 }
 
+/// The number of elements of `shape`, or `None` when it does not fit in a `u128` (a header
+/// that claims `[2^32, 2^32, 2^32, 2^32]` must read as too large, never as 0 after a wrap).
+pub fn numel_u128(shape: &[usize]) -> Option<u128> {
+    shape
+        .iter()
+        .try_fold(1u128, |acc, &d| acc.checked_mul(d as u128))
+}
+
 fn checked_numel(shape: &[usize]) -> Result<usize, TensorError> {
-    let n: u128 = shape.iter().map(|&d| d as u128).product();
-    usize::try_from(n)
-        .ok()
+    let n = numel_u128(shape);
+    n.and_then(|n| usize::try_from(n).ok())
         .filter(|n| n.checked_mul(16).is_some())
         .ok_or(TensorError::Overflow {
             shape: shape.to_vec(),

@@ -324,7 +324,7 @@ fixture!(
     "gather",
     [
         ("input", logits(&[2, 3])),
-        ("index", i64s(&[2, 1], &[2, 3]))
+        ("index", i64s(&[2, 1], &[2, 7]))
     ],
     [("dim", Value::Int(1))]
 );
@@ -482,6 +482,176 @@ fixture!(
         ("target", i64s(&[2], &[0, 1]))
     ],
     []
+);
+
+// Advanced indexing and its relatives (issue 13).
+fixture!(
+    lg211_mask_shape,
+    "LG211",
+    "index",
+    [
+        ("input", logits(&[4, 5])),
+        ("index", t(DType::Bool, &[3], &[1.0, 0.0, 1.0]))
+    ],
+    []
+);
+fixture!(
+    lg212_index_broadcast,
+    "LG212",
+    "index",
+    [
+        ("input", logits(&[4, 5])),
+        ("index", i64s(&[2], &[0, 1])),
+        ("index1", i64s(&[3], &[0, 1, 2]))
+    ],
+    []
+);
+fixture!(
+    lg213_value_shape,
+    "LG213",
+    "index_put",
+    [
+        ("input", logits(&[4, 5])),
+        ("index", i64s(&[2], &[1, 2])),
+        ("values", logits(&[3]))
+    ],
+    []
+);
+fixture!(
+    lg214_too_many_indices,
+    "LG214",
+    "index",
+    [
+        ("input", logits(&[4])),
+        ("index", i64s(&[1], &[0])),
+        ("index1", i64s(&[1], &[0]))
+    ],
+    []
+);
+fixture!(
+    lg409_class_weight_void,
+    "LG409",
+    "index",
+    [
+        ("input", logits(&[19])),
+        ("index", i64s(&[2, 3], &[0, 18, 255, 255, 3, -20]))
+    ],
+    []
+);
+fixture!(
+    lg409_second_index_dim,
+    "LG409",
+    "index_put",
+    [
+        ("input", logits(&[2, 3, 4])),
+        ("index", i64s(&[2], &[0, 1])),
+        ("index1", i64s(&[2], &[3, 4]))
+    ],
+    [
+        ("dims", Value::IntList(vec![0, 2])),
+        ("accumulate", Value::Bool(true))
+    ]
+);
+fixture!(
+    lg410_take,
+    "LG410",
+    "take",
+    [
+        ("input", logits(&[4, 5])),
+        ("index", i64s(&[3], &[0, 19, 20]))
+    ],
+    []
+);
+fixture!(
+    lg411_index_copy,
+    "LG411",
+    "index_copy",
+    [
+        ("input", logits(&[4, 5])),
+        ("index", i64s(&[2], &[1, 4])),
+        ("source", logits(&[2, 5]))
+    ],
+    [("dim", Value::Int(0))]
+);
+fixture!(
+    lg412_embedding_bag,
+    "LG412",
+    "embedding_bag",
+    [
+        ("input", i64s(&[4], &[1, 9, 2, 3])),
+        ("offsets", i64s(&[2], &[0, 2]))
+    ],
+    [("num_embeddings", Value::Int(5))]
+);
+fixture!(
+    lg413_embedding_bag_offsets,
+    "LG413",
+    "embedding_bag",
+    [
+        ("input", i64s(&[3], &[1, 2, 3])),
+        ("offsets", i64s(&[2], &[1, 2]))
+    ],
+    [("num_embeddings", Value::Int(5))]
+);
+fixture!(
+    lg414_token_type_ids,
+    "LG414",
+    "embedding",
+    [("input", i64s(&[2, 3], &[0, 0, 1, 0, 1, 2]))],
+    [("num_embeddings", Value::Int(2))]
+);
+fixture!(
+    lg415_positions_beyond_table,
+    "LG415",
+    "embedding",
+    [(
+        "input",
+        i64s(&[2, 6], &[0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5])
+    )],
+    [("num_embeddings", Value::Int(4))]
+);
+fixture!(
+    lg416_label_shaped_scatter,
+    "LG416",
+    "scatter",
+    [
+        ("input", logits(&[3, 5])),
+        ("index", i64s(&[3, 1], &[0, 5, 4]))
+    ],
+    [("dim", Value::Int(1)), ("value", Value::Float(1.0))]
+);
+fixture!(
+    lg417_brats_labels,
+    "LG417",
+    "scatter",
+    [
+        ("input", logits(&[4, 4, 1])),
+        ("index", i64s(&[4, 1, 1], &[0, 1, 2, 4]))
+    ],
+    [("dim", Value::Int(1)), ("value", Value::Float(1.0))]
+);
+fixture!(
+    lg418_detection_background,
+    "LG418",
+    "cross_entropy",
+    [
+        ("input", logits(&[6, 3])),
+        ("target", i64s(&[6], &[0, 0, 3, 0, 1, 0]))
+    ],
+    []
+);
+fixture!(
+    lg107_ctc_padding_minus_one,
+    "LG107",
+    "ctc_loss",
+    [
+        ("log_probs", logits(&[6, 2, 4])),
+        ("targets", i64s(&[2, 3], &[1, 2, 3, 2, -1, -1]))
+    ],
+    [
+        ("input_lengths", Value::IntList(vec![6, 6])),
+        ("target_lengths", Value::IntList(vec![3, 3]))
+    ]
 );
 
 /// Every contract rule (LG1xx to LG5xx) has a fixture above.

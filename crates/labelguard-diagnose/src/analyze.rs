@@ -117,6 +117,11 @@ pub struct Analyzer {
     line: String,
     present: Vec<bool>,
     touched: Vec<usize>,
+    /// The message signatures by their first needle (those without needles under `usize::MAX`):
+    /// a line is checked only against the signatures whose first needle it holds.
+    by_first_needle: HashMap<usize, Vec<usize>>,
+    /// The signatures that matched the current line, by index.
+    candidates: Vec<usize>,
     key: String,
     // What was seen.
     site_index: HashMap<String, usize>,
@@ -162,6 +167,8 @@ impl Analyzer {
             line: String::new(),
             present: vec![false; kb.needle_count],
             touched: Vec::new(),
+            by_first_needle: by_first_needle(kb),
+            candidates: Vec::new(),
             key: String::new(),
             site_index: HashMap::new(),
             sites: Vec::new(),
@@ -436,7 +443,18 @@ impl Analyzer {
         }
         let mut matched = Vec::new();
         if !self.touched.is_empty() {
-            for (i, m) in kb.messages.iter().enumerate() {
+            // Only the signatures whose first needle is in the line can match (in the order of
+            // the knowledge base, as a scan of every signature would find them).
+            self.candidates.clear();
+            let firsts = self.touched.iter().chain(std::iter::once(&usize::MAX));
+            for p in firsts {
+                if let Some(list) = self.by_first_needle.get(p) {
+                    self.candidates.extend(list);
+                }
+            }
+            self.candidates.sort_unstable();
+            for &i in &self.candidates {
+                let m = &kb.messages[i];
                 if m.needle_ids.iter().all(|&n| self.present[n]) {
                     matched.push((m.kind, i));
                 }
@@ -524,23 +542,29 @@ impl Analyzer {
         t: &str,
         full: &str,
     ) {
-        let text = text::shorten(t);
-        let seen = self.seen(src, line_no, full);
+        // A repeated message is counted without building its evidence (the common case of a
+        // log that repeats one error line millions of times).
+        let short = text::shortened(t);
         let groups = self.groups(kind);
         if let Some(g) = groups
             .iter_mut()
-            .find(|g| g.explain == explain && g.text == text)
+            .find(|g| g.explain == explain && text::is_shortened(&g.text, short))
         {
             g.seen.bump(line_no);
-        } else if groups.len() < MAX_GROUPS {
-            groups.push(MessageGroup {
-                explain,
-                text,
-                seen,
-                traceback: None,
-                kernel_error: false,
-            });
+            return;
         }
+        if groups.len() >= MAX_GROUPS {
+            return;
+        }
+        let text = text::shorten(t);
+        let seen = self.seen(src, line_no, full);
+        self.groups(kind).push(MessageGroup {
+            explain,
+            text,
+            seen,
+            traceback: None,
+            kernel_error: false,
+        });
     }
 
     /// A traceback's exception line (or a guard exception anywhere).
@@ -760,6 +784,16 @@ enum Closes {
 }
 
 /// IPython prints numbered context lines (`   3027 if x:`) around the arrow line.
+/// The knowledge base's message signatures indexed by their first needle.
+fn by_first_needle(kb: &Kb) -> HashMap<usize, Vec<usize>> {
+    let mut index: HashMap<usize, Vec<usize>> = HashMap::new();
+    for (i, m) in kb.messages.iter().enumerate() {
+        let first = m.needle_ids.first().copied().unwrap_or(usize::MAX);
+        index.entry(first).or_default().push(i);
+    }
+    index
+}
+
 fn tb_is_ipython_context(t: &str) -> bool {
     t.bytes().next().is_some_and(|c| c.is_ascii_digit()) && t.contains(' ')
 }

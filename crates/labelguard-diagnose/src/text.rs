@@ -136,15 +136,34 @@ pub fn same_but_threads(a: &[u8], b: &[u8]) -> bool {
 
 /// Shortens a line for evidence, on a character boundary.
 pub fn shorten(s: &str) -> String {
+    match shortened(s) {
+        (kept, false) => kept.to_string(),
+        (kept, true) => format!("{kept}…"),
+    }
+}
+
+/// What [`shorten`] keeps of `s`, and whether it cut it (then an ellipsis follows), without
+/// building the string.
+pub fn shortened(s: &str) -> (&str, bool) {
     let s = s.trim();
     if s.len() <= EVIDENCE_CHARS {
-        return s.to_string();
+        return (s, false);
     }
     let mut end = EVIDENCE_CHARS;
     while !s.is_char_boundary(end) {
         end -= 1;
     }
-    format!("{}…", &s[..end])
+    (&s[..end], true)
+}
+
+/// Whether `short` is `shorten(s)`, given `shortened(s)`, without allocating: the hot path of
+/// repeated messages.
+pub fn is_shortened(short: &str, (kept, cut): (&str, bool)) -> bool {
+    if cut {
+        short.strip_suffix('…') == Some(kept)
+    } else {
+        short == kept
+    }
 }
 
 /// One `Assertion `...` failed` occurrence in a line.

@@ -1,10 +1,12 @@
 //! Readers: files in, named tensors out. Every reader validates sizes before it allocates,
 //! never panics on malformed input, and reports a message that names the file and the fault.
 
+mod load;
 mod npy;
 pub mod output;
 mod replay;
 mod safetensors;
+mod size;
 
 use labelguard_core::Tensor;
 use std::path::{Path, PathBuf};
@@ -66,7 +68,8 @@ pub struct NamedTensor {
 }
 
 /// Reads every tensor of a `.npz`, `.npy` or `.safetensors` file, in file order. The format
-/// is recognised by its magic bytes, not its extension. A lone `.npy` yields one tensor named
+/// is recognised by its magic bytes, not its extension. The file is read (never mapped) and
+/// never beyond the size its header claims and the limits allow. A lone `.npy` yields one tensor named
 /// after the file stem.
 pub fn read_tensors(path: &Path, limits: &Limits) -> Result<Vec<NamedTensor>, ReadError> {
     let io = |error| ReadError::Io {
@@ -86,28 +89,44 @@ pub fn read_tensors(path: &Path, limits: &Limits) -> Result<Vec<NamedTensor>, Re
             "is not a regular file (a FIFO, socket or device?)",
         ));
     }
-    let file = std::fs::File::open(path).map_err(io)?;
+    let mut file = std::fs::File::open(path).map_err(io)?;
     if meta.len() == 0 {
         return Err(ReadError::malformed(path, "is empty (0 bytes)"));
     }
-    // SAFETY: the map is read-only; a file truncated by another process while mapped can
-    // raise SIGBUS, the accepted risk of every mmap reader (numpy's and safetensors' too).
-    let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io)?;
-    let bytes: &[u8] = &map;
+    let mut bytes = Vec::new();
+    load::read_up_to(path, &mut file, &mut bytes, load::HEAD_BYTES)?;
     if bytes.starts_with(b"\x93NUMPY") {
         let stem = path
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_else(|| "array".into());
-        let shared: std::sync::Arc<dyn AsRef<[u8]> + Send + Sync> = std::sync::Arc::new(map);
-        let tensor = npy::tensor_from_npy(shared, path, limits)?;
+        // The header fits in the first read; the data is read only up to the claimed size.
+        if let Ok(h) = npy::parse_npy(&bytes) {
+            if let Ok(needed) = size::tensor_bytes(&h.shape, h.dtype, limits) {
+                let total = (h.data_offset as u128 + needed).min(u64::MAX as u128) as u64;
+                load::read_up_to(path, &mut file, &mut bytes, total)?;
+            }
+        }
+        let tensor = npy::tensor_from_npy(std::sync::Arc::new(bytes), path, limits)?;
         return Ok(vec![NamedTensor { name: stem, tensor }]);
     }
     if bytes.starts_with(b"PK\x03\x04") || bytes.starts_with(b"PK\x05\x06") {
         return npy::read_npz(path, file_reader(path)?, limits);
     }
-    if safetensors::looks_like(bytes) {
-        return safetensors::read(path, map, limits);
+    if safetensors::looks_like(&bytes) {
+        let cap = safetensors::file_cap(&bytes, limits);
+        if meta.len() > cap {
+            return Err(ReadError::TooLarge {
+                path: path.to_path_buf(),
+                message: format!(
+                    "the file is {} bytes, its tensors more than the limit of {} bytes",
+                    meta.len(),
+                    limits.max_tensor_bytes
+                ),
+            });
+        }
+        load::read_up_to(path, &mut file, &mut bytes, cap)?;
+        return safetensors::read(path, bytes, limits);
     }
     Err(ReadError::UnknownFormat {
         path: path.to_path_buf(),
@@ -125,11 +144,16 @@ fn file_reader(path: &Path) -> Result<std::io::BufReader<std::fs::File>, ReadErr
 
 /// Metadata stored beside the tensors (safetensors' `__metadata__`), empty for NumPy files.
 pub fn read_metadata(path: &Path) -> Result<Vec<(String, String)>, ReadError> {
-    let bytes = std::fs::read(path).map_err(|error| ReadError::Io {
+    let mut file = std::fs::File::open(path).map_err(|error| ReadError::Io {
         path: path.to_path_buf(),
         error,
     })?;
+    let mut bytes = Vec::new();
+    load::read_up_to(path, &mut file, &mut bytes, load::HEAD_BYTES)?;
     if safetensors::looks_like(&bytes) {
+        // Only the header holds metadata: read up to its end, not the tensors.
+        let n = u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes"));
+        load::read_up_to(path, &mut file, &mut bytes, 8 + n)?;
         return safetensors::metadata(path, &bytes);
     }
     Ok(Vec::new())

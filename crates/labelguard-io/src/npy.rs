@@ -61,7 +61,12 @@ pub fn parse_npy(bytes: &[u8]) -> Result<NpyHeader, String> {
 
 /// NumPy type strings to dtypes. Only little-endian (or byte-order free) types are read.
 fn npy_dtype(descr: &str) -> Result<DType, String> {
-    let (order, code) = descr.split_at(descr.len().min(1));
+    // The byte-order mark is one ASCII character; anything else (a non-ASCII first character
+    // included, which must not be split inside) is not a type string numpy writes.
+    let (order, code) = match descr.char_indices().nth(1) {
+        Some((i, _)) => descr.split_at(i),
+        None => (descr, ""),
+    };
     if order == ">" && !code.ends_with('1') {
         return Err(format!(
             "dtype '{descr}' is big-endian; convert it first: a.astype(a.dtype.newbyteorder('<'))"
@@ -167,17 +172,12 @@ pub(crate) fn tensor_from_npy(
 ) -> Result<Tensor, ReadError> {
     let bytes = (*storage).as_ref();
     let header = parse_npy(bytes).map_err(|m| ReadError::malformed(path, m))?;
-    let numel: u128 = header.shape.iter().map(|&d| d as u128).product();
-    let needed = numel * header.dtype.size() as u128;
-    if needed > limits.max_tensor_bytes as u128 {
-        return Err(ReadError::TooLarge {
+    let needed = crate::size::tensor_bytes(&header.shape, header.dtype, limits).map_err(|m| {
+        ReadError::TooLarge {
             path: path.to_path_buf(),
-            message: format!(
-                "the array header claims shape {:?} ({needed} bytes), over the limit of {} bytes",
-                header.shape, limits.max_tensor_bytes
-            ),
-        });
-    }
+            message: format!("the array header claims {m}"),
+        }
+    })?;
     let available = bytes.len() - header.data_offset;
     if (available as u128) < needed {
         return Err(ReadError::malformed(
@@ -188,7 +188,7 @@ pub(crate) fn tensor_from_npy(
     let strides = if header.fortran_order {
         let mut s = vec![1usize; header.shape.len()];
         for d in 1..header.shape.len() {
-            s[d] = s[d - 1] * header.shape[d - 1].max(1);
+            s[d] = s[d - 1].saturating_mul(header.shape[d - 1].max(1));
         }
         s
     } else {
@@ -339,9 +339,29 @@ mod tests {
             (npy("<u8", "(1,)", false, &[0; 8]), "no PyTorch equivalent"),
             (
                 npy("<i8", "(100000000000, 100000000000)", false, &[]),
-                "over the limit",
+                "over the size limit",
             ),
             (b"\x93NUMPY\x01\x00\xff\xff{".to_vec(), "truncated"),
+            // A non-ASCII descriptor is a message, not a panic inside a character.
+            (
+                npy("\u{e9}i8", "(1,)", false, &[0; 8]),
+                "not a plain numeric type",
+            ),
+            (
+                npy("\u{e9}", "(1,)", false, &[0; 8]),
+                "not a plain numeric type",
+            ),
+            (npy("", "(1,)", false, &[0; 8]), "not a plain numeric type"),
+            // 2^128 elements: over the size limit, not "no elements" after a wrap.
+            (
+                npy(
+                    "|u1",
+                    "(4294967296, 4294967296, 4294967296, 4294967296)",
+                    false,
+                    &[],
+                ),
+                "more than 2^128",
+            ),
         ] {
             let err = tensor_from_npy(Arc::new(bytes), Path::new("x.npy"), &Limits::default())
                 .unwrap_err()

@@ -65,9 +65,16 @@ fn st_dtype(name: &str) -> Option<DType> {
     })
 }
 
+/// The most bytes a safetensors file may hold: its header plus at most the tensor limit of data.
+pub(crate) fn file_cap(head: &[u8], limits: &Limits) -> u64 {
+    let n = u64::from_le_bytes(head[..8].try_into().unwrap());
+    8u64.saturating_add(n)
+        .saturating_add(limits.max_tensor_bytes)
+}
+
 pub(crate) fn read(
     path: &Path,
-    map: memmap2::Mmap,
+    map: Vec<u8>,
     limits: &Limits,
 ) -> Result<Vec<NamedTensor>, ReadError> {
     let (entries, data_start) = header(path, &map)?;
@@ -110,16 +117,11 @@ pub(crate) fn read(
             .filter(|v: &Vec<u64>| v.len() == 2)
             .ok_or_else(|| bad("data_offsets is not [begin, end]".into()))?;
         let (begin, end) = (offsets[0], offsets[1]);
-        let numel: u128 = shape.iter().map(|&d| d as u128).product();
-        let needed = numel * dtype.size() as u128;
-        if needed > limits.max_tensor_bytes as u128 {
-            return Err(ReadError::TooLarge {
+        let needed =
+            crate::size::tensor_bytes(&shape, dtype, limits).map_err(|m| ReadError::TooLarge {
                 path: path.to_path_buf(),
-                message: format!(
-                    "tensor '{name}' of shape {shape:?} needs {needed} bytes, over the limit"
-                ),
-            });
-        }
+                message: format!("tensor '{name}' has {m}"),
+            })?;
         if end < begin || (end - begin) as u128 != needed {
             return Err(bad(format!(
                 "data_offsets [{begin}, {end}] do not match shape {shape:?} of {dtype}"

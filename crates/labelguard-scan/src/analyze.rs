@@ -311,7 +311,7 @@ fn colour_mask(
         p[0] == p[1] && p[1] == p[2]
     }) {
         r.findings.push(
-            base(format!("a grey class-index mask saved with {ch} equal channels ({shape}): loaded as is, the target has an extra channel dimension"))
+            base(format!("a grey class-index mask saved with {ch} {} ({shape}): loaded as is, the target has an extra channel dimension", crate::repair::EQUAL_CHANNELS))
                 .hint("cv2.imwrite of a 3-channel array, or Image.convert('RGB') before saving")
                 .fix("keep one channel (np.array(Image.open(p))[..., 0]) or re-save the masks as 'L' PNGs"),
         );
@@ -386,7 +386,7 @@ fn colour_mask(
         }
     }
     let mut f = base(if unknown == 0 {
-        format!("an RGB colour mask ({shape}) where a class-index mask is expected; every colour is in the palette")
+        format!("an RGB colour mask ({shape}) where a class-index mask is expected; {}", crate::repair::EVERY_COLOUR_KNOWN)
     } else {
         format!(
             "an RGB colour mask ({shape}) where a class-index mask is expected; {unknown} of {n} pixels have colours that are not in the palette{}",
@@ -419,11 +419,13 @@ fn colour_mask(
 }
 
 /// mmsegmentation's `reduce_zero_label`: 0 (and 255) become 255, every other id drops by one.
+/// `i64::MIN` has no id below it and stays itself (still negative, still out of range) rather
+/// than wrapping to `i64::MAX`.
 fn reduce_zero(v: i64) -> i64 {
     if v == 0 || v == 255 {
         255
     } else {
-        v - 1
+        v.saturating_sub(1)
     }
 }
 

@@ -35,6 +35,7 @@ pub mod preset;
 pub mod progress;
 pub mod read;
 pub mod render;
+pub mod repair;
 pub mod report;
 pub mod walk;
 pub mod weights;

@@ -23,6 +23,11 @@ pub struct Bar {
 impl Bar {
     /// A bar, or a hidden one when `quiet` or when stderr is not a terminal.
     pub fn stderr(quiet: bool) -> Bar {
+        Bar::labelled(quiet, "scanning")
+    }
+
+    /// A bar whose line starts with `verb` (`scanning`, `fixing`).
+    pub fn labelled(quiet: bool, verb: &str) -> Bar {
         let target = if quiet || !std::io::stderr().is_terminal() {
             ProgressDrawTarget::hidden()
         } else {
@@ -30,9 +35,9 @@ impl Bar {
         };
         let bar = ProgressBar::with_draw_target(None, target);
         bar.set_style(
-            ProgressStyle::with_template(
-                "{spinner} scanning {pos}/{len} files [{bar:30}] {rate} eta {eta}",
-            )
+            ProgressStyle::with_template(&format!(
+                "{{spinner}} {verb} {{pos}}/{{len}} files [{{bar:30}}] {{rate}} eta {{eta}}"
+            ))
             .expect("valid template")
             // Whole files per second: indicatif's {per_sec} prints `35.9557/s`.
             .with_key(

@@ -151,6 +151,9 @@ pub struct FindingRecord {
     pub locations: Vec<LocationRecord>,
     pub count: Option<u64>,
     pub values: Vec<ValueRecord>,
+    /// The repair `labelguard fix` would apply, when the rule has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repair: Option<crate::repair::Repair>,
 }
 
 impl FindingRecord {
@@ -182,6 +185,7 @@ impl FindingRecord {
                     count: v.count,
                 })
                 .collect(),
+            repair: None,
         }
     }
 
@@ -492,6 +496,9 @@ impl ScanReport {
                 .then_with(|| a.path.cmp(&b.path))
                 .then_with(|| first_code(a).cmp(first_code(b)))
         });
+        for f in self.files.iter_mut().flat_map(|f| f.findings.iter_mut()) {
+            f.repair = crate::repair::propose(f, &st);
+        }
         self.layout_findings
             .sort_by(|a, b| a.message.cmp(&b.message));
         self.layout_findings.dedup();

@@ -3,14 +3,14 @@
 
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 pub use labelguard_scan::fixtures::*;
 
 /// Runs `labelguard ARGS` in `cwd`, failing the test if it takes more than a minute (a hang
 /// is a bug: FIFOs and symlink loops must not block the scan).
 pub fn run_in(cwd: &Path, args: &[&str]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_labelguard"))
+    let child = Command::new(env!("CARGO_BIN_EXE_labelguard"))
         .args(args)
         .current_dir(cwd)
         .env("NO_COLOR", "1")
@@ -19,16 +19,19 @@ pub fn run_in(cwd: &Path, args: &[&str]) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .expect("the binary runs");
-    let start = Instant::now();
-    loop {
-        if child.try_wait().expect("wait").is_some() {
-            return child.wait_with_output().expect("output");
-        }
-        if start.elapsed() > Duration::from_secs(60) {
-            let _ = child.kill();
+    // The output is read while the child runs (a report larger than the pipe's buffer would
+    // otherwise block the child), on a thread, so that a hang still ends the test.
+    let pid = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    match rx.recv_timeout(Duration::from_secs(60)) {
+        Ok(out) => out.expect("output"),
+        Err(_) => {
+            let _ = Command::new("kill").arg("-9").arg(pid.to_string()).status();
             panic!("labelguard {args:?} did not finish within 60 s");
         }
-        std::thread::sleep(Duration::from_millis(10));
     }
 }
 

@@ -556,6 +556,13 @@ fn nll_loss_nd(
         Verdict::DeviceAssert,
         &stats,
     );
+    let bad: Vec<Finding> = if input.dim() == 2 {
+        bad.into_iter()
+            .map(|f| background_cause(f, target, c as i64))
+            .collect()
+    } else {
+        bad
+    };
     let any_bad = !bad.is_empty();
     findings.extend(bad);
     if let Some(w) = weight {
@@ -567,6 +574,34 @@ fn nll_loss_nd(
         }
     }
     findings
+}
+
+/// Box classification (`[N, C]` logits) with labels 0..C, C the only bad value and 0 at least
+/// half of the labels (detection heads sample mostly background proposals: torchvision's RoI
+/// heads take 25% positives): background is label 0 and the head's class count left it out
+/// (LG418).
+fn background_cause(f: Finding, target: &TensorView<'_>, c: i64) -> Finding {
+    let only_c = f.values.len() == 1 && f.values[0].value == c.to_string();
+    if f.code != LG101.code || !only_c {
+        return f;
+    }
+    let mostly_zero = crate::kernels::int_histogram(target, 4096).is_some_and(|h| {
+        let labelled: u64 = h
+            .iter()
+            .filter(|(&v, _)| (0..=c).contains(&v))
+            .map(|(_, &n)| n)
+            .sum();
+        h.get(&0).is_some_and(|&zeros| 2 * zeros >= labelled)
+    });
+    if !mostly_zero {
+        return f;
+    }
+    with_cause(
+        f,
+        &LG418,
+        format!("the labels run from 0 to {c} on a head of {c} outputs: with 0 as background that is {} classes, so the class count left background out", c + 1),
+        format!("count background in the head: num_classes={} (torchvision: FastRCNNPredictor(in_features, num_classes + 1)); or, if 0 is not background, map the labels to 0..{}", c + 1, c - 1),
+    )
 }
 
 /// Why a mean over the targets divides by zero, if it does (`s`: the target's first pass).

@@ -123,6 +123,37 @@ pub fn index_dtype(
     })
 }
 
+/// LG209 when `t` (a source or values tensor) has another dtype than `input`; `message` gets
+/// the scalar type names of input and t (`Float`, `Double`).
+pub fn dtype_differs(
+    t: &TensorView<'_>,
+    input: &TensorView<'_>,
+    name: &str,
+    message: impl FnOnce(&str, &str) -> String,
+) -> Option<Finding> {
+    (t.dtype() != input.dtype()).then(|| {
+        Finding::new(
+            &LG209,
+            Verdict::Error,
+            message(
+                input.dtype().scalar_type_name(),
+                t.dtype().scalar_type_name(),
+            ),
+        )
+        .fix(format!("{name} = {name}.to(input.dtype)"))
+    })
+}
+
+/// A finding restated with the rule, hint and fix of the cause that the evidence shows.
+pub fn with_cause(f: Finding, rule: &Rule, hint: String, fix: String) -> Finding {
+    let mut f = f;
+    f.code = rule.code;
+    f.rule = rule.name;
+    f.hint = Some(hint);
+    f.fix = fix;
+    f
+}
+
 /// Checks every element of an integer tensor against `[0, size-1]` (negative values are out
 /// of range: none of these ops wraps them) and builds `rule`'s finding with locations.
 pub fn index_range(
@@ -134,7 +165,45 @@ pub fn index_range(
     what: &str,
     fix: String,
 ) -> Option<Finding> {
-    let range = IntRange::below(size as i64, None);
+    bounded_index(t, name, Bounds::below(size), rule, verdict, what, fix)
+}
+
+/// The valid values of an index into a dimension of `size` entries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bounds {
+    pub size: usize,
+    /// Whether negative indices count from the end (`[-size, size-1]`), as in advanced indexing.
+    pub wraps: bool,
+}
+
+impl Bounds {
+    pub fn below(size: usize) -> Bounds {
+        Bounds { size, wraps: false }
+    }
+    pub fn wrapping(size: usize) -> Bounds {
+        Bounds { size, wraps: true }
+    }
+    fn range(self) -> IntRange {
+        IntRange {
+            lo: if self.wraps { -(self.size as i64) } else { 0 },
+            hi: self.size as i64 - 1,
+            ignore: None,
+        }
+    }
+}
+
+/// `index_range` for any `Bounds`: every element must lie in `[lo, size-1]`.
+pub fn bounded_index(
+    t: &TensorView<'_>,
+    name: &str,
+    bounds: Bounds,
+    rule: &Rule,
+    verdict: Verdict,
+    what: &str,
+    fix: String,
+) -> Option<Finding> {
+    let range = bounds.range();
+    let size = bounds.size;
     let stats = scan_int(t, range);
     if stats.bad == 0 {
         return None;
@@ -145,23 +214,24 @@ pub fn index_range(
         rule,
         verdict,
         format!(
-            "{} of {} values of {name} {} outside [0, {}] ({what} has size {size}); first: {name}{} = {value}",
+            "{} of {} values of {name} {} outside [{}, {}] ({what} has size {size}); first: {name}{} = {value}",
             stats.bad,
             stats.count,
             is_are(stats.bad),
-            size as i64 - 1,
+            range.lo,
+            range.hi,
             shape_str(index),
         ),
     )
     .fix(fix)
     .located(name, &located);
-    let hint = index_hint(&stats, size as i64);
+    let hint = index_hint(&stats, range.lo, size as i64);
     Some(finding.maybe_hint(hint))
 }
 
-fn index_hint(stats: &IntStats, size: i64) -> Option<String> {
+fn index_hint(stats: &IntStats, lo: i64, size: i64) -> Option<String> {
     let (min, max) = (stats.min?, stats.max?);
-    if min == -100 || min == -1 {
+    if (min == -100 || min == -1) && min < lo {
         Some(format!(
             "{min} is a padding or ignore marker: mask it out before using the tensor as an index"
         ))
@@ -460,11 +530,12 @@ fn group_causes(
 /// classes look like missing classes (a few, just above C); otherwise the labels are wrong
 /// and the fix is to remap them.
 fn lg101_fix(c: i64, max: i64, distinct: usize, binary: bool) -> String {
-    let width = max.max(c) + 1;
-    let remap = format!("remap the labels to 0..{}", c - 1);
+    // In i128: a label of i64::MAX needs a class dimension of 2^63, which has no i64.
+    let width = max.max(c) as i128 + 1;
+    let remap = format!("remap the labels to 0..{}", c as i128 - 1);
     if binary {
         "map the mask to 0/1: target = (mask > 127).long()".to_string()
-    } else if distinct <= 8 && width - c <= 8 {
+    } else if distinct <= 8 && width - c as i128 <= 8 {
         format!("make the class dimension of input {width} wide (num_classes={width}), or {remap}")
     } else if distinct > 8 {
         format!("find what produced {distinct} distinct ids beyond the classes (a bilinear resize blends ids at every border; colour or instance ids need their mapping) and regenerate the masks or {remap}; a head {width} wide would only hide the problem")
@@ -493,7 +564,7 @@ fn class_finding(
         .unwrap_or_default();
     let values = values_str(&f.values, 6);
     let n = located.total;
-    let range = format!("[0, {}]", c - 1);
+    let range = format!("[0, {}]", c as i128 - 1);
     let (message, hint, fix): (String, Option<String>, String) = match rule.code {
         "LG103" => (
             format!("{} {} 255, the void label, but ignore_index is {ignore} and the model has {c} classes{first}", count(n, "target"), is_are(n)),
@@ -533,7 +604,7 @@ fn class_finding(
                 .all(|k| matches!(k, crate::kernels::OrderedValue::Int(255)))
                 && c <= 2;
             let hint = if max == c && min == 0 {
-                Some(format!("the ids span 0..{c}, one more than the {c} classes: either the head needs {} outputs (background not counted?) or 0 means 'ignore' (ADE20K-style, reduce_zero_label)", c + 1))
+                Some(format!("the ids span 0..{c}, one more than the {c} classes: either the head needs {} outputs (background not counted?) or 0 means 'ignore' (ADE20K-style, reduce_zero_label)", c as i128 + 1))
             } else if max == c {
                 Some(format!("the largest id equals C={c}: the model may have one output too few"))
             } else if binary {

@@ -206,22 +206,44 @@ fn value_checks(
             .collect::<Vec<_>>()
     };
     if !out_of_range.is_empty() {
-        let mut f = Finding::new(
-            &LG405,
-            Verdict::Silent,
-            format!(
-                "{} {} outside [0, {}] ({c} classes); PyTorch reads out of bounds: garbage on the CPU, 'an illegal memory access was encountered' on CUDA; first: targets{} = {}",
-                count(out_of_range.len() as u64, "target label"),
-                is_are(out_of_range.len() as u64),
-                c - 1,
-                shape_str(&out_of_range[0].0),
-                out_of_range[0].1
-            ),
-        )
-        .severity(Severity::Error)
-        .fix(format!("make the output layer {} classes wide (alphabet + blank), or remap the labels", out_of_range.iter().map(|x| x.1).max().unwrap_or(0).max(c as i64 - 1) + 1));
+        let n = out_of_range.len() as u64;
+        let first = format!(
+            "targets{} = {}",
+            shape_str(&out_of_range[0].0),
+            out_of_range[0].1
+        );
+        let mut f = if out_of_range.iter().all(|x| x.1 == -1) {
+            // LG107's padding marker, counted by target_lengths: not a class the model lacks.
+            // CUDA's CTC kernels do not check labels (LossCTC.cu get_target_prime): -1 reads the
+            // entry before the class row and the backward writes its gradient there, so the
+            // loss and a neighbour's gradient are garbage, without an assert.
+            Finding::new(
+                &LG107,
+                Verdict::Silent,
+                format!(
+                    "{} {} -1 inside target_lengths: the targets are padded with -1 and the lengths count the padding; PyTorch reads log_probs[..., -1] for it (garbage loss on the CPU and on CUDA, no error); first: {first}",
+                    count(n, "target label"),
+                    is_are(n),
+                ),
+            )
+            .hint("-1 is a padding marker; ctc_loss reads the first target_lengths[i] labels of each row as real labels")
+            .fix("give the true lengths: target_lengths = (targets != -1).sum(1); the padding after them is never read")
+        } else {
+            Finding::new(
+                &LG405,
+                Verdict::Silent,
+                format!(
+                    "{} {} outside [0, {}] ({c} classes); PyTorch reads out of bounds: garbage on the CPU, 'an illegal memory access was encountered' on CUDA; first: {first}",
+                    count(n, "target label"),
+                    is_are(n),
+                    c - 1,
+                ),
+            )
+            .fix(format!("make the output layer {} classes wide (alphabet + blank), or remap the labels", out_of_range.iter().map(|x| x.1).max().unwrap_or(0).max(c as i64 - 1) + 1))
+        }
+        .severity(Severity::Error);
         f.locations = list(&out_of_range);
-        f.count = Some(out_of_range.len() as u64);
+        f.count = Some(n);
         findings.push(f);
     }
     if !blanks.is_empty() {

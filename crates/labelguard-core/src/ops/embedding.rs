@@ -1,38 +1,54 @@
 //! `embedding` (torch/nn/functional.py, aten/src/ATen/native/Embedding.cpp): the padding_idx
-//! assertions of the Python wrapper, then `index_select` on the table's rows.
+//! assertions of the Python wrapper, then `index_select` on the table's rows. The cause of an
+//! out-of-range id is read from the evidence: a 1- or 2-row table is a token type table, ids
+//! `0..L-1` along the last dimension are positions.
 
 use super::common::*;
 use crate::call::Call;
 use crate::dtype::DType;
 use crate::finding::{shape_str, Finding, Verdict};
+use crate::rule::Rule;
 use crate::rules::*;
+use crate::tensor::TensorView;
+
+/// The number of rows of the table, from `weight` or `num_embeddings` (None for a 0-d weight).
+pub fn table_rows(call: &Call<'_>) -> Result<Option<i64>, Finding> {
+    match (call.tensor("weight"), call.opt_int("num_embeddings")) {
+        (Some(w), Some(n)) if w.dim() >= 1 && w.shape()[0] as i64 != n => Err(Finding::new(
+            &LG208,
+            Verdict::Error,
+            format!("num_embeddings={n} but weight has {} rows", w.shape()[0]),
+        )
+        .fix("give either the weight tensor or num_embeddings, consistently")),
+        (Some(w), _) => Ok(w.shape().first().map(|&n| n as i64)),
+        (None, Some(n)) if n >= 0 => Ok(Some(n)),
+        (None, Some(n)) => Err(Finding::new(&LG208, Verdict::Error, format!("num_embeddings={n} is negative"))
+            .fix("num_embeddings is the number of rows of the table")),
+        (None, None) => Err(Finding::new(
+            &LG208,
+            Verdict::Error,
+            "the op needs the table: a tensor named 'weight', or --arg num_embeddings=N",
+        )
+        .fix("pass the embedding's weight, or num_embeddings=model.get_input_embeddings().num_embeddings")),
+    }
+}
+
+/// LG210 for a table that is not 2-D.
+pub fn weight_rank(shape: &[usize]) -> Finding {
+    Finding::new(
+        &LG210,
+        Verdict::Error,
+        format!("weight of shape {}: 'weight' must be 2-D", shape_str(shape)),
+    )
+    .fix("the table is [num_embeddings, embedding_dim]")
+}
 
 pub fn embedding(call: &Call<'_>) -> Vec<Finding> {
     let input = call.required("input");
     let weight = call.tensor("weight");
-    let rows = match (weight, call.opt_int("num_embeddings")) {
-        (Some(w), Some(n)) if w.dim() >= 1 && w.shape()[0] as i64 != n => {
-            return vec![Finding::new(
-                &LG208,
-                Verdict::Error,
-                format!("num_embeddings={n} but weight has {} rows", w.shape()[0]),
-            )
-            .fix("give either the weight tensor or num_embeddings, consistently")]
-        }
-        (Some(w), _) => w.shape().first().map(|&n| n as i64),
-        (None, Some(n)) if n >= 0 => Some(n),
-        (None, Some(n)) => {
-            return vec![Finding::new(&LG208, Verdict::Error, format!("num_embeddings={n} is negative"))
-                .fix("num_embeddings is the number of rows of the table")]
-        }
-        (None, None) => {
-            return vec![Finding::new(
-                &LG208,
-                Verdict::Error,
-                "embedding needs the table: a tensor named 'weight', or --arg num_embeddings=N",
-            )
-            .fix("pass the embedding's weight, or num_embeddings=model.get_input_embeddings().num_embeddings")]
-        }
+    let rows = match table_rows(call) {
+        Ok(r) => r,
+        Err(f) => return vec![f],
     };
     if let Some(pad) = call.opt_int("padding_idx") {
         let Some(n) = rows else {
@@ -52,18 +68,8 @@ pub fn embedding(call: &Call<'_>) -> Vec<Finding> {
             .fix(format!("use a padding_idx in [-{n}, {}]", n - 1))];
         }
     }
-    if let Some(w) = weight {
-        if w.dim() != 2 {
-            return vec![Finding::new(
-                &LG210,
-                Verdict::Error,
-                format!(
-                    "weight of shape {}: 'weight' must be 2-D",
-                    shape_str(w.shape())
-                ),
-            )
-            .fix("the table is [num_embeddings, embedding_dim]")];
-        }
+    if let Some(w) = weight.filter(|w| w.dim() != 2) {
+        return vec![weight_rank(w.shape())];
     }
     if let Some(f) = index_dtype(
         input,
@@ -85,18 +91,52 @@ pub fn embedding(call: &Call<'_>) -> Vec<Finding> {
         )
         .fix("the table is empty: check num_embeddings (vocabulary size) of the model")];
     }
-    index_range(
-        input,
-        "input",
-        n,
-        &LG401,
-        Verdict::DeviceAssert,
-        "the embedding table",
-        format!(
-            "keep ids in [0, {}]: after adding tokens call model.resize_token_embeddings(len(tokenizer)); truncate to the maximum length; replace -100 with pad_token_id in input_ids",
-            n as i64 - 1
-        ),
-    )
-    .into_iter()
-    .collect()
+    embedding_ids(input, "input", n, &LG401, "the embedding table")
+        .into_iter()
+        .collect()
+}
+
+/// The range check of ids into a table of `rows` rows, with the cause read from the evidence:
+/// `rule` (LG401, LG412) unless the table or the ids say token types (LG414) or positions (LG415).
+pub fn embedding_ids(
+    ids: &TensorView<'_>,
+    name: &str,
+    rows: usize,
+    rule: &'static Rule,
+    what: &str,
+) -> Option<Finding> {
+    let last = rows as i64 - 1;
+    let generic = format!(
+        "keep ids in [0, {last}]: after adding tokens call model.resize_token_embeddings(len(tokenizer)); truncate to the maximum length; replace -100 with pad_token_id in input_ids"
+    );
+    let f = index_range(ids, name, rows, rule, Verdict::DeviceAssert, what, generic)?;
+    let positions = consecutive_length(ids).filter(|&l| l > rows);
+    let (cause, hint, fix): (&Rule, String, String) = if let Some(l) = positions {
+        (
+            &LG415,
+            format!("the ids are the positions 0..{} of a sequence of {l} tokens, and the table has {rows} rows: the sequence is longer than max_position_embeddings ({rows})", l - 1),
+            format!("truncate to {rows} tokens: tokenizer(..., truncation=True, max_length={rows}); or use a model with max_position_embeddings >= {l}"),
+        )
+    } else if rows <= 2 && rule.code == LG401.code {
+        (
+            &LG414,
+            format!("a table of {rows} row{} is a token type (segment) table: token_type_ids hold values beyond type_vocab_size={rows}", if rows == 1 { "" } else { "s" }),
+            format!("pass the token_type_ids the model's tokenizer makes (0{}), or none (RoBERTa-style models have type_vocab_size=1); or set type_vocab_size to the number of segments", if rows == 2 { " and 1" } else { " only" }),
+        )
+    } else {
+        return Some(f);
+    };
+    Some(with_cause(f, cause, hint, fix))
+}
+
+/// `L` when every row along the last dimension holds exactly `0, 1, ..., L-1` (position ids).
+fn consecutive_length(ids: &TensorView<'_>) -> Option<usize> {
+    let l = *ids.shape().last()?;
+    if l < 2 {
+        return None;
+    }
+    ids.offsets()
+        .enumerate()
+        .all(|(k, o)| ids.read_i64(o) == (k % l) as i64)
+        .then_some(l)
 }

@@ -5,6 +5,7 @@ use super::common::*;
 use crate::call::Call;
 use crate::dtype::DType;
 use crate::finding::{shape_str, Finding, Verdict};
+use crate::kernels::int_histogram;
 use crate::rules::*;
 use crate::tensor::TensorView;
 
@@ -22,7 +23,7 @@ fn index_values(
         "keep {op}'s index in [0, {}] along dim; mask ignore values (255, -100) out before using labels as indices",
         size as i64 - 1
     );
-    index_range(
+    let f = index_range(
         index,
         "index",
         size,
@@ -30,9 +31,56 @@ fn index_values(
         Verdict::DeviceAssert,
         &format!("input along dim {dim}"),
         fix,
-    )
-    .into_iter()
-    .collect()
+    );
+    f.map(|f| label_cause(f, index, input, dim))
+        .into_iter()
+        .collect()
+}
+
+/// An `[N, 1, ...]` index on dim 1 of an `[N, C, ...]` tensor picks one class per sample: its
+/// out-of-range values are labels, and their pattern names the cause (LG417, LG416).
+fn label_cause(f: Finding, index: &TensorView<'_>, input: &TensorView<'_>, dim: usize) -> Finding {
+    let label_shaped = dim == 1
+        && input.dim() >= 2
+        && index.dim() == input.dim()
+        && index.shape()[1] == 1
+        && input.shape()[1] > 1;
+    let histogram = if label_shaped {
+        int_histogram(index, 4096)
+    } else {
+        None
+    };
+    let Some(h) = histogram else {
+        return f;
+    };
+    let c = input.shape()[1] as i64;
+    let values: Vec<i64> = h.keys().copied().collect();
+    let bad: Vec<i64> = values
+        .iter()
+        .copied()
+        .filter(|&v| v < 0 || v >= c)
+        .collect();
+    let (min, max) = (values[0], values[values.len() - 1]);
+    let (rule, hint, fix) = if values.len() as i64 == c && min == 0 && bad.len() == 1 {
+        let missing: Vec<String> = (0..max)
+            .filter(|v| !h.contains_key(v))
+            .map(|v| v.to_string())
+            .collect();
+        (
+            &LG417,
+            format!("the labels are {values:?}: {c} distinct ids for {c} classes, but {} missing, so {max} is out of range (BraTS labels are 0, 1, 2, 4)", if missing.len() == 1 { format!("{} is", missing[0]) } else { format!("{} are", missing.join(", ")) }),
+            format!("map the labels to 0..{}: e.g. label[label == {max}] = {} (MONAI: MapLabelValued)", c - 1, missing[0]),
+        )
+    } else if bad == [c] {
+        (
+            &LG416,
+            format!("the labels reach {c} on a dimension of {c} classes: class {c} with {c} classes means the labels count {} classes", c + 1),
+            format!("set num_classes (the head's out_channels / the one-hot width) to {}, counting background; or map the labels to 0..{}", c + 1, c - 1),
+        )
+    } else {
+        return f;
+    };
+    with_cause(f, rule, hint, fix)
 }
 
 pub fn gather(call: &Call<'_>) -> Vec<Finding> {
@@ -159,6 +207,23 @@ pub fn scatter(call: &Call<'_>) -> Vec<Finding> {
 
 pub fn scatter_add(call: &Call<'_>) -> Vec<Finding> {
     scatter_common(call, "scatter_add", call.tensor("src"))
+}
+
+pub fn scatter_reduce(call: &Call<'_>) -> Vec<Finding> {
+    // torch 2.15 also accepts 'max' and 'min' (probed on the CPU path).
+    let reduce = call.str("reduce");
+    if !matches!(
+        reduce,
+        "sum" | "prod" | "mean" | "amax" | "amin" | "max" | "min"
+    ) {
+        return vec![Finding::new(
+            &LG208,
+            Verdict::Error,
+            format!("reduce argument must be either sum, prod, mean, amax or amin, got {reduce}"),
+        )
+        .fix("reduce='sum', 'prod', 'mean', 'amax' or 'amin'")];
+    }
+    scatter_common(call, "scatter_reduce", call.tensor("src"))
 }
 
 pub fn index_select(call: &Call<'_>) -> Vec<Finding> {

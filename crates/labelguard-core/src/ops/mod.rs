@@ -5,15 +5,20 @@
 //! errors stop the contract where PyTorch would stop, except where a later value check still
 //! helps the user (say, int32 targets that also hold 255).
 
+mod advanced_index;
 mod bce;
 mod bincount;
 mod classification;
 pub mod common;
 mod ctc;
 mod embedding;
+mod embedding_bag;
+mod index_along_dim;
 mod indexing;
 mod multinomial;
+mod nll_loss2d;
 mod one_hot;
+mod take_put;
 
 use crate::call::{Call, CallError, Default as D, Kind, Param, TensorParam, Value};
 use crate::finding::{Finding, Report};
@@ -48,6 +53,30 @@ const fn p(name: &'static str, kind: Kind, default: Option<D>) -> Param {
         default,
     }
 }
+/// The tensors of advanced indexing: the indexed tensor and up to 8 index tensors.
+const INDEXED: &[TensorParam] = &[
+    t("input"),
+    t("index"),
+    opt("index1"),
+    opt("index2"),
+    opt("index3"),
+    opt("index4"),
+    opt("index5"),
+    opt("index6"),
+    opt("index7"),
+];
+const INDEXED_PUT: &[TensorParam] = &[
+    t("input"),
+    t("index"),
+    opt("index1"),
+    opt("index2"),
+    opt("index3"),
+    opt("index4"),
+    opt("index5"),
+    opt("index6"),
+    opt("index7"),
+    opt("values"),
+];
 const REDUCTION: Param = p("reduction", Kind::Str, Some(D::Str("mean")));
 
 /// Every op labelguard knows, in the order of `labelguard check --help`.
@@ -167,6 +196,101 @@ pub const OPS: &[OpSpec] = &[
         params: &[p("minlength", Kind::Int, Some(D::Int(0)))],
         check: bincount::bincount,
     },
+    OpSpec {
+        name: "scatter_reduce",
+        signature: "torch.scatter_reduce(input, dim, index, src, reduce, include_self=True)",
+        tensors: &[t("input"), t("index"), t("src")],
+        params: &[
+            p("dim", Kind::Int, None),
+            p("reduce", Kind::Str, None),
+            p("include_self", Kind::Bool, Some(D::Bool(true))),
+        ],
+        check: indexing::scatter_reduce,
+    },
+    OpSpec {
+        name: "index",
+        signature: "input[index, index1, ...]  (Tensor.__getitem__ with tensor indices; dims=[d, ...] where each starts)",
+        tensors: INDEXED,
+        params: &[p("dims", Kind::IntList, Some(D::None))],
+        check: advanced_index::index,
+    },
+    OpSpec {
+        name: "index_put",
+        signature: "input.index_put_((index, index1, ...), values, accumulate=False)  (and input[index] = values)",
+        tensors: INDEXED_PUT,
+        params: &[
+            p("dims", Kind::IntList, Some(D::None)),
+            p("accumulate", Kind::Bool, Some(D::Bool(false))),
+        ],
+        check: advanced_index::index_put,
+    },
+    OpSpec {
+        name: "take",
+        signature: "torch.take(input, index)",
+        tensors: &[t("input"), t("index")],
+        params: &[],
+        check: take_put::take,
+    },
+    OpSpec {
+        name: "put",
+        signature: "input.put_(index, source, accumulate=False)",
+        tensors: &[t("input"), t("index"), t("source")],
+        params: &[p("accumulate", Kind::Bool, Some(D::Bool(false)))],
+        check: take_put::put,
+    },
+    OpSpec {
+        name: "take_along_dim",
+        signature: "torch.take_along_dim(input, indices, dim=None)",
+        tensors: &[t("input"), t("indices")],
+        params: &[p("dim", Kind::OptInt, Some(D::None))],
+        check: take_put::take_along_dim,
+    },
+    OpSpec {
+        name: "index_add",
+        signature: "torch.index_add(input, dim, index, source, alpha=1)",
+        tensors: &[t("input"), t("index"), t("source")],
+        params: &[
+            p("dim", Kind::Int, None),
+            p("alpha", Kind::Float, Some(D::Float(1.0))),
+        ],
+        check: index_along_dim::index_add,
+    },
+    OpSpec {
+        name: "index_copy",
+        signature: "torch.index_copy(input, dim, index, source)",
+        tensors: &[t("input"), t("index"), t("source")],
+        params: &[p("dim", Kind::Int, None)],
+        check: index_along_dim::index_copy,
+    },
+    OpSpec {
+        name: "index_fill",
+        signature: "torch.index_fill(input, dim, index, value)",
+        tensors: &[t("input"), t("index")],
+        params: &[
+            p("dim", Kind::Int, None),
+            p("value", Kind::Float, Some(D::Float(0.0))),
+        ],
+        check: index_along_dim::index_fill,
+    },
+    OpSpec {
+        name: "embedding_bag",
+        signature: "F.embedding_bag(input, weight, offsets=None, mode='mean', per_sample_weights=None, include_last_offset=False, padding_idx=None)  (or num_embeddings=N instead of weight)",
+        tensors: &[t("input"), opt("weight"), opt("offsets"), opt("per_sample_weights")],
+        params: &[
+            p("num_embeddings", Kind::OptInt, Some(D::None)),
+            p("mode", Kind::Str, Some(D::Str("mean"))),
+            p("include_last_offset", Kind::Bool, Some(D::Bool(false))),
+            p("padding_idx", Kind::OptInt, Some(D::None)),
+        ],
+        check: embedding_bag::embedding_bag,
+    },
+    OpSpec {
+        name: "nll_loss2d",
+        signature: "torch._C._nn.nll_loss2d(input, target, weight=None, reduction, ignore_index=-100)  (F.nll_loss with [N, C, H, W] input)",
+        tensors: &[t("input"), t("target"), opt("weight")],
+        params: &[p("ignore_index", Kind::Int, Some(D::Int(-100))), REDUCTION],
+        check: nll_loss2d::nll_loss2d,
+    },
 ];
 
 /// The op with this name. `F.`/`torch.` prefixes and the module names
@@ -186,6 +310,14 @@ pub fn spec(name: &str) -> Option<&'static OpSpec> {
         "BCEWithLogitsLoss" => "binary_cross_entropy_with_logits",
         "Embedding" => "embedding",
         "CTCLoss" => "ctc_loss",
+        "EmbeddingBag" => "embedding_bag",
+        "__getitem__" | "getitem" => "index",
+        "__setitem__" | "setitem" | "index_put_" => "index_put",
+        "put_" => "put",
+        "index_add_" => "index_add",
+        "index_copy_" => "index_copy",
+        "index_fill_" => "index_fill",
+        "scatter_reduce_" => "scatter_reduce",
         other => other,
     };
     OPS.iter().find(|op| op.name == canonical)

@@ -18,6 +18,10 @@ pub mod lg207_dim_out_of_range;
 pub mod lg208_invalid_argument;
 pub mod lg209_dtype_mismatch;
 pub mod lg210_unsupported_rank;
+pub mod lg211_mask_shape_mismatch;
+pub mod lg212_index_broadcast_mismatch;
+pub mod lg213_value_shape_mismatch;
+pub mod lg214_too_many_indices;
 pub mod lg301_class_weight_length;
 pub mod lg302_weight_values;
 pub mod lg303_weight_not_broadcastable;
@@ -29,6 +33,16 @@ pub mod lg405_ctc_target_out_of_range;
 pub mod lg406_ctc_target_is_blank;
 pub mod lg407_ctc_invalid_lengths;
 pub mod lg408_ctc_infeasible_alignment;
+pub mod lg409_advanced_index_out_of_bounds;
+pub mod lg410_flat_index_out_of_range;
+pub mod lg411_index_op_out_of_bounds;
+pub mod lg412_embedding_bag_index_out_of_range;
+pub mod lg413_embedding_bag_offsets;
+pub mod lg414_token_type_id_out_of_range;
+pub mod lg415_sequence_longer_than_positions;
+pub mod lg416_label_index_equals_classes;
+pub mod lg417_label_set_gap;
+pub mod lg418_background_not_counted;
 pub mod lg501_bce_input_out_of_range;
 pub mod lg502_bce_target_out_of_range;
 pub mod lg503_logits_target_out_of_range;
@@ -83,6 +97,10 @@ pub const ALL: &[Rule] = &[
     lg208_invalid_argument::RULE,
     lg209_dtype_mismatch::RULE,
     lg210_unsupported_rank::RULE,
+    lg211_mask_shape_mismatch::RULE,
+    lg212_index_broadcast_mismatch::RULE,
+    lg213_value_shape_mismatch::RULE,
+    lg214_too_many_indices::RULE,
     lg301_class_weight_length::RULE,
     lg302_weight_values::RULE,
     lg303_weight_not_broadcastable::RULE,
@@ -94,6 +112,16 @@ pub const ALL: &[Rule] = &[
     lg406_ctc_target_is_blank::RULE,
     lg407_ctc_invalid_lengths::RULE,
     lg408_ctc_infeasible_alignment::RULE,
+    lg409_advanced_index_out_of_bounds::RULE,
+    lg410_flat_index_out_of_range::RULE,
+    lg411_index_op_out_of_bounds::RULE,
+    lg412_embedding_bag_index_out_of_range::RULE,
+    lg413_embedding_bag_offsets::RULE,
+    lg414_token_type_id_out_of_range::RULE,
+    lg415_sequence_longer_than_positions::RULE,
+    lg416_label_index_equals_classes::RULE,
+    lg417_label_set_gap::RULE,
+    lg418_background_not_counted::RULE,
     lg501_bce_input_out_of_range::RULE,
     lg502_bce_target_out_of_range::RULE,
     lg503_logits_target_out_of_range::RULE,
@@ -152,6 +180,10 @@ pub use lg207_dim_out_of_range::RULE as LG207;
 pub use lg208_invalid_argument::RULE as LG208;
 pub use lg209_dtype_mismatch::RULE as LG209;
 pub use lg210_unsupported_rank::RULE as LG210;
+pub use lg211_mask_shape_mismatch::RULE as LG211;
+pub use lg212_index_broadcast_mismatch::RULE as LG212;
+pub use lg213_value_shape_mismatch::RULE as LG213;
+pub use lg214_too_many_indices::RULE as LG214;
 pub use lg301_class_weight_length::RULE as LG301;
 pub use lg302_weight_values::RULE as LG302;
 pub use lg303_weight_not_broadcastable::RULE as LG303;
@@ -163,6 +195,16 @@ pub use lg405_ctc_target_out_of_range::RULE as LG405;
 pub use lg406_ctc_target_is_blank::RULE as LG406;
 pub use lg407_ctc_invalid_lengths::RULE as LG407;
 pub use lg408_ctc_infeasible_alignment::RULE as LG408;
+pub use lg409_advanced_index_out_of_bounds::RULE as LG409;
+pub use lg410_flat_index_out_of_range::RULE as LG410;
+pub use lg411_index_op_out_of_bounds::RULE as LG411;
+pub use lg412_embedding_bag_index_out_of_range::RULE as LG412;
+pub use lg413_embedding_bag_offsets::RULE as LG413;
+pub use lg414_token_type_id_out_of_range::RULE as LG414;
+pub use lg415_sequence_longer_than_positions::RULE as LG415;
+pub use lg416_label_index_equals_classes::RULE as LG416;
+pub use lg417_label_set_gap::RULE as LG417;
+pub use lg418_background_not_counted::RULE as LG418;
 pub use lg501_bce_input_out_of_range::RULE as LG501;
 pub use lg502_bce_target_out_of_range::RULE as LG502;
 pub use lg503_logits_target_out_of_range::RULE as LG503;

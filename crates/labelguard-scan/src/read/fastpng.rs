@@ -48,8 +48,10 @@ pub fn decode_u8(
         let len = be32(head) as usize;
         let kind: [u8; 4] = head[4..8].try_into().ok()?;
         let end = pos.checked_add(12)?.checked_add(len)?;
+        // Every slice is checked: a file cut anywhere (inside a chunk, its CRC, or between
+        // chunks) is `None` and goes to the `png` crate for its exact error.
         let chunk = bytes.get(pos + 4..end - 4)?;
-        let crc = be32(&bytes[end - 4..end]);
+        let crc = be32(bytes.get(end - 4..end)?);
         if crc32fast::hash(chunk) != crc {
             return None;
         }
@@ -387,6 +389,115 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The `png` crate's outcome: the pixels, or `None` for any error.
+    fn reference_result(bytes: &[u8]) -> Option<Vec<u8>> {
+        let mut d = png::Decoder::new(std::io::Cursor::new(bytes));
+        d.set_transformations(png::Transformations::IDENTITY);
+        let mut r = d.read_info().ok()?;
+        let mut buf = vec![0; r.output_buffer_size()?];
+        r.next_frame(&mut buf).ok()?;
+        Some(buf)
+    }
+
+    /// Recomputes the CRC of every complete chunk, so that a mutation reaches the decoder
+    /// instead of stopping at the checksum.
+    fn fix_crcs(b: &mut [u8]) {
+        let mut pos = 8usize;
+        while pos + 12 <= b.len() {
+            let len = be32(&b[pos..pos + 4]) as usize;
+            let Some(end) = (pos + 12).checked_add(len).filter(|&e| e <= b.len()) else {
+                return;
+            };
+            let crc = crc32fast::hash(&b[pos + 4..end - 4]);
+            b[end - 4..end].copy_from_slice(&crc.to_be_bytes());
+            pos = end;
+        }
+    }
+
+    /// Every cut of a valid PNG (the last 1..4 bytes, inside the CRC of IEND, inside IDAT,
+    /// inside the header) is `None`, never a panic.
+    #[test]
+    fn every_truncation_is_none() {
+        let good = crate::fixtures::png_gray8(40, 20, &[5; 800]);
+        let (mut out, mut scratch) = (Vec::new(), Vec::new());
+        assert!(decode_u8(&good, 1 << 28, &mut out, &mut scratch).is_some());
+        for cut in 0..good.len() {
+            assert!(
+                decode_u8(&good[..cut], 1 << 28, &mut out, &mut scratch).is_none(),
+                "cut at {cut} of {}",
+                good.len()
+            );
+        }
+    }
+
+    /// Differential property test against the `png` crate: random bit flips, byte changes,
+    /// cuts, insertions and chunk-length rewrites of valid masks. Whenever the fast path
+    /// decodes, the `png` crate decodes the same bytes to the same pixels; it never panics.
+    #[test]
+    fn mutated_pngs_agree_with_the_png_crate() {
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let mut rnd = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let data: Vec<u8> = (0..48 * 24).map(|i| ((i % 48) / 10) as u8).collect();
+        let seeds = [
+            crate::fixtures::png_gray8(48, 24, &data),
+            crate::fixtures::png_palette(48, 24, &data, &[[1, 2, 3]; 8]),
+            encode(
+                48,
+                24,
+                &data,
+                png::Filter::Paeth,
+                false,
+                png::Compression::Fast,
+            ),
+        ];
+        let (mut out, mut scratch) = (Vec::new(), Vec::new());
+        let (mut agreed, mut decoded) = (0, 0);
+        for case in 0..6000 {
+            let mut b = seeds[case % seeds.len()].clone();
+            for _ in 0..1 + rnd() % 3 {
+                let at = (rnd() as usize) % b.len();
+                match rnd() % 6 {
+                    0 => b[at] ^= 1 << (rnd() % 8),
+                    1 => b[at] = rnd() as u8,
+                    2 => b.truncate(at),
+                    3 => b.insert(at, rnd() as u8),
+                    4 => {
+                        // Rewrite a chunk length field (chunk starts are 8, 33, ...).
+                        if b.len() >= 12 {
+                            let at = 8 + (at % (b.len() - 11));
+                            b[at..at + 4].copy_from_slice(&(rnd() as u32 % 4096).to_be_bytes());
+                        }
+                    }
+                    _ => b
+                        .drain(at..(at + 1 + rnd() as usize % 8).min(b.len()))
+                        .for_each(drop),
+                }
+                if b.is_empty() {
+                    break;
+                }
+            }
+            if case % 2 == 0 {
+                fix_crcs(&mut b);
+            }
+            let fast = decode_u8(&b, 1 << 20, &mut out, &mut scratch).map(|_| out.clone());
+            if let Some(pixels) = fast {
+                decoded += 1;
+                assert_eq!(Some(pixels), reference_result(&b), "case {case}");
+            }
+            agreed += 1;
+        }
+        assert_eq!(agreed, 6000);
+        assert!(
+            decoded > 50,
+            "the mutations left too few decodable files: {decoded}"
+        );
     }
 
     #[test]

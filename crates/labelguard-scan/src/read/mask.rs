@@ -5,6 +5,7 @@
 //! crate with `Transformations::IDENTITY`, the only Rust decoder that returns palette indices
 //! rather than colours (see rust-ecosystem.md), into a buffer reused across files.
 
+use super::inflate_bound::{can_hold, png_idat_bytes, DEFLATE_MAX_RATIO, TIFF_MAX_RATIO};
 use super::not_a_mask;
 use crate::walk::Problem;
 use labelguard_core::rules::{LG602, LG603, LG604};
@@ -105,6 +106,7 @@ pub fn decode_mask(
     if bytes.starts_with(PNG_MAGIC) {
         let (w, h) = png_dimensions(bytes)?;
         check_pixels("PNG", w as u64, h as u64, 1, max_pixels)?;
+        check_png_data(bytes, w, h)?;
         if let Some(f) = super::fastpng::decode_u8(bytes, max_pixels, out, scratch) {
             return Ok(MaskImage {
                 format: "PNG",
@@ -121,6 +123,27 @@ pub fn decode_mask(
     } else {
         Err(not_a_mask(bytes))
     }
+}
+
+/// LG602 (truncated) when the compressed data present cannot hold the rows the header claims,
+/// checked before anything is allocated (see `inflate_bound`).
+fn check_png_data(bytes: &[u8], w: u32, h: u32) -> Result<(), Problem> {
+    let (depth, colour) = (bytes[24] as u128, bytes[25]);
+    let samples = match colour {
+        2 => 3,
+        4 => 2,
+        6 => 4,
+        _ => 1,
+    };
+    let row = (w as u128 * samples * depth).div_ceil(8) + 1;
+    let claimed = row * h as u128;
+    let idat = png_idat_bytes(bytes);
+    if can_hold(idat, DEFLATE_MAX_RATIO, claimed) {
+        return Ok(());
+    }
+    Err(truncated(&format!(
+        "its {idat} bytes of compressed pixel data cannot hold the {claimed} bytes of rows its {w}x{h} header claims (deflate expands at most {DEFLATE_MAX_RATIO}:1)"
+    )))
 }
 
 fn png_error(e: png::DecodingError) -> Problem {
@@ -270,6 +293,14 @@ fn decode_tiff(bytes: &[u8], max_pixels: u64, out: &mut Vec<u8>) -> Result<MaskI
         1,
         max_pixels / channels.max(1) as u64,
     )?;
+    // 8 bytes per sample at most; the file's own size bounds what its strips can decode to.
+    let claimed = w as u128 * h as u128 * channels as u128;
+    if !can_hold(bytes.len() as u64, TIFF_MAX_RATIO, claimed) {
+        return Err(truncated(&format!(
+            "its {} bytes cannot hold the {claimed} samples its {w}x{h} header claims",
+            bytes.len()
+        )));
+    }
     let image = decoder.read_image().map_err(tiff_error)?;
     out.clear();
     use tiff::decoder::DecodingResult as R;
@@ -462,6 +493,25 @@ pub(crate) mod tests {
                 .code,
             "LG604"
         );
+    }
+
+    /// A 69-byte PNG claiming 16384x16384 16-bit RGBA (2 GiB of pixels, within the pixel
+    /// limit) is truncated by arithmetic: nothing is allocated for its pixels.
+    #[test]
+    fn a_tiny_png_claiming_gigabytes_allocates_nothing() {
+        for (depth, colour) in [(16u8, 6u8), (8, 0)] {
+            let mut b = crate::fixtures::png_bomb(16384, 16384);
+            b[24] = depth;
+            b[25] = colour;
+            let crc = crc32fast::hash(&b[12..29]);
+            b[29..33].copy_from_slice(&crc.to_be_bytes());
+            assert!(b.len() < 70);
+            let (mut buf, mut aux) = (Vec::new(), Vec::new());
+            let e = decode_mask(&b, 1 << 28, &mut buf, &mut aux).unwrap_err();
+            assert_eq!(e.rule.code, "LG602");
+            assert!(e.message.contains("cannot hold"), "{}", e.message);
+            assert_eq!((buf.capacity(), aux.capacity()), (0, 0));
+        }
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 pub mod fastpng;
 pub mod header;
+pub mod inflate_bound;
 pub mod mask;
 pub mod table;
 

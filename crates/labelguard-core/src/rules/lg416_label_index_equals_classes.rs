@@ -1,0 +1,19 @@
+use crate::rule::declare_rule;
+
+declare_rule! {
+    /// A label-shaped gather/scatter index holds the value C on a dimension of C classes.
+    ///
+    /// ## What it checks
+    /// `gather`/`scatter` with an `[N, 1]` (or `[N, 1, ...]`) index on dim 1 of an `[N, C, ...]` tensor reads or
+    /// writes one class per sample, as in label-smoothing cross entropy, mixup's one-hot or MONAI's `one_hot`.
+    /// When the out-of-range values are exactly `C`, the labels count `C+1` classes.
+    ///
+    /// ## Why it crashes
+    /// The CUDA scatter/gather kernel asserts (`ScatterGatherKernel.cu: ... "index out of bounds"`); the CPU
+    /// raises `index 5 is out of bounds for dimension 1 with size 5`.
+    ///
+    /// ## Fix
+    /// Set `num_classes` (the head's width, `out_channels`) to the number of labels, including background; or map
+    /// the labels to `0..C-1`.
+    "LG416", "label-index-equals-classes", Error
+}

@@ -1,0 +1,409 @@
+//! A fix run: check the paths, walk the input, repair or copy every file on a thread pool,
+//! journal each finished file, write the manifest, re-scan the output.
+
+use crate::atomic;
+use crate::hash;
+use crate::journal::{self, Action, Entry, Journal, LeftAlone, Manifest, MANIFEST_SCHEMA};
+use crate::plan::{relative, Plan};
+use crate::rewrite::{rewrite, Ctx};
+use crate::summary::{FixReport, Remaining};
+use labelguard_scan::config::ScanOptions;
+use labelguard_scan::layout::{discover, Task};
+use labelguard_scan::progress::Progress;
+use labelguard_scan::repair::{void_target, Repair, RepairKind};
+use labelguard_scan::walk::{walk, EntryKind};
+use rayon::prelude::*;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Everything a run needs.
+pub struct FixOptions {
+    pub input: PathBuf,
+    pub out: PathBuf,
+    pub scan: ScanOptions,
+    pub plan: Plan,
+    pub dry_run: bool,
+    pub fill_artefacts: bool,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum FixError {
+    #[error("{0}")]
+    Usage(String),
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+fn usage(s: impl Into<String>) -> FixError {
+    FixError::Usage(s.into())
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> FixError + '_ {
+    move |source| FixError::Io {
+        path: path.display().to_string(),
+        source,
+    }
+}
+
+/// Refuses outputs that are the input, inside it, or contain it, and non-empty directories
+/// that are not the output of an earlier fix.
+fn check_paths(input: &Path, out: &Path) -> Result<(), FixError> {
+    let meta = std::fs::metadata(input).map_err(io(input))?;
+    if !meta.is_dir() {
+        return Err(usage(format!(
+            "{}: fix repairs a dataset directory; pass the directory that holds the masks",
+            input.display()
+        )));
+    }
+    let inp = std::fs::canonicalize(input).map_err(io(input))?;
+    let parent = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let parent = std::fs::canonicalize(&parent).map_err(|_| {
+        usage(format!(
+            "{}: the parent directory of --out does not exist",
+            out.display()
+        ))
+    })?;
+    let o = parent.join(
+        out.file_name()
+            .ok_or_else(|| usage("--out needs a directory name"))?,
+    );
+    let o = std::fs::canonicalize(&o).unwrap_or(o);
+    if o == inp || o.starts_with(&inp) || inp.starts_with(&o) {
+        return Err(usage(format!(
+            "--out {} overlaps the input {}: fix never writes in place; choose a new directory outside the dataset",
+            out.display(),
+            input.display()
+        )));
+    }
+    if let Ok(mut entries) = std::fs::read_dir(out) {
+        let (journal, manifest) = journal::paths(out);
+        if entries.next().is_some() && !journal.exists() && !manifest.exists() {
+            return Err(usage(format!(
+                "--out {} is a non-empty directory that no earlier `labelguard fix` wrote; choose a new directory",
+                out.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The palette lookup for colour masks: class colours, then the void colours.
+fn palette_map(opts: &ScanOptions) -> Option<HashMap<[u8; 3], i64>> {
+    let p = opts.palette.as_ref()?;
+    let mut m = HashMap::new();
+    for (i, c) in p.iter().enumerate() {
+        m.entry(*c).or_insert(i as i64);
+    }
+    for c in &opts.void_colours {
+        m.entry(*c).or_insert(void_target(opts.ignore_index));
+    }
+    Some(m)
+}
+
+/// A fingerprint of the repairs of one file (empty for a copy).
+fn fingerprint(repairs: &[Repair], fill: bool) -> String {
+    if repairs.is_empty() {
+        return String::new();
+    }
+    let text = serde_json::to_string(repairs).expect("repairs serialise");
+    hash::hex(format!("{text}{fill}").as_bytes())
+}
+
+/// Files the scan's discovery treats as masks or id arrays (targets of `--map`).
+fn mask_files(input: &Path, opts: &ScanOptions) -> BTreeSet<String> {
+    let root = input.to_string_lossy().into_owned();
+    match discover(&[input.to_path_buf()], opts) {
+        Ok(d) => d
+            .items
+            .iter()
+            .filter(|it| matches!(it.task, Task::Mask { .. } | Task::Array))
+            .map(|it| relative(&root, &it.display))
+            .collect(),
+        Err(_) => BTreeSet::new(),
+    }
+}
+
+/// One input file's outcome.
+enum Done {
+    Entry(Entry, bool),
+    Left(LeftAlone, Option<Entry>),
+}
+
+/// Runs the fix; `progress` is told about every file.
+pub fn run(opts: &FixOptions, progress: &dyn Progress) -> Result<FixReport, FixError> {
+    check_paths(&opts.input, &opts.out)?;
+    let ctx = Ctx {
+        max_pixels: opts.scan.max_pixels,
+        palette: palette_map(&opts.scan),
+        fill_artefacts: opts.fill_artefacts,
+    };
+    let masks = if opts.plan.every_mask.is_empty() {
+        BTreeSet::new()
+    } else {
+        mask_files(&opts.input, &opts.scan)
+    };
+    let entries = walk(&opts.input, &[], &[]);
+    let (journal_path, manifest_path) = journal::paths(&opts.out);
+    let done = if opts.dry_run {
+        BTreeMap::new()
+    } else {
+        journal::load(&journal_path, &manifest_path)
+    };
+    let journal = if opts.dry_run {
+        None
+    } else {
+        std::fs::create_dir_all(&opts.out).map_err(io(&opts.out))?;
+        atomic::remove_stale(&opts.out);
+        Some(Journal::open(&journal_path).map_err(io(&journal_path))?)
+    };
+    let kill_after: Option<usize> = std::env::var("LABELGUARD_FIX_KILL_AFTER")
+        .ok()
+        .and_then(|v| v.parse().ok());
+    let written = AtomicUsize::new(0);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(opts.scan.jobs.unwrap_or(0))
+        .thread_name(|i| format!("labelguard-fix-{i}"))
+        .build()
+        .map_err(|e| usage(format!("cannot start worker threads: {e}")))?;
+    progress.start(entries.len() as u64);
+    let results: Vec<Result<Done, FixError>> = pool.install(|| {
+        entries
+            .par_iter()
+            .map(|e| {
+                let r = match &e.kind {
+                    EntryKind::Problem(p) => Ok(Done::Left(
+                        LeftAlone {
+                            path: e.rel.clone(),
+                            reason: p.message.clone(),
+                            copied: false,
+                        },
+                        None,
+                    )),
+                    EntryKind::File { .. } => {
+                        let repairs = opts.plan.repairs_for(&e.rel, masks.contains(&e.rel));
+                        let out = opts.out.join(OsStr::from_bytes(&e.rel_bytes));
+                        one_file(&e.path, &out, &e.rel, &repairs, &ctx, opts, &done)
+                    }
+                };
+                if let (Ok(Done::Entry(entry, fresh)), Some(j)) = (&r, &journal) {
+                    if *fresh {
+                        j.record(entry).map_err(io(&journal_path))?;
+                        let n = written.fetch_add(1, Ordering::SeqCst) + 1;
+                        if kill_after == Some(n) {
+                            // Testing aid: die like a killed job, with no cleanup at all.
+                            std::process::abort();
+                        }
+                    }
+                }
+                if let (Ok(Done::Left(_, Some(entry))), Some(j)) = (&r, &journal) {
+                    j.record(entry).map_err(io(&journal_path))?;
+                }
+                progress.inc();
+                r
+            })
+            .collect()
+    });
+    progress.finish();
+    let mut report = FixReport::new(opts);
+    let mut files = Vec::new();
+    for r in results {
+        match r? {
+            Done::Entry(e, fresh) => {
+                report.resumed += u64::from(!fresh);
+                files.push(e);
+            }
+            Done::Left(l, e) => {
+                report.left_alone.push(l);
+                files.extend(e);
+            }
+        }
+    }
+    for (path, codes) in &opts.plan.unrepairable {
+        report.left_alone.push(LeftAlone {
+            path: path.clone(),
+            reason: format!("{}: no mechanical repair; fix the source", codes.join(", ")),
+            copied: true,
+        });
+    }
+    report.left_alone.sort_by(|a, b| a.path.cmp(&b.path));
+    report
+        .left_alone
+        .dedup_by(|a, b| a.path == b.path && a.reason == b.reason);
+    report.absorb(&files);
+    if !opts.dry_run {
+        let manifest = Manifest {
+            schema: MANIFEST_SCHEMA.into(),
+            schema_version: 1,
+            hash: hash::ALGORITHM.into(),
+            input: opts.input.to_string_lossy().into_owned(),
+            output: opts.out.to_string_lossy().into_owned(),
+            files,
+            left_alone: report.left_alone.clone(),
+        };
+        let text = serde_json::to_string_pretty(&manifest).expect("the manifest serialises");
+        atomic::write(&manifest_path, text.as_bytes()).map_err(io(&manifest_path))?;
+        let _ = std::fs::remove_file(&journal_path);
+        report.manifest = Some(manifest_path.to_string_lossy().into_owned());
+        report.remaining = Some(rescan(opts, &report)?);
+    }
+    Ok(report)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn one_file(
+    input: &Path,
+    out: &Path,
+    rel: &str,
+    repairs: &[Repair],
+    ctx: &Ctx,
+    opts: &FixOptions,
+    done: &BTreeMap<String, Entry>,
+) -> Result<Done, FixError> {
+    // Resize artefacts without the flag are only reported: the file is copied as it is.
+    let (report_only, acting): (Vec<Repair>, Vec<Repair>) = repairs
+        .iter()
+        .cloned()
+        .partition(|r| r.kind == RepairKind::ResizeArtefacts && !opts.fill_artefacts);
+    if opts.dry_run && acting.is_empty() {
+        // A copy: nothing to read to plan it.
+        let copy = copy_entry(rel, String::new());
+        return Ok(match report_only.first() {
+            Some(r) => Done::Left(artefact_note(rel, r), Some(copy)),
+            None => Done::Entry(copy, true),
+        });
+    }
+    let bytes = std::fs::read(input).map_err(io(input))?;
+    let input_hash = hash::hex(&bytes);
+    let plan = fingerprint(&acting, opts.fill_artefacts);
+    if let Some(prev) = done.get(rel) {
+        if prev.input == input_hash
+            && prev.plan == plan
+            && std::fs::read(out).is_ok_and(|b| hash::hex(&b) == prev.output)
+        {
+            return Ok(match report_only.first() {
+                Some(r) => Done::Left(artefact_note(rel, r), Some(prev.clone())),
+                None => Done::Entry(prev.clone(), false),
+            });
+        }
+    }
+    let mut left = report_only.first().map(|r| artefact_note(rel, r));
+    if !acting.is_empty() {
+        match rewrite(&bytes, &acting, ctx) {
+            Ok(rw) => {
+                if !opts.dry_run {
+                    atomic::write(out, &rw.bytes).map_err(io(out))?;
+                }
+                let entry = Entry {
+                    path: rel.to_string(),
+                    action: Action::Repaired,
+                    input: input_hash,
+                    output: hash::hex(&rw.bytes),
+                    plan,
+                    repairs: acting.iter().map(|r| r.kind.name().to_string()).collect(),
+                    moved: rw.moved,
+                    notes: rw.notes,
+                };
+                return Ok(Done::Entry(entry, true));
+            }
+            Err(reason) => {
+                left = Some(LeftAlone {
+                    path: rel.to_string(),
+                    reason: format!("not repaired ({}): {reason}", kinds(&acting)),
+                    copied: true,
+                });
+            }
+        }
+    }
+    if !opts.dry_run {
+        atomic::write(out, &bytes).map_err(io(out))?;
+    }
+    let mut entry = copy_entry(rel, input_hash.clone());
+    entry.output = input_hash;
+    entry.plan = plan;
+    Ok(match left {
+        Some(l) => Done::Left(l, Some(entry)),
+        None => Done::Entry(entry, true),
+    })
+}
+
+fn kinds(repairs: &[Repair]) -> String {
+    repairs
+        .iter()
+        .map(|r| r.kind.name())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn copy_entry(rel: &str, input: String) -> Entry {
+    Entry {
+        path: rel.to_string(),
+        action: Action::Copied,
+        input: input.clone(),
+        output: input,
+        plan: String::new(),
+        repairs: Vec::new(),
+        moved: Vec::new(),
+        notes: Vec::new(),
+    }
+}
+
+fn artefact_note(rel: &str, r: &Repair) -> LeftAlone {
+    LeftAlone {
+        path: rel.to_string(),
+        reason: format!(
+            "resize artefacts (ids {}): not guessed; re-export this mask with nearest-neighbour resizing, or rerun with --fill-resize-artefacts (an approximation)",
+            r.values
+                .iter()
+                .map(|v| v.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        copied: true,
+    }
+}
+
+/// Scans the output with the same settings; the error findings of the rules whose repairs
+/// were applied are what remains to do.
+fn rescan(opts: &FixOptions, report: &FixReport) -> Result<Vec<Remaining>, FixError> {
+    let codes: BTreeSet<&str> = report.repaired_rules.iter().map(String::as_str).collect();
+    if codes.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut scan_opts = opts.scan.clone();
+    scan_opts.shard = None;
+    scan_opts.overlays = false;
+    let out = labelguard_scan::scan(
+        std::slice::from_ref(&opts.out),
+        &scan_opts,
+        &labelguard_scan::progress::Silent,
+    )
+    .map_err(|e| usage(format!("re-scan of the output: {e}")))?;
+    let root = opts.out.to_string_lossy().into_owned();
+    Ok(out
+        .files
+        .iter()
+        .flat_map(|f| f.findings.iter())
+        .filter(|f| {
+            f.severity == labelguard_core::Severity::Error && codes.contains(f.code.as_str())
+        })
+        .map(|f| Remaining {
+            path: f
+                .path
+                .as_deref()
+                .map(|p| relative(&root, p))
+                .unwrap_or_default(),
+            code: f.code.clone(),
+            message: f.message.clone(),
+        })
+        .collect())
+}

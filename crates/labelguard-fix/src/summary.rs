@@ -1,0 +1,253 @@
+//! What a fix run did (or would do, with `--dry-run`): per-file moves, totals per mapping,
+//! the files left alone and why, what the re-scan still finds. Rendered as text or JSON.
+
+use crate::journal::{Action, Entry, LeftAlone};
+use crate::mapping::Moved;
+use crate::run::FixOptions;
+use labelguard_scan::repair::RepairKind;
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write;
+
+#[derive(Clone, Debug, Serialize)]
+pub struct RepairedFile {
+    pub path: String,
+    pub repairs: Vec<String>,
+    pub moved: Vec<Moved>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+/// One mapping summed over the files.
+#[derive(Clone, Debug, Serialize)]
+pub struct Total {
+    pub repairs: String,
+    pub from: i64,
+    pub to: i64,
+    pub pixels: u64,
+    pub files: u64,
+}
+
+/// An error finding of a repaired kind that the re-scan of the output still finds.
+#[derive(Clone, Debug, Serialize)]
+pub struct Remaining {
+    pub path: String,
+    pub code: String,
+    pub message: String,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct FixReport {
+    pub schema: &'static str,
+    pub dry_run: bool,
+    pub input: String,
+    pub output: String,
+    /// The repaired files (with `--dry-run`: the files that would be), with their moves.
+    pub files: Vec<RepairedFile>,
+    pub totals: Vec<Total>,
+    pub copied: u64,
+    /// Files a previous, interrupted run had finished and this one verified and kept.
+    pub resumed: u64,
+    pub left_alone: Vec<LeftAlone>,
+    /// Rules whose findings the applied repairs address (checked by the re-scan).
+    pub repaired_rules: Vec<String>,
+    /// `null` with `--dry-run`.
+    pub remaining: Option<Vec<Remaining>>,
+    pub manifest: Option<String>,
+}
+
+impl FixReport {
+    pub fn new(opts: &FixOptions) -> FixReport {
+        let rules: BTreeSet<String> = opts
+            .plan
+            .files
+            .values()
+            .flatten()
+            .chain(&opts.plan.every_mask)
+            .filter(|r| r.kind != RepairKind::ResizeArtefacts || opts.fill_artefacts)
+            .filter_map(|r| r.rule.clone())
+            .collect();
+        FixReport {
+            schema: "labelguard-fix-report",
+            dry_run: opts.dry_run,
+            input: opts.input.to_string_lossy().into_owned(),
+            output: opts.out.to_string_lossy().into_owned(),
+            files: Vec::new(),
+            totals: Vec::new(),
+            copied: 0,
+            resumed: 0,
+            left_alone: Vec::new(),
+            repaired_rules: rules.into_iter().collect(),
+            remaining: None,
+            manifest: None,
+        }
+    }
+
+    /// Adds the entries of the run (repaired and copied files).
+    pub fn absorb(&mut self, entries: &[Entry]) {
+        let mut totals: BTreeMap<(String, i64, i64), (u64, u64)> = BTreeMap::new();
+        for e in entries {
+            match e.action {
+                Action::Copied => self.copied += 1,
+                Action::Repaired => {
+                    let repairs = e.repairs.join("+");
+                    for m in &e.moved {
+                        let t = totals.entry((repairs.clone(), m.from, m.to)).or_default();
+                        t.0 += m.pixels;
+                        t.1 += 1;
+                    }
+                    self.files.push(RepairedFile {
+                        path: e.path.clone(),
+                        repairs: e.repairs.clone(),
+                        moved: e.moved.clone(),
+                        notes: e.notes.clone(),
+                    });
+                }
+            }
+        }
+        self.files.sort_by(|a, b| a.path.cmp(&b.path));
+        self.totals = totals
+            .into_iter()
+            .map(|((repairs, from, to), (pixels, files))| Total {
+                repairs,
+                from,
+                to,
+                pixels,
+                files,
+            })
+            .collect();
+    }
+
+    /// 0 when the re-scan finds no error of a repaired kind (always 0 for a dry run).
+    pub fn exit_code(&self) -> u8 {
+        match &self.remaining {
+            Some(r) if !r.is_empty() => 1,
+            _ => 0,
+        }
+    }
+
+    pub fn json(&self) -> String {
+        let mut s = serde_json::to_string_pretty(self).expect("the report serialises");
+        s.push('\n');
+        s
+    }
+
+    pub fn text(&self, max_files: usize) -> String {
+        let mut s = String::new();
+        let verb = if self.dry_run {
+            "would repair"
+        } else {
+            "repaired"
+        };
+        let _ = writeln!(
+            s,
+            "labelguard fix: {} -> {}{}",
+            self.input,
+            self.output,
+            if self.dry_run {
+                " (dry run: nothing is written)"
+            } else {
+                ""
+            }
+        );
+        if !self.totals.is_empty() {
+            let _ = writeln!(s, "\nmappings (pixels per mapping):");
+            for t in &self.totals {
+                let _ = writeln!(
+                    s,
+                    "  {:<24} {:>6} -> {:<6} {:>12} pixels in {} file{}",
+                    t.repairs,
+                    t.from,
+                    t.to,
+                    t.pixels,
+                    t.files,
+                    if t.files == 1 { "" } else { "s" }
+                );
+            }
+        }
+        if !self.files.is_empty() {
+            let _ = writeln!(
+                s,
+                "\nfiles that {}:",
+                if self.dry_run { "change" } else { "changed" }
+            );
+            for f in self.files.iter().take(max_files) {
+                let moves: Vec<String> = f
+                    .moved
+                    .iter()
+                    .map(|m| format!("{}->{} ({})", m.from, m.to, m.pixels))
+                    .collect();
+                let _ = writeln!(
+                    s,
+                    "  {}  [{}] {}",
+                    f.path,
+                    f.repairs.join(", "),
+                    moves.join(", ")
+                );
+                for n in &f.notes {
+                    let _ = writeln!(s, "      {n}");
+                }
+            }
+            if self.files.len() > max_files {
+                let _ = writeln!(
+                    s,
+                    "  ... and {} more (--format json lists all)",
+                    self.files.len() - max_files
+                );
+            }
+        }
+        if !self.left_alone.is_empty() {
+            let _ = writeln!(s, "\nleft alone:");
+            for l in self.left_alone.iter().take(max_files) {
+                let how = if l.copied {
+                    "copied unchanged"
+                } else {
+                    "not copied"
+                };
+                let _ = writeln!(s, "  {} ({how}): {}", l.path, l.reason);
+            }
+            if self.left_alone.len() > max_files {
+                let _ = writeln!(s, "  ... and {} more", self.left_alone.len() - max_files);
+            }
+        }
+        let _ = writeln!(
+            s,
+            "\n{verb} {} file{}, copied {} unchanged{}, left {} alone",
+            self.files.len(),
+            if self.files.len() == 1 { "" } else { "s" },
+            self.copied,
+            if self.resumed > 0 {
+                format!(" ({} finished by an earlier run, verified)", self.resumed)
+            } else {
+                String::new()
+            },
+            self.left_alone.len()
+        );
+        if let Some(r) = &self.remaining {
+            if r.is_empty() {
+                let _ = writeln!(
+                    s,
+                    "re-scan of the output: no error findings of {} remain",
+                    if self.repaired_rules.is_empty() {
+                        "the repaired kinds".to_string()
+                    } else {
+                        self.repaired_rules.join(", ")
+                    }
+                );
+            } else {
+                let _ = writeln!(
+                    s,
+                    "re-scan of the output: {} error findings of the repaired kinds remain:",
+                    r.len()
+                );
+                for f in r.iter().take(max_files) {
+                    let _ = writeln!(s, "  {} {}: {}", f.code, f.path, f.message);
+                }
+            }
+        }
+        if let Some(m) = &self.manifest {
+            let _ = writeln!(s, "manifest: {m}");
+        }
+        s
+    }
+}
