@@ -148,6 +148,16 @@ fn every_dataset_under_a_parent_is_scanned_and_reported_on_its_own() {
             .starts_with("errors: 2 errors, "),
         "{text}"
     );
+    // One preset for a parent of several datasets: a dataset whose layout is another
+    // preset's says so.
+    let text = stdout(&run_in(
+        dir.path(),
+        &["scan", ".", "--preset", "pascal-voc"],
+    ));
+    assert!(
+        text.contains("./ADEChallengeData2016 (paired layout): 6 files, 21 classes, ignore_index 255, preset pascal-voc (but the layout looks like ade20k)"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -488,6 +498,15 @@ fn smaller_truths() {
     let o = run_in(dir.path(), &["check", "embedding", "ids.npy"]);
     assert_eq!(code(&o), 2, "{}", stdout(&o));
     assert!(stderr(&o).contains("num_embeddings"));
+    // An error is printed once.
+    let o = run_in(dir.path(), &["check", "cross_entropy", "missing.npz"]);
+    assert_eq!(code(&o), 2);
+    assert_eq!(
+        stderr(&o).matches("os error 2").count(),
+        1,
+        "{}",
+        stderr(&o)
+    );
     // Grammar and the histogram's columns.
     put(
         dir.path(),

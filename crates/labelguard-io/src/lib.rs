@@ -36,11 +36,12 @@ impl Default for Limits {
 /// Why a file could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum ReadError {
-    #[error("{path}: {source}")]
+    /// The I/O error is part of the message, not a `source`: a chain printer (anyhow's
+    /// `{:#}`) would print it twice.
+    #[error("{path}: {error}")]
     Io {
         path: PathBuf,
-        #[source]
-        source: std::io::Error,
+        error: std::io::Error,
     },
     #[error("{path}: not a tensor file labelguard reads (expected .npy, .npz or .safetensors)")]
     UnknownFormat { path: PathBuf },
@@ -71,9 +72,9 @@ pub struct NamedTensor {
 /// never beyond the size its header claims and the limits allow. A lone `.npy` yields one tensor named
 /// after the file stem.
 pub fn read_tensors(path: &Path, limits: &Limits) -> Result<Vec<NamedTensor>, ReadError> {
-    let io = |source| ReadError::Io {
+    let io = |error| ReadError::Io {
         path: path.to_path_buf(),
-        source,
+        error,
     };
     let meta = std::fs::metadata(path).map_err(io)?;
     if meta.is_dir() {
@@ -135,17 +136,17 @@ pub fn read_tensors(path: &Path, limits: &Limits) -> Result<Vec<NamedTensor>, Re
 fn file_reader(path: &Path) -> Result<std::io::BufReader<std::fs::File>, ReadError> {
     std::fs::File::open(path)
         .map(std::io::BufReader::new)
-        .map_err(|source| ReadError::Io {
+        .map_err(|error| ReadError::Io {
             path: path.to_path_buf(),
-            source,
+            error,
         })
 }
 
 /// Metadata stored beside the tensors (safetensors' `__metadata__`), empty for NumPy files.
 pub fn read_metadata(path: &Path) -> Result<Vec<(String, String)>, ReadError> {
-    let mut file = std::fs::File::open(path).map_err(|source| ReadError::Io {
+    let mut file = std::fs::File::open(path).map_err(|error| ReadError::Io {
         path: path.to_path_buf(),
-        source,
+        error,
     })?;
     let mut bytes = Vec::new();
     load::read_up_to(path, &mut file, &mut bytes, load::HEAD_BYTES)?;

@@ -26,9 +26,9 @@ pub(crate) fn read_up_to(
     buf.reserve(want.min(1 << 30) as usize);
     file.take(want)
         .read_to_end(buf)
-        .map_err(|source| ReadError::Io {
+        .map_err(|error| ReadError::Io {
             path: path.to_path_buf(),
-            source,
+            error,
         })?;
     Ok(())
 }

@@ -928,7 +928,7 @@ fn array_file(r: &mut FileResult, item: &Item, ctx: &Ctx<'_>) {
 fn io_read_problem(e: labelguard_io::ReadError) -> Problem {
     use labelguard_io::ReadError as E;
     match e {
-        E::Io { source, .. } => crate::walk::io_problem("cannot read", &source),
+        E::Io { error, .. } => crate::walk::io_problem("cannot read", &error),
         E::UnknownFormat { .. } => Problem::new(
             &LG602,
             "not a .npy, .npz or .safetensors file (wrong magic bytes)",

@@ -301,7 +301,18 @@ pub fn discover(roots: &[PathBuf], opts: &ScanOptions) -> Result<Discovery, Conf
         // (dataset's relative path, dataset index): where the walk's problems belong.
         let mut homes: Vec<(String, usize)> = Vec::new();
         for group in crate::datasets::partition(&walked, opts) {
-            let rerooted: Vec<Entry> = group.files.iter().map(|e| reroot(e, &group.sub)).collect();
+            // A dataset at the root sees the walked entries as they are; one below it gets
+            // copies with paths relative to its folder.
+            let rerooted: Vec<Entry> = if group.sub.is_empty() {
+                Vec::new()
+            } else {
+                group.files.iter().map(|e| reroot(e, &group.sub)).collect()
+            };
+            let own: Vec<&Entry> = if group.sub.is_empty() {
+                group.files.clone()
+            } else {
+                rerooted.iter().collect()
+            };
             let mut scan = RootScan {
                 index,
                 root: if group.sub.is_empty() {
@@ -310,8 +321,8 @@ pub fn discover(roots: &[PathBuf], opts: &ScanOptions) -> Result<Discovery, Conf
                     root.join(&group.sub)
                 },
                 sub: group.sub.clone(),
-                files: rerooted.iter().collect(),
-                present: rerooted.iter().map(|e| e.rel.as_str()).collect(),
+                present: own.iter().map(|e| e.rel.as_str()).collect(),
+                files: own,
                 items: Vec::new(),
             };
             let kind = match group.kind {

@@ -78,8 +78,12 @@ pub fn scan(
             vec![PathBuf::from(&info.name)]
         };
         let mut settings = Settings::new(&shown, vec![info.layout], o, class_names.clone());
-        if o.num_classes.is_none() {
-            settings.suggested_preset = suggest_preset(info, &mine).map(String::from);
+        // Suggested when the class count is unknown, or when the preset given is another
+        // dataset's (one --preset for a parent folder of several datasets).
+        let suggested = suggest_preset(info, &mine);
+        let given = o.preset.map(|p| p.name);
+        if o.num_classes.is_none() || (given.is_some() && given != suggested) {
+            settings.suggested_preset = suggested.map(String::from);
         }
         let ctx = Ctx::new(o, &class_names);
         parts.push(scan_items(

@@ -98,10 +98,11 @@ fn render_one(r: &ScanReport, style: Style, max_files: Option<usize>) -> String 
         } else {
             ""
         },
-        st.preset
-            .as_deref()
-            .map(|p| format!(", preset {p}"))
-            .unwrap_or_default(),
+        match (st.preset.as_deref(), st.suggested_preset.as_deref()) {
+            (Some(p), Some(s)) => format!(", preset {p} (but the layout looks like {s})"),
+            (Some(p), None) => format!(", preset {p}"),
+            _ => String::new(),
+        },
         st.config
             .as_deref()
             .map(|c| format!(", config {c}"))
