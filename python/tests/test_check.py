@@ -42,6 +42,9 @@ def test_shortcuts_raise_warn_and_return():
     with pytest.raises(TargetError, match="LG401"):
         labelguard.check_embedding(torch.tensor([[1, 3]]), num_embeddings=3)
     with pytest.raises(TargetError, match="LG402"):
+        labelguard.check_gather(torch.randn(2, 2), 1, torch.tensor([[0, 1], [2, 0]]))
+    # A label-shaped index ([N, 1] on dim 1 of [N, C]) whose only bad value is C: class C.
+    with pytest.raises(TargetError, match="LG416"):
         labelguard.check_gather(torch.randn(2, 2), 1, torch.tensor([[0], [2]]))
     with pytest.raises(TargetError, match="LG402"):
         labelguard.check_scatter(torch.randn(2, 2), 0, torch.tensor([[2, 0]]), value=1.0)
@@ -84,7 +87,10 @@ def test_differential_through_python():
         counts[case.op] += 1
         if report.raises != raised:
             wrong.append(f"{case.op} {case.args} {[(k, tuple(v.shape), v.dtype) for k, v in case.tensors.items()]}: {report.verdict} vs {message or 'ok'}")
-    assert len(counts) == 13
+    from differential_indexing import GENERATORS as INDEXING
+    from differential import GENERATORS
+
+    assert set(counts) == set(GENERATORS) | set(INDEXING), "every op of the differential test is driven"
     assert not wrong, "\n".join(wrong[:20])
 
 

@@ -94,7 +94,7 @@ def test_bert_token_type_ids_beyond_type_vocab_size():
 def test_bert_labels_beyond_num_labels():
     model, ids = bert(), torch.randint(0, 50, (2, 8))
     identical(lambda: model(input_ids=ids, labels=torch.tensor([0, 1])).loss)
-    caught(lambda: model(input_ids=ids, labels=torch.tensor([0, 2])), "LG418", "transformers BertForSequenceClassification.forward → cross_entropy", "num_labels")
+    caught(lambda: model(input_ids=ids, labels=torch.tensor([0, 2])), "LG101", "transformers BertForSequenceClassification.forward → cross_entropy", "num_labels")
 
 
 # --- timm ---------------------------------------------------------------------------------

@@ -61,7 +61,8 @@ fn label_cause(f: Finding, index: &TensorView<'_>, input: &TensorView<'_>, dim: 
         .filter(|&v| v < 0 || v >= c)
         .collect();
     let (min, max) = (values[0], values[values.len() - 1]);
-    let (rule, hint, fix) = if values.len() as i64 == c && min == 0 && bad.len() == 1 {
+    // A gap needs a label set of at least 3 to be told from "class C with C classes" (LG416).
+    let (rule, hint, fix) = if c >= 3 && values.len() as i64 == c && min == 0 && bad.len() == 1 {
         let missing: Vec<String> = (0..max)
             .filter(|v| !h.contains_key(v))
             .map(|v| v.to_string())
