@@ -8,14 +8,14 @@ use crate::png_out::{self, Image};
 use labelguard_core::DType;
 use labelguard_scan::read::mask::{decode_mask, MaskImage};
 use labelguard_scan::repair::{Repair, RepairKind};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 /// Settings shared by every file of a run.
 #[derive(Clone, Debug, Default)]
 pub struct Ctx {
     pub max_pixels: u64,
     /// Colour -> class id (palette, then the void colours -> the void target).
-    pub palette: Option<HashMap<[u8; 3], i64>>,
+    pub palette: Option<labelguard_scan::colours::ColourMap>,
     /// Replace resize artefacts by the majority of their neighbours (an approximation).
     pub fill_artefacts: bool,
 }
@@ -135,17 +135,10 @@ fn colour_to_index(
     let mut ids = Vec::with_capacity(img.width * img.height);
     let mut counts: BTreeMap<[u8; 3], u64> = BTreeMap::new();
     let mut unknown: BTreeMap<[u8; 3], u64> = BTreeMap::new();
-    let mut last: Option<([u8; 3], Option<i64>)> = None;
+    let mut lookup = palette.lookup();
     for p in px.chunks_exact(ch) {
         let c = [p[0], p[1], p[2]];
-        let id = match last {
-            Some((lc, id)) if lc == c => id,
-            _ => {
-                let id = palette.get(&c).copied();
-                last = Some((c, id));
-                id
-            }
-        };
+        let id = lookup.id(c);
         match id {
             Some(id) if (0..=255).contains(&id) => {
                 ids.push(id as u8);
@@ -175,7 +168,13 @@ fn colour_to_index(
     }
     out.colours = counts
         .into_iter()
-        .map(|(c, n)| (format!("({}, {}, {})", c[0], c[1], c[2]), palette[&c], n))
+        .map(|(c, n)| {
+            (
+                format!("({}, {}, {})", c[0], c[1], c[2]),
+                palette.get(&c).unwrap_or_default(),
+                n,
+            )
+        })
         .collect();
     Ok(ids)
 }

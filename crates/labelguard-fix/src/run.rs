@@ -7,13 +7,14 @@ use crate::journal::{self, Action, Entry, Journal, LeftAlone, Manifest, MANIFEST
 use crate::plan::{relative, Plan};
 use crate::rewrite::{rewrite, Ctx};
 use crate::summary::{FixReport, Remaining};
+use labelguard_scan::colours::ColourMap;
 use labelguard_scan::config::ScanOptions;
 use labelguard_scan::layout::{discover, Task};
 use labelguard_scan::progress::Progress;
 use labelguard_scan::repair::{void_target, Repair, RepairKind};
 use labelguard_scan::walk::{walk, EntryKind};
 use rayon::prelude::*;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
@@ -98,16 +99,13 @@ fn check_paths(input: &Path, out: &Path) -> Result<(), FixError> {
 }
 
 /// The palette lookup for colour masks: class colours, then the void colours.
-fn palette_map(opts: &ScanOptions) -> Option<HashMap<[u8; 3], i64>> {
+fn palette_map(opts: &ScanOptions) -> Option<ColourMap> {
     let p = opts.palette.as_ref()?;
-    let mut m = HashMap::new();
-    for (i, c) in p.iter().enumerate() {
-        m.entry(*c).or_insert(i as i64);
-    }
-    for c in &opts.void_colours {
-        m.entry(*c).or_insert(void_target(opts.ignore_index));
-    }
-    Some(m)
+    Some(ColourMap::new(
+        p,
+        &opts.void_colours,
+        void_target(opts.ignore_index),
+    ))
 }
 
 /// A fingerprint of the repairs of one file (empty for a copy).

@@ -116,21 +116,15 @@ pub struct Ctx<'a> {
     pub opts: &'a ScanOptions,
     /// Class name -> id, from `--classes` or the discovered ImageFolder classes.
     pub class_map: HashMap<String, i64>,
-    pub palette: Option<HashMap<[u8; 3], i64>>,
+    pub palette: Option<crate::colours::ColourMap>,
 }
 
 impl<'a> Ctx<'a> {
     pub fn new(opts: &'a ScanOptions, class_names: &[String]) -> Ctx<'a> {
-        let palette = opts.palette.as_ref().map(|p| {
-            let mut m = HashMap::new();
-            for (i, c) in p.iter().enumerate() {
-                m.entry(*c).or_insert(i as i64);
-            }
-            for c in &opts.void_colours {
-                m.entry(*c).or_insert(opts.ignore_index);
-            }
-            m
-        });
+        let palette = opts
+            .palette
+            .as_ref()
+            .map(|p| crate::colours::ColourMap::new(p, &opts.void_colours, opts.ignore_index));
         Ctx {
             opts,
             class_map: class_names
@@ -361,17 +355,10 @@ fn colour_mask(
     let mut unknown = 0u64;
     let mut first: Vec<Location> = Vec::new();
     let mut unknown_colours: BTreeMap<[u8; 3], u64> = BTreeMap::new();
-    let mut last: Option<([u8; 3], Option<i64>)> = None;
+    let mut lookup = palette.lookup();
     for i in 0..n {
         let c = px(i);
-        let id = match last {
-            Some((lc, id)) if lc == c => id,
-            _ => {
-                let id = palette.get(&c).copied();
-                last = Some((c, id));
-                id
-            }
-        };
+        let id = lookup.id(c);
         match id {
             Some(id) => ids.extend_from_slice(&(id as i32).to_le_bytes()),
             None => {

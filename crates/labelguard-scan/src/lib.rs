@@ -22,6 +22,7 @@
 
 pub mod analyze;
 mod binary;
+pub mod colours;
 pub mod config;
 mod datasets;
 #[doc(hidden)]
