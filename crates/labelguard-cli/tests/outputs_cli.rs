@@ -4,6 +4,8 @@
 //! terminal as control characters.
 #![cfg(unix)]
 
+mod scan_common;
+
 use labelguard_scan::fixtures::{npy, put};
 use std::os::unix::fs::{FileTypeExt, PermissionsExt};
 use std::os::unix::process::CommandExt;
@@ -34,14 +36,23 @@ fn err(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-/// Runs as an unprivileged user when the tests run as root, so that permissions apply (root
-/// writes read-only files and directories). The directory is opened to that user.
-fn unprivileged(cmd: &mut Command, dir: &Path) {
+/// `labelguard ARGS` in `cwd`, as an unprivileged user when the tests run as root, so that
+/// permissions apply (root writes read-only files and directories). `cwd` is opened to that
+/// user.
+fn unprivileged(cwd: &Path, args: &[&str]) -> Command {
     // SAFETY: geteuid has no failure mode.
-    if unsafe { libc::geteuid() } == 0 {
-        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o777)).unwrap();
-        cmd.uid(65534).gid(65534);
+    if unsafe { libc::geteuid() } != 0 {
+        return labelguard(cwd, args);
     }
+    std::fs::set_permissions(cwd, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let mut cmd = Command::new(scan_common::binary_anyone_can_run());
+    cmd.args(args)
+        .current_dir(cwd)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .uid(65534)
+        .gid(65534);
+    cmd
 }
 
 /// Every name in `dir` (temporary files included).
@@ -178,9 +189,7 @@ fn read_only_files_are_refused_and_kept_modes_are_kept() {
     let ro = d.path().join("ro.txt");
     std::fs::write(&ro, "old").unwrap();
     std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o444)).unwrap();
-    let mut cmd = labelguard(d.path(), &scan_args(&["-o", "ro.txt"]));
-    unprivileged(&mut cmd, d.path());
-    let o = output(cmd);
+    let o = output(unprivileged(d.path(), &scan_args(&["-o", "ro.txt"])));
     assert_eq!(o.status.code(), Some(2), "{}", err(&o));
     assert!(err(&o).contains("ro.txt: cannot write"), "{}", err(&o));
     assert_eq!(std::fs::read_to_string(&ro).unwrap(), "old");
@@ -212,16 +221,13 @@ fn a_set_of_outputs_is_written_whole_or_not_at_all() {
         ("--html", "locked/r.html"),
         ("--write-weights", "locked/w.py"),
     ] {
-        let mut cmd = labelguard(
+        let o = output(unprivileged(
             d.path(),
             &scan_args(&["-o", "new.txt", "--format", "json", flag, path]),
-        );
-        unprivileged(&mut cmd, d.path());
-        let o = output(cmd);
+        ));
         assert_eq!(o.status.code(), Some(2), "{flag}: {}", err(&o));
         assert!(err(&o).contains("locked"), "{}", err(&o));
-        let mut cmd = labelguard(d.path(), &scan_args(&["-o", "old.json", flag, path]));
-        unprivileged(&mut cmd, d.path());
+        let cmd = unprivileged(d.path(), &scan_args(&["-o", "old.json", flag, path]));
         assert_eq!(output(cmd).status.code(), Some(2));
     }
     // Weights that cannot be computed (no --num-classes): the report is not written either.

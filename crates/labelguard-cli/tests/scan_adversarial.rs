@@ -255,7 +255,7 @@ fn unreadable_files_and_directories_as_a_normal_user() {
         // Drop to nobody for the run: root reads chmod 000 files, a user does not.
         let mut c = Command::new("setpriv");
         c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
-            .arg(env!("CARGO_BIN_EXE_labelguard"));
+            .arg(binary_anyone_can_run());
         c
     } else {
         Command::new(env!("CARGO_BIN_EXE_labelguard"))

@@ -150,3 +150,20 @@ pub fn make_data(root: &Path) {
     csv += "img20.jpg,10\n";
     put(root, "labels.csv", csv.as_bytes());
 }
+
+/// The labelguard binary at a path every user can run, for the tests that drop to `nobody`:
+/// the build's own path may pass through a directory only its owner can enter (a clone under
+/// `/root`, or in `mktemp -d`), which `nobody` cannot traverse. A copy in a directory opened
+/// to everyone, made once per test binary.
+pub fn binary_anyone_can_run() -> &'static Path {
+    use std::os::unix::fs::PermissionsExt;
+    static COPY: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    COPY.get_or_init(|| {
+        let dir = tempfile::tempdir().expect("temp dir").keep();
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let to = dir.join("labelguard");
+        std::fs::copy(env!("CARGO_BIN_EXE_labelguard"), &to).expect("copy the binary");
+        std::fs::set_permissions(&to, std::fs::Permissions::from_mode(0o755)).unwrap();
+        to
+    })
+}
