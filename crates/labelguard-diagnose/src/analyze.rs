@@ -99,6 +99,18 @@ struct OpenTraceback {
     stray: u32,
 }
 
+impl OpenTraceback {
+    /// A traceback that has just started: no frames yet.
+    fn new(ipython: bool) -> OpenTraceback {
+        OpenTraceback {
+            frames: VecDeque::new(),
+            ipython,
+            expect_code: false,
+            stray: 0,
+        }
+    }
+}
+
 #[derive(Default)]
 struct Dsa {
     condition: Option<(String, Seen)>,
@@ -329,15 +341,8 @@ impl Analyzer {
                 return Closes::No;
             }
             let ipython = !t.starts_with("File \"");
-            self.open.insert(
-                (src, prefix.to_string()),
-                OpenTraceback {
-                    frames: VecDeque::new(),
-                    ipython,
-                    expect_code: false,
-                    stray: 0,
-                },
-            );
+            self.open
+                .insert((src, prefix.to_string()), OpenTraceback::new(ipython));
         }
         if let Some(i) = header {
             if self.open.len() < MAX_OPEN_TRACEBACKS
@@ -347,15 +352,8 @@ impl Analyzer {
                 // "Original"; a header glued to the end of another message is CPython's.
                 let before = t[..i].trim_end();
                 let ipython = i > 0 && !t.starts_with("Original") && !before.contains(' ');
-                self.open.insert(
-                    (src, prefix.to_string()),
-                    OpenTraceback {
-                        frames: VecDeque::new(),
-                        ipython,
-                        expect_code: false,
-                        stray: 0,
-                    },
-                );
+                self.open
+                    .insert((src, prefix.to_string()), OpenTraceback::new(ipython));
             }
             return Closes::Structural;
         }
