@@ -23,7 +23,7 @@ pub mod tensor;
 pub use call::{Call, CallError, Value};
 pub use dtype::DType;
 pub use finding::{Finding, Location, Report};
-pub use ops::common::class_ids;
+pub use ops::class_ids::class_ids;
 pub use ops::{lookup, spec, OpSpec, OPS};
 pub use rule::Rule;
 pub use severity::{Severity, Verdict};

@@ -6,7 +6,9 @@
 //! `input` each starts (default: one after the other). `input` is the tensor after its basic
 //! indexing (integers, slices, None): only its shape and dtype are read.
 
-use super::common::*;
+use super::dtypes::*;
+use super::index_range::*;
+use super::shapes::*;
 use crate::call::Call;
 use crate::dtype::DType;
 use crate::finding::{shape_str, Finding, Verdict};

@@ -4,8 +4,11 @@
 //! CUDA kernel asserts. BCE-with-logits checks nothing about values; its dtype rules come from
 //! the arithmetic it is written in (`(1 - target).mul_(input)`, `(pos_weight - 1).mul(target)`).
 
-use super::common::*;
+use super::dtypes::*;
 use super::evidence::WithLocated;
+use super::reduction::*;
+use super::shapes::*;
+use super::values::*;
 use crate::call::Call;
 use crate::dtype::DType;
 use crate::finding::{is_are, shape_str, Finding, Verdict, MAX_LOCATIONS};

@@ -6,7 +6,11 @@
 //! (int64 or uint8 targets), 4-D to `nll_loss2d`, 3-D and 5-D+ reshaped to `nll_loss2d`
 //! (int64 targets only).
 
-use super::common::*;
+use super::class_ids::*;
+use super::dtypes::*;
+use super::index_range::*;
+use super::reduction::*;
+use super::values::*;
 use crate::call::Call;
 use crate::dtype::DType;
 use crate::finding::{shape_str, Finding, Verdict};

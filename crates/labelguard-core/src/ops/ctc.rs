@@ -2,7 +2,8 @@
 //! target values are never checked, so out-of-range labels read out of bounds (garbage on the
 //! CPU, `illegal memory access` on CUDA): a silent verdict with error severity.
 
-use super::common::*;
+use super::reduction::*;
+use super::values::*;
 use crate::call::Call;
 use crate::dtype::DType;
 use crate::finding::{count, is_are, shape_str, Finding, Severity, Verdict};

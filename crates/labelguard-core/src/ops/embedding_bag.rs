@@ -2,7 +2,7 @@
 //! cuda/EmbeddingBag.cu): the Python wrapper's shape checks, then offsets and ids. Messages as
 //! torch 2.15's CPU path prints them.
 
-use super::common::*;
+use super::dtypes::*;
 use super::embedding::{embedding_ids, table_rows, weight_rank};
 use crate::call::Call;
 use crate::dtype::DType;

@@ -2,7 +2,9 @@
 //! (TensorAdvancedIndexing.cpp, cuda/Indexing.cu, cuda/IndexKernel.cu). Messages as torch 2.15's
 //! CPU path prints them.
 
-use super::common::*;
+use super::dtypes::*;
+use super::index_range::*;
+use super::shapes::*;
 use crate::call::Call;
 use crate::dtype::DType;
 use crate::finding::{shape_str, Finding, Verdict};

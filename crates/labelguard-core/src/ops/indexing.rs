@@ -1,7 +1,9 @@
 //! `gather`, `scatter`, `scatter_add` (ScatterGatherChecks.h, TensorAdvancedIndexing.cpp,
 //! ScatterGatherKernel.cu) and `index_select` (TensorAdvancedIndexing.cpp, Indexing.cu).
 
-use super::common::*;
+use super::dtypes::*;
+use super::index_range::*;
+use super::shapes::*;
 use crate::call::Call;
 use crate::dtype::DType;
 use crate::finding::{shape_str, Finding, Verdict};

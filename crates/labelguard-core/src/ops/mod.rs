@@ -8,18 +8,23 @@
 mod advanced_index;
 mod bce;
 mod bincount;
+pub mod class_ids;
 mod classification;
-pub mod common;
 mod ctc;
+mod dtypes;
 mod embedding;
 mod embedding_bag;
 mod evidence;
 mod index_along_dim;
+mod index_range;
 mod indexing;
 mod multinomial;
 mod nll_loss2d;
 mod one_hot;
+mod reduction;
+mod shapes;
 mod take_put;
+pub mod values;
 
 use crate::call::{Call, CallError, Default as D, Kind, Param, TensorParam, Value};
 use crate::finding::{Finding, Report};

@@ -2,7 +2,9 @@
 //! `torch.take_along_dim` (a gather after broadcasting, TensorAdvancedIndexing.cpp). Messages
 //! as torch 2.15's CPU path prints them.
 
-use super::common::*;
+use super::dtypes::*;
+use super::index_range::*;
+use super::shapes::*;
 use crate::call::Call;
 use crate::dtype::DType;
 use crate::finding::{shape_str, Finding, Verdict};
