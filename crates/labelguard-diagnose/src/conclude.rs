@@ -5,11 +5,11 @@
 //! text (the kernel unknown), other CUDA errors, library errors, unknown exceptions, and last the
 //! note that the traceback's line cannot be trusted.
 
-use crate::analyze::{Analyzer, Hint, MessageGroup, SiteGroup, Traceback};
 use crate::kb::{ExplainId, Kb};
 use crate::model::{
     Confidence, Diagnosis, Evidence, Frame, LogReport, Outcome, SourceSummary, UserFrame,
 };
+use crate::observed::{GuardError, Hint, MessageGroup, Observations, SiteGroup, Traceback};
 use labelguard_core::rules::{self, by_code};
 use labelguard_core::{Finding, Severity, Verdict};
 
@@ -27,7 +27,7 @@ struct Refined {
     candidates: Vec<String>,
 }
 
-pub(crate) fn conclude(a: &Analyzer) -> LogReport {
+pub(crate) fn conclude(a: &Observations) -> LogReport {
     let kb = a.kb;
     let c = Conclusions { a, kb };
     let trusted = a.opts.launch_blocking || (a.async_lines.is_none() && a.sync_wording);
@@ -144,7 +144,7 @@ pub(crate) fn conclude(a: &Analyzer) -> LogReport {
 }
 
 struct Conclusions<'a> {
-    a: &'a Analyzer,
+    a: &'a Observations,
     kb: &'static Kb,
 }
 
@@ -568,7 +568,7 @@ impl Conclusions<'_> {
     }
 
     /// labelguard's own guard raised before the op ran: the code is in the message.
-    fn guard(&self, g: &crate::analyze::GuardError) -> Diagnosis {
+    fn guard(&self, g: &GuardError) -> Diagnosis {
         let tb = g.traceback.map(|i| &self.a.tracebacks[i]);
         let Some(code) = g.code else {
             // A guard exception without a rule code: report it, unexplained, as it is.

@@ -11,16 +11,18 @@ mod clues;
 mod conclude;
 pub mod kb;
 mod model;
+mod observed;
 pub mod render;
 mod scan;
 mod text;
 mod traceback;
 
-pub use analyze::{Analyzer, Options, SourceId};
+pub use analyze::Analyzer;
 pub use kb::OPS;
 pub use model::{
     Confidence, Diagnosis, Evidence, Frame, LogReport, Outcome, SourceSummary, UserFrame,
 };
+pub use observed::{Options, SourceId};
 pub use scan::{Scanner, MAX_LINE};
 
 use std::io::{self, Read};
