@@ -16,7 +16,11 @@ use crate::kernels::{locate, scan_float};
 use crate::rules::*;
 use crate::tensor::TensorView;
 
-fn same_size(input: &TensorView<'_>, target: &TensorView<'_>, message: String) -> Option<Finding> {
+pub(crate) fn same_size(
+    input: &TensorView<'_>,
+    target: &TensorView<'_>,
+    message: String,
+) -> Option<Finding> {
     (input.shape() != target.shape()).then(|| {
         let mut f = Finding::new(&LG204, Verdict::Error, message).fix(format!(
             "give target the shape of input {}",
@@ -43,7 +47,7 @@ fn same_size(input: &TensorView<'_>, target: &TensorView<'_>, message: String) -
 }
 
 /// LG303 when a weight does not broadcast to exactly `shape` (it multiplies the loss in place).
-fn broadcast_to(w: &TensorView<'_>, name: &str, shape: &[usize]) -> Option<Finding> {
+pub(crate) fn broadcast_to(w: &TensorView<'_>, name: &str, shape: &[usize]) -> Option<Finding> {
     match broadcast(w.shape(), shape) {
         Some(b) if b == shape => None,
         Some(b) => Some(
@@ -78,7 +82,7 @@ fn broadcast_to(w: &TensorView<'_>, name: &str, shape: &[usize]) -> Option<Findi
 }
 
 /// Elements outside [0, 1] or NaN, as the BCE kernel checks them.
-fn probability_range(
+pub(crate) fn probability_range(
     t: &TensorView<'_>,
     name: &str,
     rule: &'static crate::rule::Rule,
@@ -291,7 +295,7 @@ pub fn binary_cross_entropy_with_logits(call: &Call<'_>) -> Vec<Finding> {
 }
 
 /// `pos_weight - 1` fails for bool and uint16 (no subtraction kernels).
-fn arithmetic_dtype(t: &TensorView<'_>, name: &str) -> Option<Finding> {
+pub(crate) fn arithmetic_dtype(t: &TensorView<'_>, name: &str) -> Option<Finding> {
     let message = match t.dtype() {
         DType::Bool => format!("{name} is torch.bool: Subtraction, the `-` operator, with a bool tensor is not supported"),
         DType::U16 => format!("{name} is torch.uint16: \"add_stub\" not implemented for 'UInt16'"),

@@ -58,7 +58,7 @@ pub fn class_targets(target: &TensorView<'_>, name: &str, c: i64, ignore: i64) -
 }
 
 /// One group of out-of-range class ids and the rule that explains it.
-struct Group {
+pub(crate) struct Group {
     rule: &'static Rule,
     values: Vec<i64>,
 }
@@ -133,7 +133,7 @@ pub fn class_ids_scanned(
         .collect()
 }
 
-fn group_causes(
+pub(crate) fn group_causes(
     bad: &[i64],
     more_values: bool,
     c: i64,
@@ -220,7 +220,7 @@ fn lg101_fix(c: i64, max: i64, distinct: usize, binary: bool) -> String {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn class_finding(
+pub(crate) fn class_finding(
     rule: &'static Rule,
     verdict: Verdict,
     name: &str,

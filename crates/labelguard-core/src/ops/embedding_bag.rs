@@ -10,7 +10,7 @@ use crate::finding::{Finding, Verdict};
 use crate::rules::*;
 use crate::tensor::TensorView;
 
-fn offsets_finding(verdict: Verdict, message: String) -> Finding {
+pub(crate) fn offsets_finding(verdict: Verdict, message: String) -> Finding {
     Finding::new(&LG413, verdict, message).fix(
         "offsets are the start of each bag: torch.cat([lengths.new_zeros(1), lengths.cumsum(0)[:-1]])",
     )

@@ -11,13 +11,13 @@ use crate::finding::{shape_str, Finding, Verdict};
 use crate::rules::*;
 use crate::tensor::TensorView;
 
-fn shape_error(message: String) -> Finding {
+pub(crate) fn shape_error(message: String) -> Finding {
     Finding::new(&LG213, Verdict::Error, message)
         .fix("source has the input's shape except along dim, where it has one slice per index")
 }
 
 /// LG411 for indices outside `dim` (index_fill also takes negative indices).
-fn along_dim(
+pub(crate) fn along_dim(
     input: &TensorView<'_>,
     index: &TensorView<'_>,
     dim: usize,
@@ -43,7 +43,7 @@ fn along_dim(
 
 /// For an empty input: an error when only `dim` is empty (torch 2.15 fails in setStorage),
 /// nothing to check otherwise (no element is written).
-fn empty_dim(
+pub(crate) fn empty_dim(
     input: &TensorView<'_>,
     index: &TensorView<'_>,
     dim: usize,
@@ -68,7 +68,10 @@ fn empty_dim(
 }
 
 /// LG210 when the index is not a vector (or a scalar); `message` is PyTorch's text.
-fn vector_index(index: &TensorView<'_>, message: impl FnOnce() -> String) -> Option<Finding> {
+pub(crate) fn vector_index(
+    index: &TensorView<'_>,
+    message: impl FnOnce() -> String,
+) -> Option<Finding> {
     (index.dim() > 1).then(|| {
         Finding::new(&LG210, Verdict::Error, message()).fix("flatten the index: index.flatten()")
     })

@@ -14,7 +14,7 @@ use crate::tensor::TensorView;
 const INDEX_DTYPES: &[DType] = &[DType::I64, DType::I32];
 
 /// LG402 for index values outside `[0, input.size(dim) - 1]` (the kernels' device assert).
-fn index_values(
+pub(crate) fn index_values(
     index: &TensorView<'_>,
     op: &str,
     input: &TensorView<'_>,
@@ -41,7 +41,12 @@ fn index_values(
 
 /// An `[N, 1, ...]` index on dim 1 of an `[N, C, ...]` tensor picks one class per sample: its
 /// out-of-range values are labels, and their pattern names the cause (LG417, LG416).
-fn label_cause(f: Finding, index: &TensorView<'_>, input: &TensorView<'_>, dim: usize) -> Finding {
+pub(crate) fn label_cause(
+    f: Finding,
+    index: &TensorView<'_>,
+    input: &TensorView<'_>,
+    dim: usize,
+) -> Finding {
     let label_shaped = dim == 1
         && input.dim() >= 2
         && index.dim() == input.dim()
@@ -123,12 +128,16 @@ pub fn gather(call: &Call<'_>) -> Vec<Finding> {
     index_values(index, "gather", input, dim)
 }
 
-fn shape_finding(message: String) -> Finding {
+pub(crate) fn shape_finding(message: String) -> Finding {
     Finding::new(&LG204, Verdict::Error, message)
         .fix("index must have as many dimensions as input, and be no larger than input (and src) outside dim")
 }
 
-fn scatter_common(call: &Call<'_>, op: &str, src: Option<&TensorView<'_>>) -> Vec<Finding> {
+pub(crate) fn scatter_common(
+    call: &Call<'_>,
+    op: &str,
+    src: Option<&TensorView<'_>>,
+) -> Vec<Finding> {
     let input = call.required("input");
     let index = call.required("index");
     let Some(dim) = wrap_dim(call.int("dim"), input.dim()) else {

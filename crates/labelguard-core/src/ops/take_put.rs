@@ -24,7 +24,7 @@ fn long_index(index: &TensorView<'_>, op: &str) -> Option<Finding> {
 }
 
 /// LG410 for flat indices outside `[-numel, numel-1]`.
-fn flat_range(input: &TensorView<'_>, index: &TensorView<'_>, op: &str) -> Vec<Finding> {
+pub(crate) fn flat_range(input: &TensorView<'_>, index: &TensorView<'_>, op: &str) -> Vec<Finding> {
     let n = input.numel();
     if n == 0 && index.numel() > 0 {
         let what = if op == "take" {

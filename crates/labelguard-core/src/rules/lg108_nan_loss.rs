@@ -14,5 +14,9 @@ declare_rule! {
     /// ## Fix
     /// Skip such batches (`if (target != ignore_index).any(): ...`), or use `reduction='sum'` and divide by a
     /// count you control; make sure random crops keep some labelled pixels.
+    ///
+    /// ## Checked by
+    /// - [`crate::ops::reduction::nan_loss`]
+    /// - fixture: `lg108_all_ignored` in `tests/rule_fixtures.rs`
     "LG108", "nan-loss", Warning
 }

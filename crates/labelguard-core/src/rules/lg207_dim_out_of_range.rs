@@ -12,5 +12,10 @@ declare_rule! {
     ///
     /// ## Fix
     /// Use the dimension that holds the classes or positions (usually `dim=1` or `dim=-1`).
+    ///
+    /// ## Checked by
+    /// - [`crate::ops::shapes::dim_finding`]
+    /// - [`crate::ops::take_put::take_along_dim`]
+    /// - fixture: `lg207_dim_out_of_range` in `tests/rule_fixtures.rs`
     "LG207", "dim-out-of-range", Error
 }
