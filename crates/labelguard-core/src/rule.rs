@@ -85,7 +85,7 @@ mod tests {
     fn every_contract_rule_names_its_checks() {
         for rule in crate::rules::ALL.iter().filter(|r| r.code < "LG600") {
             assert!(
-                rule.doc.contains("## Checked by\n - [`crate::ops::"),
+                rule.doc.contains("## Checked by\n - [`"),
                 "{} has no `## Checked by` section",
                 rule.code
             );

@@ -203,7 +203,7 @@ pub fn binary_cross_entropy(call: &Call<'_>) -> Vec<Finding> {
             findings.extend(weight_values(w, "weight"));
         }
         if reduction == Reduction::Mean && input.numel() == 0 {
-            findings.push(nan_loss("the tensors are empty"));
+            findings.push(lg108_nan_loss::finding("the tensors are empty"));
         }
     }
     findings
@@ -289,7 +289,7 @@ pub fn binary_cross_entropy_with_logits(call: &Call<'_>) -> Vec<Finding> {
         }
     }
     if reduction == Reduction::Mean && input.numel() == 0 {
-        findings.push(nan_loss("the tensors are empty"));
+        findings.push(lg108_nan_loss::finding("the tensors are empty"));
     }
     findings
 }

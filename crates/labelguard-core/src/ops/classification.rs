@@ -234,7 +234,7 @@ pub(crate) fn probability_targets(
         findings.extend(weight_values(w, "weight"));
     }
     if reduction == Reduction::Mean && input.numel() == 0 {
-        findings.push(nan_loss("the tensors are empty"));
+        findings.push(lg108_nan_loss::finding("the tensors are empty"));
     }
     findings
 }
@@ -577,7 +577,7 @@ pub(crate) fn nll_loss_nd(
     }
     if !any_bad && reduction == Reduction::Mean {
         if let Some(why) = nothing_to_average(target, &stats, weight, ignore) {
-            findings.push(nan_loss(&why));
+            findings.push(lg108_nan_loss::finding(&why));
         }
     }
     findings

@@ -78,8 +78,9 @@ pub(crate) fn vector_index(
 }
 
 /// The dim, or LG207.
-fn dim_of(call: &Call<'_>, input: &TensorView<'_>) -> Result<usize, Finding> {
-    wrap_dim(call.int("dim"), input.dim()).ok_or_else(|| dim_finding(call.int("dim"), input.dim()))
+pub(crate) fn dim_of(call: &Call<'_>, input: &TensorView<'_>) -> Result<usize, Finding> {
+    wrap_dim(call.int("dim"), input.dim())
+        .ok_or_else(|| lg207_dim_out_of_range::finding(call.int("dim"), input.dim()))
 }
 
 pub fn index_add(call: &Call<'_>) -> Vec<Finding> {
@@ -122,7 +123,7 @@ pub fn index_add(call: &Call<'_>) -> Vec<Finding> {
     } else if dim < source.dim() {
         source.shape()[dim]
     } else {
-        return vec![dim_finding(dim as i64, source.dim())];
+        return vec![lg207_dim_out_of_range::finding(dim as i64, source.dim())];
     };
     if source.dim() > 0 && n != source_size {
         return vec![shape_error(format!(

@@ -95,7 +95,10 @@ pub fn gather(call: &Call<'_>) -> Vec<Finding> {
     let input = call.required("input");
     let index = call.required("index");
     let Some(dim) = wrap_dim(call.int("dim"), input.dim()) else {
-        return vec![dim_finding(call.int("dim"), input.dim())];
+        return vec![lg207_dim_out_of_range::finding(
+            call.int("dim"),
+            input.dim(),
+        )];
     };
     if index.numel() == 0 {
         return Vec::new();
@@ -141,7 +144,10 @@ pub(crate) fn scatter_common(
     let input = call.required("input");
     let index = call.required("index");
     let Some(dim) = wrap_dim(call.int("dim"), input.dim()) else {
-        return vec![dim_finding(call.int("dim"), input.dim())];
+        return vec![lg207_dim_out_of_range::finding(
+            call.int("dim"),
+            input.dim(),
+        )];
     };
     if index.numel() != 0 {
         if let Some(f) = index_dtype(
@@ -242,7 +248,10 @@ pub fn index_select(call: &Call<'_>) -> Vec<Finding> {
     let input = call.required("input");
     let index = call.required("index");
     let Some(dim) = wrap_dim(call.int("dim"), input.dim()) else {
-        return vec![dim_finding(call.int("dim"), input.dim())];
+        return vec![lg207_dim_out_of_range::finding(
+            call.int("dim"),
+            input.dim(),
+        )];
     };
     if index.dim() > 1 {
         return vec![Finding::new(

@@ -1,9 +1,9 @@
-//! `reduction`, as PyTorch's loss wrappers parse it (LG208 for an unknown one), and the NaN of a
-//! mean over nothing (LG108).
+//! `reduction`, as PyTorch's loss wrappers parse it (LG208 for an unknown one). The NaN of a mean
+//! over nothing is LG108's, built in its rule file ([`crate::rules::lg108_nan_loss::finding`]).
 
 use crate::call::Call;
 use crate::finding::{Finding, Verdict};
-use crate::rules::{LG108, LG208};
+use crate::rules::LG208;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Reduction {
@@ -25,14 +25,4 @@ pub fn reduction(call: &Call<'_>) -> Result<Reduction, Finding> {
         )
         .fix("use reduction='mean', 'sum' or 'none'")),
     }
-}
-
-/// LG108: a mean over nothing (every target ignored, zero total weight, empty tensors) is NaN.
-pub fn nan_loss(why: &str) -> Finding {
-    Finding::new(
-        &LG108,
-        Verdict::Silent,
-        format!("with reduction='mean' the loss is NaN: {why}"),
-    )
-    .fix("skip batches without labelled targets, or use reduction='sum' and divide by a count you control")
 }

@@ -1,8 +1,7 @@
-//! Dimensions and shapes: broadcasting, wrapping a `dim` (LG207 when it is outside the tensor),
-//! the size along a dimension of a 0-d tensor.
+//! Dimensions and shapes: broadcasting, wrapping a `dim` (when it is outside the tensor, the
+//! contracts report [`crate::rules::lg207_dim_out_of_range::finding`]), the size along a dimension
+//! of a 0-d tensor.
 
-use crate::finding::{Finding, Verdict};
-use crate::rules::LG207;
 use crate::tensor::TensorView;
 
 /// The broadcast shape of two shapes, or `None` when they do not broadcast.
@@ -35,21 +34,6 @@ pub fn wrap_dim(dim: i64, ndim: usize) -> Option<usize> {
     let n = ndim.max(1) as i64;
     let d = if dim < 0 { dim + n } else { dim };
     (0..n).contains(&d).then_some(d as usize)
-}
-
-/// LG207 for a `dim` outside the tensor.
-pub fn dim_finding(dim: i64, ndim: usize) -> Finding {
-    let n = ndim.max(1) as i64;
-    Finding::new(
-        &LG207,
-        Verdict::Error,
-        format!(
-            "Dimension out of range (expected to be in range of [{}, {}], but got {dim})",
-            -n,
-            n - 1
-        ),
-    )
-    .fix(format!("use a dim between {} and {}", -n, n - 1))
 }
 
 /// PyTorch's `ensure_nonempty_size`: a 0-d tensor has size 1 along its one pseudo-dimension.

@@ -137,7 +137,7 @@ pub fn take_along_dim(call: &Call<'_>) -> Vec<Finding> {
         .fix("a 0-d input has no dimension to take along: leave dim out")];
     }
     let Some(d) = wrap_dim(dim, input.dim()) else {
-        return vec![dim_finding(dim, input.dim())];
+        return vec![lg207_dim_out_of_range::finding(dim, input.dim())];
     };
     if indices.dim() != input.dim() {
         return vec![Finding::new(
