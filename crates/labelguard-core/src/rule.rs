@@ -20,16 +20,28 @@ impl Rule {
         self.doc.lines().next().unwrap_or("").trim()
     }
 
-    /// The documentation with the one leading space of each doc-comment line removed.
+    /// The documentation with the one leading space of each doc-comment line removed, as users
+    /// read it: without the `## Checked by` section, which points developers at the code that
+    /// emits the rule (rustdoc shows it on the rule's `RULE`).
     pub fn documentation(&self) -> String {
         let mut out = String::new();
+        let mut developers_only = false;
         for line in self.doc.lines() {
-            out.push_str(line.strip_prefix(' ').unwrap_or(line));
-            out.push('\n');
+            let line = line.strip_prefix(' ').unwrap_or(line);
+            if let Some(heading) = line.strip_prefix("## ") {
+                developers_only = heading.trim() == CHECKED_BY;
+            }
+            if !developers_only {
+                out.push_str(line);
+                out.push('\n');
+            }
         }
         out.trim_end().to_string() + "\n"
     }
 }
+
+/// The heading of a rule's developer section: the functions that emit it and its fixture tests.
+const CHECKED_BY: &str = "Checked by";
 
 /// Declares a rule whose documentation is its doc comment.
 macro_rules! declare_rule {
@@ -44,3 +56,40 @@ macro_rules! declare_rule {
     };
 }
 pub(crate) use declare_rule;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn documentation_leaves_out_the_checked_by_section() {
+        let rule = Rule {
+            code: "LG000",
+            name: "test",
+            severity: Severity::Error,
+            doc:
+                " Summary.\n\n ## Fix\n Do this.\n\n ## Checked by\n - [`f`]\n\n ## Example\n `x`\n",
+        };
+        assert_eq!(
+            rule.documentation(),
+            "Summary.\n\n## Fix\nDo this.\n\n## Example\n`x`\n"
+        );
+        let last = Rule {
+            doc: " Summary.\n\n ## Checked by\n - [`f`]\n",
+            ..rule
+        };
+        assert_eq!(last.documentation(), "Summary.\n");
+    }
+
+    #[test]
+    fn every_contract_rule_names_its_checks() {
+        for rule in crate::rules::ALL.iter().filter(|r| r.code < "LG600") {
+            assert!(
+                rule.doc.contains("## Checked by\n - [`"),
+                "{} has no `## Checked by` section",
+                rule.code
+            );
+            assert!(!rule.documentation().contains("Checked by"));
+        }
+    }
+}

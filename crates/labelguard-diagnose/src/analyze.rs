@@ -3,21 +3,12 @@
 
 use crate::kb::{ExplainId, Kb, Kind};
 use crate::model::{Evidence, Frame, LogReport};
+use crate::observed::{
+    GuardError, Hint, MessageGroup, Observations, Options, Seen, SiteGroup, SourceId, Traceback,
+};
 use crate::text::{self, Site};
 use crate::traceback::{classify, TbLine};
 use std::collections::{HashMap, VecDeque};
-
-/// Identifies an input: a file, stdin, or one stream of a child process.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct SourceId(pub u16);
-
-/// Facts known from outside the log.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Options {
-    /// The process ran with `CUDA_LAUNCH_BLOCKING=1` (`labelguard run --sync`): its traceback is
-    /// where the failure happened.
-    pub launch_blocking: bool,
-}
 
 // Bounds that keep memory constant whatever the log holds.
 const MAX_SITES: usize = 256;
@@ -30,67 +21,8 @@ const MAX_CONTEXT: usize = 2;
 /// A traceback that shows this many lines that are neither frames nor code has been cut off.
 const MAX_STRAY_LINES: u32 = 50;
 
-/// The first line of a group of alike lines, their count and the last line number.
-#[derive(Clone, Debug)]
-pub(crate) struct Seen {
-    pub ev: Evidence,
-    pub source: SourceId,
-}
-
-impl Seen {
-    fn bump(&mut self, line: u64) {
-        self.ev.count += 1;
-        self.ev.last_line = Some(line);
-    }
-}
-
-/// A kernel assertion site (file:line, function, condition) and how often it failed.
-pub(crate) struct SiteGroup {
-    pub explain: Option<ExplainId>,
-    /// The matching signature does not rule out another explanation.
-    pub weak: bool,
-    pub kernel: String,
-    pub condition: String,
-    pub seen: Seen,
-}
-
-/// A message line (host error, CUDA error, library error) grouped by explanation and text.
-pub(crate) struct MessageGroup {
-    pub explain: ExplainId,
-    pub text: String,
-    pub seen: Seen,
-    /// The traceback this message ended, if it was a traceback's exception line.
-    pub traceback: Option<usize>,
-    /// A kernel's error, reported asynchronously.
-    pub kernel_error: bool,
-}
-
-pub(crate) struct Hint {
-    pub explain: ExplainId,
-    pub applies_to: Vec<ExplainId>,
-    pub seen: Seen,
-    /// A clue, not proof: it names the op of a low-confidence answer.
-    pub weak: bool,
-}
-
-/// A labelguard guard exception: `labelguard._report.TargetError: cross_entropy ...` followed by
-/// `[LG101] ...`, `  hint: ...`, `  fix: ...` lines (or the code on the exception line itself).
-pub(crate) struct GuardError {
-    pub code: Option<&'static str>,
-    pub text: String,
-    pub hint: Option<String>,
-    pub fix: Option<String>,
-    pub seen: Seen,
-    pub traceback: Option<usize>,
-}
-
 /// How many lines after a guard exception may carry its code, hint and fix.
 const GUARD_LINES: u8 = 6;
-
-/// A finished traceback.
-pub(crate) struct Traceback {
-    pub frames: Vec<Frame>,
-}
 
 struct OpenTraceback {
     frames: VecDeque<Frame>,
@@ -121,9 +53,8 @@ struct Dsa {
 
 /// The state of one diagnosis.
 pub struct Analyzer {
-    pub(crate) kb: &'static Kb,
-    pub(crate) opts: Options,
-    pub(crate) sources: Vec<(String, u64, u64)>,
+    /// What was seen, for the conclusions.
+    pub(crate) obs: Observations,
     // Scratch buffers, reused for every line.
     bytes: Vec<u8>,
     line: String,
@@ -137,23 +68,6 @@ pub struct Analyzer {
     key: String,
     // What was seen.
     site_index: HashMap<String, usize>,
-    pub(crate) sites: Vec<SiteGroup>,
-    pub(crate) header: Option<Seen>,
-    pub(crate) header_traceback: Option<usize>,
-    pub(crate) async_lines: Option<Seen>,
-    pub(crate) sync_wording: bool,
-    pub(crate) eras: Vec<String>,
-    pub(crate) hosts: Vec<MessageGroup>,
-    pub(crate) cuda_errors: Vec<MessageGroup>,
-    pub(crate) secondary: Vec<MessageGroup>,
-    pub(crate) unknown: Vec<MessageGroup>,
-    pub(crate) hints: Vec<Hint>,
-    pub(crate) guards: Vec<GuardError>,
-    pub(crate) tracebacks: Vec<Traceback>,
-    /// Source lines outside any traceback: the line printed right before an exception line (a
-    /// traceback pasted without its frames), and the last input of an interactive session.
-    pub(crate) orphan_code: Option<Seen>,
-    pub(crate) repl_code: Option<Seen>,
     open: HashMap<(SourceId, String), OpenTraceback>,
     dsa: Option<Dsa>,
     /// The guard exception whose following lines are being read, and how many may follow.
@@ -172,9 +86,7 @@ impl Analyzer {
     pub fn new(opts: Options) -> Analyzer {
         let kb = Kb::get();
         Analyzer {
-            kb,
-            opts,
-            sources: Vec::new(),
+            obs: Observations::new(kb, opts),
             bytes: Vec::new(),
             line: String::new(),
             present: vec![false; kb.needle_count],
@@ -183,21 +95,6 @@ impl Analyzer {
             candidates: Vec::new(),
             key: String::new(),
             site_index: HashMap::new(),
-            sites: Vec::new(),
-            header: None,
-            header_traceback: None,
-            async_lines: None,
-            sync_wording: false,
-            eras: Vec::new(),
-            hosts: Vec::new(),
-            cuda_errors: Vec::new(),
-            secondary: Vec::new(),
-            unknown: Vec::new(),
-            hints: Vec::new(),
-            guards: Vec::new(),
-            tracebacks: Vec::new(),
-            orphan_code: None,
-            repl_code: None,
             open: HashMap::new(),
             dsa: None,
             guard_lines: None,
@@ -207,12 +104,12 @@ impl Analyzer {
 
     /// Registers an input and returns its id for [`crate::Scanner::new`].
     pub fn add_source(&mut self, name: impl Into<String>) -> SourceId {
-        self.sources.push((name.into(), 0, 0));
-        SourceId((self.sources.len() - 1) as u16)
+        self.obs.sources.push((name.into(), 0, 0));
+        SourceId((self.obs.sources.len() - 1) as u16)
     }
 
     pub(crate) fn source_read(&mut self, src: SourceId, bytes: u64, lines: u64) {
-        let s = &mut self.sources[src.0 as usize];
+        let s = &mut self.obs.sources[src.0 as usize];
         s.1 = bytes;
         s.2 = lines;
     }
@@ -226,7 +123,7 @@ impl Analyzer {
     fn seen(&self, src: SourceId, line_no: u64, text: &str) -> Seen {
         Seen {
             ev: Evidence {
-                source: self.sources[src.0 as usize].0.clone(),
+                source: self.obs.sources[src.0 as usize].0.clone(),
                 line: line_no,
                 text: text::shorten(text),
                 count: 1,
@@ -245,7 +142,7 @@ impl Analyzer {
         // would have had no other effect (checked when the previous line was analysed).
         if let Some(last) = &self.last_site {
             if last.src == src && !self.dense() && text::same_but_threads(&last.raw, raw) {
-                self.sites[last.group].seen.bump(line_no);
+                self.obs.sites[last.group].seen.bump(line_no);
                 return;
             }
         }
@@ -280,7 +177,7 @@ impl Analyzer {
         }
         if let Some(code) = text::repl_input(t) {
             if !code.is_empty() {
-                self.repl_code = Some(self.seen(src, line_no, code));
+                self.obs.repl_code = Some(self.seen(src, line_no, code));
             }
             return None;
         }
@@ -299,7 +196,7 @@ impl Analyzer {
         } else if let Some((name, _)) = text::exception_line(t) {
             if name.contains("labelguard") {
                 self.exception(src, line_no, t, full, None, kinds);
-            } else if self.orphan_code.is_none() && line_no > 1 {
+            } else if self.obs.orphan_code.is_none() && line_no > 1 {
                 self.orphan(src, line_no - 1, text::last_line(before));
             }
         }
@@ -412,11 +309,11 @@ impl Analyzer {
         }
         if text::exception_line(t).is_some() {
             let tb = self.open.remove(&key).expect("present");
-            let index = (self.tracebacks.len() < MAX_TRACEBACKS).then(|| {
-                self.tracebacks.push(Traceback {
+            let index = (self.obs.tracebacks.len() < MAX_TRACEBACKS).then(|| {
+                self.obs.tracebacks.push(Traceback {
                     frames: tb.frames.into(),
                 });
-                self.tracebacks.len() - 1
+                self.obs.tracebacks.len() - 1
             });
             return Closes::Exception(index);
         }
@@ -432,7 +329,7 @@ impl Analyzer {
 
     /// Matches the message signatures; returns the kinds that matched.
     fn messages(&mut self, src: SourceId, line_no: u64, t: &str, full: &str) -> Vec<(Kind, usize)> {
-        let kb = self.kb;
+        let kb = self.obs.kb;
         for m in kb.needles.find_overlapping_iter(t) {
             let p = m.pattern().as_usize();
             if !self.present[p] {
@@ -466,23 +363,23 @@ impl Analyzer {
         for &(kind, i) in &matched {
             let m = &kb.messages[i];
             if let Some(era) = &m.era {
-                if !self.eras.contains(era) {
-                    self.eras.push(era.clone());
+                if !self.obs.eras.contains(era) {
+                    self.obs.eras.push(era.clone());
                 }
             }
             match kind {
                 Kind::DeviceAssert if !header_done => {
                     header_done = true;
-                    match &mut self.header {
+                    match &mut self.obs.header {
                         Some(h) => h.bump(line_no),
-                        None => self.header = Some(self.seen(src, line_no, full)),
+                        None => self.obs.header = Some(self.seen(src, line_no, full)),
                     }
                 }
-                Kind::Async => match &mut self.async_lines {
+                Kind::Async => match &mut self.obs.async_lines {
                     Some(h) => h.bump(line_no),
-                    None => self.async_lines = Some(self.seen(src, line_no, full)),
+                    None => self.obs.async_lines = Some(self.seen(src, line_no, full)),
                 },
-                Kind::Era => self.sync_wording |= m.sync_unless_async,
+                Kind::Era => self.obs.sync_wording |= m.sync_unless_async,
                 Kind::HostError | Kind::CudaError | Kind::Secondary => {
                     let mut explain = m.explain_id.expect("validated");
                     if let Some(after) = &m.value_after {
@@ -494,7 +391,11 @@ impl Analyzer {
                     }
                     self.message_group(Some(kind), explain, src, line_no, t, full);
                     if m.kernel_error {
-                        if let Some(g) = self.cuda_errors.iter_mut().find(|g| g.explain == explain)
+                        if let Some(g) = self
+                            .obs
+                            .cuda_errors
+                            .iter_mut()
+                            .find(|g| g.explain == explain)
                         {
                             g.kernel_error = true;
                         }
@@ -502,12 +403,13 @@ impl Analyzer {
                 }
                 Kind::Hint => {
                     if !self
+                        .obs
                         .hints
                         .iter()
                         .any(|h| h.explain == m.explain_id.unwrap())
                     {
                         let seen = self.seen(src, line_no, full);
-                        self.hints.push(Hint {
+                        self.obs.hints.push(Hint {
                             explain: m.explain_id.expect("validated"),
                             applies_to: m.applies_to_ids.clone(),
                             seen,
@@ -525,10 +427,10 @@ impl Analyzer {
     /// the knowledge base does not know) go to the unknown exceptions.
     fn groups(&mut self, kind: Option<Kind>) -> &mut Vec<MessageGroup> {
         match kind {
-            Some(Kind::HostError) => &mut self.hosts,
-            Some(Kind::CudaError) => &mut self.cuda_errors,
-            Some(Kind::Secondary) => &mut self.secondary,
-            _ => &mut self.unknown,
+            Some(Kind::HostError) => &mut self.obs.hosts,
+            Some(Kind::CudaError) => &mut self.obs.cuda_errors,
+            Some(Kind::Secondary) => &mut self.obs.secondary,
+            _ => &mut self.obs.unknown,
         }
     }
 
@@ -579,8 +481,8 @@ impl Analyzer {
         let text = text::shorten(t);
         if let Some(code) = guard_code(t) {
             let seen = self.seen(src, line_no, full);
-            if self.guards.len() < MAX_GROUPS {
-                self.guards.push(GuardError {
+            if self.obs.guards.len() < MAX_GROUPS {
+                self.obs.guards.push(GuardError {
                     code,
                     text,
                     hint: None,
@@ -588,7 +490,7 @@ impl Analyzer {
                     seen,
                     traceback: tb,
                 });
-                self.guard_lines = Some((self.guards.len() - 1, GUARD_LINES));
+                self.guard_lines = Some((self.obs.guards.len() - 1, GUARD_LINES));
             }
             return;
         }
@@ -599,8 +501,8 @@ impl Analyzer {
             match kind {
                 Kind::DeviceAssert => {
                     known = true;
-                    if self.header_traceback.is_none() {
-                        self.header_traceback = tb;
+                    if self.obs.header_traceback.is_none() {
+                        self.obs.header_traceback = tb;
                     }
                 }
                 Kind::HostError | Kind::CudaError | Kind::Secondary => {
@@ -619,9 +521,9 @@ impl Analyzer {
             }
         }
         if !known {
-            let unknown = self.kb.unknown_exception;
+            let unknown = self.obs.kb.unknown_exception;
             self.message_group(None, unknown, src, line_no, t, full);
-            if let Some(g) = self.unknown.iter_mut().rev().find(|g| g.text == text) {
+            if let Some(g) = self.obs.unknown.iter_mut().rev().find(|g| g.text == text) {
                 g.traceback = g.traceback.or(tb);
             }
         }
@@ -634,7 +536,7 @@ impl Analyzer {
         let (_, s) = text::split_prefix(&line);
         let code = s.trim();
         if text::looks_like_code(code) {
-            self.orphan_code = Some(self.seen(src, line_no, code));
+            self.obs.orphan_code = Some(self.seen(src, line_no, code));
         }
     }
 
@@ -656,15 +558,15 @@ impl Analyzer {
             self.key.push_str(part);
         }
         if let Some(&g) = self.site_index.get(self.key.as_str()) {
-            self.sites[g].seen.bump(line_no);
+            self.obs.sites[g].seen.bump(line_no);
             return Some(g);
         }
-        let kb = self.kb;
+        let kb = self.obs.kb;
         let sig = kb.match_assert(site.prefix, site.condition);
         if sig.is_none() && !site.device {
             return None; // not a CUDA kernel's assertion (a C library's, a test's)
         }
-        if self.sites.len() >= MAX_SITES {
+        if self.obs.sites.len() >= MAX_SITES {
             return None; // enough kernels to explain the failure; memory stays bounded
         }
         let kernel = kernel
@@ -679,15 +581,16 @@ impl Analyzer {
                 }
             });
         let seen = self.seen(src, line_no, line);
-        self.site_index.insert(self.key.clone(), self.sites.len());
-        self.sites.push(SiteGroup {
+        self.site_index
+            .insert(self.key.clone(), self.obs.sites.len());
+        self.obs.sites.push(SiteGroup {
             explain: sig.map(|s| s.explain_id),
             weak: sig.is_some_and(|s| s.weak),
             kernel,
             condition: text::shorten(site.condition),
             seen,
         });
-        Some(self.sites.len() - 1)
+        Some(self.obs.sites.len() - 1)
     }
 
     /// The lines after a guard exception: `[LG101] ...`, `hint: ...`, `fix: ...`.
@@ -696,7 +599,7 @@ impl Analyzer {
             return false;
         };
         self.guard_lines = (left > 1).then_some((i, left - 1));
-        let g = &mut self.guards[i];
+        let g = &mut self.obs.guards[i];
         if let Some(h) = t.strip_prefix("hint:") {
             g.hint = Some(text::shorten(h));
         } else if let Some(f) = t.strip_prefix("fix:") {
@@ -771,7 +674,7 @@ impl Analyzer {
     /// Ends the analysis: closes open reports and draws the conclusions.
     pub fn finish(mut self) -> LogReport {
         self.finish_dsa();
-        crate::conclude::conclude(&self)
+        crate::conclude::conclude(&self.obs)
     }
 }
 

@@ -7,9 +7,9 @@
 //! never more than `medium`: `medium` needs two independent clues that agree and a direct call of
 //! the op among them; one clue alone, or only guesses (`criterion(...)`), give `low`.
 
-use crate::analyze::{Analyzer, Seen, Traceback};
 use crate::kb::{ExplainId, Kb};
 use crate::model::{Confidence, Evidence, Frame};
+use crate::observed::{Observations, Seen, Traceback};
 
 /// The best-supported op and what supports it.
 pub(crate) struct Ranked {
@@ -40,7 +40,7 @@ const REPL: u8 = 5;
 /// Ranks the clues. `allowed` limits the answer to a set of ops (the candidates of a kernel that
 /// several ops share).
 pub(crate) fn rank(
-    a: &Analyzer,
+    a: &Observations,
     tb: Option<&Traceback>,
     frame_evidence: impl Fn(&Frame) -> Evidence,
     allowed: Option<&[String]>,

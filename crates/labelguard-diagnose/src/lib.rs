@@ -2,25 +2,32 @@
 //! how to fix it, and where in the user's code.
 //!
 //! Data flows one way: bytes → [`Scanner`] (lines, one pass, bounded memory) → [`Analyzer`]
-//! (matches the knowledge base in `knowledge.toml`, keeps grouped evidence) → [`LogReport`]
-//! (findings) → [`render`]. The knowledge base is data: one entry per assertion or message
-//! signature, each pointing at an explanation (op, rule code, cause, fix).
+//! (matches the knowledge base in `knowledge.toml`, keeps grouped evidence in the observations of
+//! `observed.rs`) → `conclude.rs` (the order of precedence; the log rules LG901–LG908 are checked
+//! in `checks/`, one file per rule, on the helpers of `context.rs`) → [`LogReport`] (findings,
+//! each a [`Diagnosis`] that wraps a core `Finding`) → [`render`]. The knowledge base is data: one
+//! entry per assertion or message signature, each pointing at an explanation (op, rule code,
+//! cause, fix).
 
 mod analyze;
+mod checks;
 mod clues;
 mod conclude;
+mod context;
 pub mod kb;
 mod model;
+mod observed;
 pub mod render;
 mod scan;
 mod text;
 mod traceback;
 
-pub use analyze::{Analyzer, Options, SourceId};
+pub use analyze::Analyzer;
 pub use kb::OPS;
 pub use model::{
     Confidence, Diagnosis, Evidence, Frame, LogReport, Outcome, SourceSummary, UserFrame,
 };
+pub use observed::{Options, SourceId};
 pub use scan::{Scanner, MAX_LINE};
 
 use std::io::{self, Read};

@@ -8,7 +8,8 @@
 //! [`MAX_LINE`] is analysed in pieces of that size, so a 100 MB line costs what 100 MB of short
 //! lines cost.
 
-use crate::analyze::{Analyzer, SourceId};
+use crate::analyze::Analyzer;
+use crate::observed::SourceId;
 use memchr::{memchr2, memchr_iter, memrchr2};
 
 /// The longest piece of a line analysed at once.
@@ -84,7 +85,7 @@ impl Scanner {
     }
 
     fn consider(source: SourceId, line_no: u64, line: &[u8], a: &mut Analyzer) {
-        if !line.is_empty() && (a.dense() || a.kb.skim.is_match(line)) {
+        if !line.is_empty() && (a.dense() || a.obs.kb.skim.is_match(line)) {
             a.line(source, line_no, line, &[]);
         }
     }
@@ -111,7 +112,7 @@ impl Scanner {
             let start = if a.dense() {
                 pos
             } else {
-                match a.kb.skim.find(&body[pos..]) {
+                match a.obs.kb.skim.find(&body[pos..]) {
                     None => {
                         self.line_no += memchr_iter(b'\n', &body[pos..]).count() as u64;
                         return;

@@ -138,7 +138,7 @@ fn check_class_targets(
     let (name, _owner, address, shape, strides, dtype) = &target;
     let t = view(*address, shape, strides, dtype)?;
     let findings = py.detach(|| {
-        labelguard_core::ops::common::class_targets(&t, name, num_classes, ignore_index)
+        labelguard_core::ops::class_ids::class_targets(&t, name, num_classes, ignore_index)
     });
     Ok(report_json(&Report::new("targets", findings)))
 }

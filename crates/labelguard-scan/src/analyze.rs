@@ -15,7 +15,8 @@ use crate::read::table::{read_labels, LabelColumn, TableError};
 use crate::read::{empty_file, read_file};
 use crate::walk::Problem;
 use labelguard_core::finding::{shape_str, ValueCount, MAX_LOCATIONS};
-use labelguard_core::ops::common::{float_ids_hint, is_binary};
+use labelguard_core::ops::class_ids::float_ids_hint;
+use labelguard_core::ops::values::is_binary;
 use labelguard_core::rules::*;
 use labelguard_core::{class_ids, DType, Finding, Location, Severity, TensorView, Verdict};
 use std::collections::{BTreeMap, HashMap};
@@ -1346,7 +1347,7 @@ fn class_weights_file(item: &Item, ctx: &Ctx<'_>) -> FileResult {
             );
         }
     }
-    if let Some(f) = labelguard_core::ops::common::weight_values(&view, "weight") {
+    if let Some(f) = labelguard_core::ops::values::weight_values(&view, "weight") {
         r.findings.push(f);
     }
     r

@@ -6,7 +6,9 @@
 //! `input` each starts (default: one after the other). `input` is the tensor after its basic
 //! indexing (integers, slices, None): only its shape and dtype are read.
 
-use super::common::*;
+use super::dtypes::*;
+use super::index_range::*;
+use super::shapes::*;
 use crate::call::Call;
 use crate::dtype::DType;
 use crate::finding::{shape_str, Finding, Verdict};
@@ -20,7 +22,7 @@ pub const INDEX_NAMES: [&str; 8] = [
 ];
 
 /// One index tensor and where it applies.
-struct Placed<'c, 'a> {
+pub(crate) struct Placed<'c, 'a> {
     name: &'static str,
     t: &'c TensorView<'a>,
     /// The first dimension of `input` it indexes.
@@ -54,7 +56,7 @@ impl Placed<'_, '_> {
     }
 }
 
-fn invalid(message: String) -> Finding {
+pub(crate) fn invalid(message: String) -> Finding {
     Finding::new(&LG208, Verdict::Error, message).fix(
         "name the index tensors index, index1, ... and give dims=[d0, d1, ...] in increasing order",
     )
@@ -62,7 +64,7 @@ fn invalid(message: String) -> Finding {
 
 /// The index tensors, placed on `input`'s dimensions, after PyTorch's host checks of dtype,
 /// rank and mask shapes.
-fn place<'c, 'a>(
+pub(crate) fn place<'c, 'a>(
     call: &'c Call<'a>,
     input: &TensorView<'_>,
 ) -> Result<Vec<Placed<'c, 'a>>, Finding> {
@@ -158,7 +160,7 @@ fn place<'c, 'a>(
 }
 
 /// The broadcast shape of the index tensors (masks as their True count).
-fn broadcast_all(placed: &[Placed<'_, '_>]) -> Result<Vec<usize>, Finding> {
+pub(crate) fn broadcast_all(placed: &[Placed<'_, '_>]) -> Result<Vec<usize>, Finding> {
     let shapes: Vec<Vec<usize>> = placed.iter().map(Placed::shape).collect();
     let mut out: Vec<usize> = Vec::new();
     for s in &shapes {
@@ -211,7 +213,11 @@ fn result_shape(input: &TensorView<'_>, placed: &[Placed<'_, '_>], b: &[usize]) 
 }
 
 /// LG409 (a host error) for an index into a dimension of size 0, when anything is indexed.
-fn empty_dims(input: &TensorView<'_>, placed: &[Placed<'_, '_>], b: &[usize]) -> Option<Finding> {
+pub(crate) fn empty_dims(
+    input: &TensorView<'_>,
+    placed: &[Placed<'_, '_>],
+    b: &[usize],
+) -> Option<Finding> {
     if b.contains(&0) {
         return None;
     }
@@ -232,7 +238,7 @@ fn empty_dims(input: &TensorView<'_>, placed: &[Placed<'_, '_>], b: &[usize]) ->
 }
 
 /// LG409 for each integer index with values outside its dimension, unless nothing is indexed.
-fn ranges(
+pub(crate) fn ranges(
     input: &TensorView<'_>,
     placed: &[Placed<'_, '_>],
     b: &[usize],

@@ -4,8 +4,11 @@
 //! CUDA kernel asserts. BCE-with-logits checks nothing about values; its dtype rules come from
 //! the arithmetic it is written in (`(1 - target).mul_(input)`, `(pos_weight - 1).mul(target)`).
 
-use super::common::*;
+use super::dtypes::*;
 use super::evidence::WithLocated;
+use super::reduction::*;
+use super::shapes::*;
+use super::values::*;
 use crate::call::Call;
 use crate::dtype::DType;
 use crate::finding::{is_are, shape_str, Finding, Verdict, MAX_LOCATIONS};
@@ -13,7 +16,11 @@ use crate::kernels::{locate, scan_float};
 use crate::rules::*;
 use crate::tensor::TensorView;
 
-fn same_size(input: &TensorView<'_>, target: &TensorView<'_>, message: String) -> Option<Finding> {
+pub(crate) fn same_size(
+    input: &TensorView<'_>,
+    target: &TensorView<'_>,
+    message: String,
+) -> Option<Finding> {
     (input.shape() != target.shape()).then(|| {
         let mut f = Finding::new(&LG204, Verdict::Error, message).fix(format!(
             "give target the shape of input {}",
@@ -40,7 +47,7 @@ fn same_size(input: &TensorView<'_>, target: &TensorView<'_>, message: String) -
 }
 
 /// LG303 when a weight does not broadcast to exactly `shape` (it multiplies the loss in place).
-fn broadcast_to(w: &TensorView<'_>, name: &str, shape: &[usize]) -> Option<Finding> {
+pub(crate) fn broadcast_to(w: &TensorView<'_>, name: &str, shape: &[usize]) -> Option<Finding> {
     match broadcast(w.shape(), shape) {
         Some(b) if b == shape => None,
         Some(b) => Some(
@@ -75,7 +82,7 @@ fn broadcast_to(w: &TensorView<'_>, name: &str, shape: &[usize]) -> Option<Findi
 }
 
 /// Elements outside [0, 1] or NaN, as the BCE kernel checks them.
-fn probability_range(
+pub(crate) fn probability_range(
     t: &TensorView<'_>,
     name: &str,
     rule: &'static crate::rule::Rule,
@@ -196,7 +203,7 @@ pub fn binary_cross_entropy(call: &Call<'_>) -> Vec<Finding> {
             findings.extend(weight_values(w, "weight"));
         }
         if reduction == Reduction::Mean && input.numel() == 0 {
-            findings.push(nan_loss("the tensors are empty"));
+            findings.push(lg108_nan_loss::finding("the tensors are empty"));
         }
     }
     findings
@@ -282,13 +289,13 @@ pub fn binary_cross_entropy_with_logits(call: &Call<'_>) -> Vec<Finding> {
         }
     }
     if reduction == Reduction::Mean && input.numel() == 0 {
-        findings.push(nan_loss("the tensors are empty"));
+        findings.push(lg108_nan_loss::finding("the tensors are empty"));
     }
     findings
 }
 
 /// `pos_weight - 1` fails for bool and uint16 (no subtraction kernels).
-fn arithmetic_dtype(t: &TensorView<'_>, name: &str) -> Option<Finding> {
+pub(crate) fn arithmetic_dtype(t: &TensorView<'_>, name: &str) -> Option<Finding> {
     let message = match t.dtype() {
         DType::Bool => format!("{name} is torch.bool: Subtraction, the `-` operator, with a bool tensor is not supported"),
         DType::U16 => format!("{name} is torch.uint16: \"add_stub\" not implemented for 'UInt16'"),

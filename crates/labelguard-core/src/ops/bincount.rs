@@ -1,6 +1,6 @@
 //! `bincount` (aten/src/ATen/native/SummaryOps.cpp): host checks on both devices.
 
-use super::common::*;
+use super::dtypes::*;
 use super::evidence::WithLocated;
 use crate::call::Call;
 use crate::dtype::DType;

@@ -6,7 +6,11 @@
 //! (int64 or uint8 targets), 4-D to `nll_loss2d`, 3-D and 5-D+ reshaped to `nll_loss2d`
 //! (int64 targets only).
 
-use super::common::*;
+use super::class_ids::*;
+use super::dtypes::*;
+use super::index_range::*;
+use super::reduction::*;
+use super::values::*;
 use crate::call::Call;
 use crate::dtype::DType;
 use crate::finding::{shape_str, Finding, Verdict};
@@ -149,7 +153,7 @@ fn log_softmax_dtype(input: &TensorView<'_>) -> Option<Finding> {
     require_float(input, "input", "log_softmax_lastdim_kernel_impl")
 }
 
-fn smoothing_finding(smoothing: f64) -> Finding {
+pub(crate) fn smoothing_finding(smoothing: f64) -> Finding {
     Finding::new(
         &LG208,
         Verdict::Error,
@@ -159,7 +163,7 @@ fn smoothing_finding(smoothing: f64) -> Finding {
 }
 
 /// The class-probability path (`cross_entropy_loss_prob_target`).
-fn probability_targets(
+pub(crate) fn probability_targets(
     input: &TensorView<'_>,
     target: &TensorView<'_>,
     weight: Option<&TensorView<'_>>,
@@ -230,13 +234,16 @@ fn probability_targets(
         findings.extend(weight_values(w, "weight"));
     }
     if reduction == Reduction::Mean && input.numel() == 0 {
-        findings.push(nan_loss("the tensors are empty"));
+        findings.push(lg108_nan_loss::finding("the tensors are empty"));
     }
     findings
 }
 
 /// LG504: entries outside [0, 1] or slices along the class dimension that do not sum to 1.
-fn soft_target_distribution(target: &TensorView<'_>, class_dim: usize) -> Option<Finding> {
+pub(crate) fn soft_target_distribution(
+    target: &TensorView<'_>,
+    class_dim: usize,
+) -> Option<Finding> {
     let s = scan_float(target, 0.0, 1.0);
     let c = target.shape()[class_dim];
     let mut rows_off = 0u64;
@@ -294,7 +301,7 @@ fn soft_target_distribution(target: &TensorView<'_>, class_dim: usize) -> Option
     Some(f)
 }
 
-fn weight_length(c: usize, w: &TensorView<'_>, probabilities: bool) -> Finding {
+pub(crate) fn weight_length(c: usize, w: &TensorView<'_>, probabilities: bool) -> Finding {
     Finding::new(
         &LG301,
         Verdict::Error,
@@ -311,7 +318,7 @@ fn weight_length(c: usize, w: &TensorView<'_>, probabilities: bool) -> Finding {
 }
 
 /// Which rule explains a target whose shape does not fit, and how to fix it.
-fn target_shape(
+pub(crate) fn target_shape(
     input: &TensorView<'_>,
     target: &TensorView<'_>,
     expected: &[usize],
@@ -357,7 +364,7 @@ fn target_shape(
 }
 
 /// `nll_loss_nd`: the shared core of cross_entropy (after log_softmax) and nll_loss.
-fn nll_loss_nd(
+pub(crate) fn nll_loss_nd(
     input: &TensorView<'_>,
     target: &TensorView<'_>,
     weight: Option<&TensorView<'_>>,
@@ -570,7 +577,7 @@ fn nll_loss_nd(
     }
     if !any_bad && reduction == Reduction::Mean {
         if let Some(why) = nothing_to_average(target, &stats, weight, ignore) {
-            findings.push(nan_loss(&why));
+            findings.push(lg108_nan_loss::finding(&why));
         }
     }
     findings
@@ -580,7 +587,7 @@ fn nll_loss_nd(
 /// half of at least 8 labels (detection heads sample mostly background proposals: torchvision's RoI
 /// heads take 25% positives): background is label 0 and the head's class count left it out
 /// (LG418).
-fn background_cause(f: Finding, target: &TensorView<'_>, c: i64) -> Finding {
+pub(crate) fn background_cause(f: Finding, target: &TensorView<'_>, c: i64) -> Finding {
     let only_c = f.values.len() == 1 && f.values[0].value == c.to_string();
     if f.code != LG101.code || !only_c {
         return f;

@@ -2,7 +2,8 @@
 //! target values are never checked, so out-of-range labels read out of bounds (garbage on the
 //! CPU, `illegal memory access` on CUDA): a silent verdict with error severity.
 
-use super::common::*;
+use super::reduction::*;
+use super::values::*;
 use crate::call::Call;
 use crate::dtype::DType;
 use crate::finding::{count, is_are, shape_str, Finding, Severity, Verdict};
@@ -10,7 +11,7 @@ use crate::rules::*;
 use crate::tensor::TensorView;
 
 /// Lengths from a tensor or an int-list argument.
-fn lengths(call: &Call<'_>, name: &str) -> Result<Vec<i64>, Finding> {
+pub(crate) fn lengths(call: &Call<'_>, name: &str) -> Result<Vec<i64>, Finding> {
     if let Some(t) = call.tensor(name) {
         if !t.dtype().is_integral() {
             return Err(Finding::new(
@@ -33,7 +34,7 @@ fn lengths(call: &Call<'_>, name: &str) -> Result<Vec<i64>, Finding> {
     }
 }
 
-fn lengths_finding(message: String) -> Finding {
+pub(crate) fn lengths_finding(message: String) -> Finding {
     Finding::new(&LG407, Verdict::Error, message)
         .fix("compute lengths after any downsampling of the time axis and before padding; one entry per sequence")
 }
@@ -164,7 +165,7 @@ pub fn ctc_loss(call: &Call<'_>) -> Vec<Finding> {
 }
 
 /// The silent problems: labels out of range or equal to blank, infeasible alignments, NaN.
-fn value_checks(
+pub(crate) fn value_checks(
     log_probs: &TensorView<'_>,
     targets: &TensorView<'_>,
     il: &[i64],

@@ -3,7 +3,8 @@
 //! out-of-range id is read from the evidence: a 1- or 2-row table is a token type table, ids
 //! `0..L-1` along the last dimension are positions.
 
-use super::common::*;
+use super::dtypes::*;
+use super::index_range::*;
 use crate::call::Call;
 use crate::dtype::DType;
 use crate::finding::{shape_str, Finding, Verdict};

@@ -2,7 +2,7 @@
 //! cuda/EmbeddingBag.cu): the Python wrapper's shape checks, then offsets and ids. Messages as
 //! torch 2.15's CPU path prints them.
 
-use super::common::*;
+use super::dtypes::*;
 use super::embedding::{embedding_ids, table_rows, weight_rank};
 use crate::call::Call;
 use crate::dtype::DType;
@@ -10,7 +10,7 @@ use crate::finding::{Finding, Verdict};
 use crate::rules::*;
 use crate::tensor::TensorView;
 
-fn offsets_finding(verdict: Verdict, message: String) -> Finding {
+pub(crate) fn offsets_finding(verdict: Verdict, message: String) -> Finding {
     Finding::new(&LG413, verdict, message).fix(
         "offsets are the start of each bag: torch.cat([lengths.new_zeros(1), lengths.cumsum(0)[:-1]])",
     )

@@ -2,20 +2,22 @@
 //! (TensorAdvancedIndexing.cpp, cuda/Indexing.cu, cuda/IndexKernel.cu). Messages as torch 2.15's
 //! CPU path prints them.
 
-use super::common::*;
+use super::dtypes::*;
+use super::index_range::*;
+use super::shapes::*;
 use crate::call::Call;
 use crate::dtype::DType;
 use crate::finding::{shape_str, Finding, Verdict};
 use crate::rules::*;
 use crate::tensor::TensorView;
 
-fn shape_error(message: String) -> Finding {
+pub(crate) fn shape_error(message: String) -> Finding {
     Finding::new(&LG213, Verdict::Error, message)
         .fix("source has the input's shape except along dim, where it has one slice per index")
 }
 
 /// LG411 for indices outside `dim` (index_fill also takes negative indices).
-fn along_dim(
+pub(crate) fn along_dim(
     input: &TensorView<'_>,
     index: &TensorView<'_>,
     dim: usize,
@@ -41,7 +43,7 @@ fn along_dim(
 
 /// For an empty input: an error when only `dim` is empty (torch 2.15 fails in setStorage),
 /// nothing to check otherwise (no element is written).
-fn empty_dim(
+pub(crate) fn empty_dim(
     input: &TensorView<'_>,
     index: &TensorView<'_>,
     dim: usize,
@@ -66,15 +68,19 @@ fn empty_dim(
 }
 
 /// LG210 when the index is not a vector (or a scalar); `message` is PyTorch's text.
-fn vector_index(index: &TensorView<'_>, message: impl FnOnce() -> String) -> Option<Finding> {
+pub(crate) fn vector_index(
+    index: &TensorView<'_>,
+    message: impl FnOnce() -> String,
+) -> Option<Finding> {
     (index.dim() > 1).then(|| {
         Finding::new(&LG210, Verdict::Error, message()).fix("flatten the index: index.flatten()")
     })
 }
 
 /// The dim, or LG207.
-fn dim_of(call: &Call<'_>, input: &TensorView<'_>) -> Result<usize, Finding> {
-    wrap_dim(call.int("dim"), input.dim()).ok_or_else(|| dim_finding(call.int("dim"), input.dim()))
+pub(crate) fn dim_of(call: &Call<'_>, input: &TensorView<'_>) -> Result<usize, Finding> {
+    wrap_dim(call.int("dim"), input.dim())
+        .ok_or_else(|| lg207_dim_out_of_range::finding(call.int("dim"), input.dim()))
 }
 
 pub fn index_add(call: &Call<'_>) -> Vec<Finding> {
@@ -117,7 +123,7 @@ pub fn index_add(call: &Call<'_>) -> Vec<Finding> {
     } else if dim < source.dim() {
         source.shape()[dim]
     } else {
-        return vec![dim_finding(dim as i64, source.dim())];
+        return vec![lg207_dim_out_of_range::finding(dim as i64, source.dim())];
     };
     if source.dim() > 0 && n != source_size {
         return vec![shape_error(format!(

@@ -1,7 +1,9 @@
 //! `gather`, `scatter`, `scatter_add` (ScatterGatherChecks.h, TensorAdvancedIndexing.cpp,
 //! ScatterGatherKernel.cu) and `index_select` (TensorAdvancedIndexing.cpp, Indexing.cu).
 
-use super::common::*;
+use super::dtypes::*;
+use super::index_range::*;
+use super::shapes::*;
 use crate::call::Call;
 use crate::dtype::DType;
 use crate::finding::{shape_str, Finding, Verdict};
@@ -12,7 +14,7 @@ use crate::tensor::TensorView;
 const INDEX_DTYPES: &[DType] = &[DType::I64, DType::I32];
 
 /// LG402 for index values outside `[0, input.size(dim) - 1]` (the kernels' device assert).
-fn index_values(
+pub(crate) fn index_values(
     index: &TensorView<'_>,
     op: &str,
     input: &TensorView<'_>,
@@ -39,7 +41,12 @@ fn index_values(
 
 /// An `[N, 1, ...]` index on dim 1 of an `[N, C, ...]` tensor picks one class per sample: its
 /// out-of-range values are labels, and their pattern names the cause (LG417, LG416).
-fn label_cause(f: Finding, index: &TensorView<'_>, input: &TensorView<'_>, dim: usize) -> Finding {
+pub(crate) fn label_cause(
+    f: Finding,
+    index: &TensorView<'_>,
+    input: &TensorView<'_>,
+    dim: usize,
+) -> Finding {
     let label_shaped = dim == 1
         && input.dim() >= 2
         && index.dim() == input.dim()
@@ -88,7 +95,10 @@ pub fn gather(call: &Call<'_>) -> Vec<Finding> {
     let input = call.required("input");
     let index = call.required("index");
     let Some(dim) = wrap_dim(call.int("dim"), input.dim()) else {
-        return vec![dim_finding(call.int("dim"), input.dim())];
+        return vec![lg207_dim_out_of_range::finding(
+            call.int("dim"),
+            input.dim(),
+        )];
     };
     if index.numel() == 0 {
         return Vec::new();
@@ -121,16 +131,23 @@ pub fn gather(call: &Call<'_>) -> Vec<Finding> {
     index_values(index, "gather", input, dim)
 }
 
-fn shape_finding(message: String) -> Finding {
+pub(crate) fn shape_finding(message: String) -> Finding {
     Finding::new(&LG204, Verdict::Error, message)
         .fix("index must have as many dimensions as input, and be no larger than input (and src) outside dim")
 }
 
-fn scatter_common(call: &Call<'_>, op: &str, src: Option<&TensorView<'_>>) -> Vec<Finding> {
+pub(crate) fn scatter_common(
+    call: &Call<'_>,
+    op: &str,
+    src: Option<&TensorView<'_>>,
+) -> Vec<Finding> {
     let input = call.required("input");
     let index = call.required("index");
     let Some(dim) = wrap_dim(call.int("dim"), input.dim()) else {
-        return vec![dim_finding(call.int("dim"), input.dim())];
+        return vec![lg207_dim_out_of_range::finding(
+            call.int("dim"),
+            input.dim(),
+        )];
     };
     if index.numel() != 0 {
         if let Some(f) = index_dtype(
@@ -231,7 +248,10 @@ pub fn index_select(call: &Call<'_>) -> Vec<Finding> {
     let input = call.required("input");
     let index = call.required("index");
     let Some(dim) = wrap_dim(call.int("dim"), input.dim()) else {
-        return vec![dim_finding(call.int("dim"), input.dim())];
+        return vec![lg207_dim_out_of_range::finding(
+            call.int("dim"),
+            input.dim(),
+        )];
     };
     if index.dim() > 1 {
         return vec![Finding::new(

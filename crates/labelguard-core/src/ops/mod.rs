@@ -5,21 +5,26 @@
 //! errors stop the contract where PyTorch would stop, except where a later value check still
 //! helps the user (say, int32 targets that also hold 255).
 
-mod advanced_index;
-mod bce;
-mod bincount;
-mod classification;
-pub mod common;
-mod ctc;
-mod embedding;
-mod embedding_bag;
+pub(crate) mod advanced_index;
+pub(crate) mod bce;
+pub(crate) mod bincount;
+pub mod class_ids;
+pub(crate) mod classification;
+pub(crate) mod ctc;
+pub(crate) mod dtypes;
+pub(crate) mod embedding;
+pub(crate) mod embedding_bag;
 mod evidence;
-mod index_along_dim;
-mod indexing;
-mod multinomial;
-mod nll_loss2d;
-mod one_hot;
-mod take_put;
+pub(crate) mod index_along_dim;
+mod index_range;
+pub(crate) mod indexing;
+pub(crate) mod multinomial;
+pub(crate) mod nll_loss2d;
+pub(crate) mod one_hot;
+pub(crate) mod reduction;
+pub(crate) mod shapes;
+pub(crate) mod take_put;
+pub mod values;
 
 use crate::call::{Call, CallError, Default as D, Kind, Param, TensorParam, Value};
 use crate::finding::{Finding, Report};

@@ -1,7 +1,7 @@
 //! `one_hot` (aten/src/ATen/native/Onehot.cpp): host checks on the CPU; on CUDA it relies on
 //! scatter's device assert for values out of range.
 
-use super::common::*;
+use super::dtypes::*;
 use super::evidence::WithLocated;
 use crate::call::Call;
 use crate::dtype::DType;

@@ -2,7 +2,9 @@
 //! `torch.take_along_dim` (a gather after broadcasting, TensorAdvancedIndexing.cpp). Messages
 //! as torch 2.15's CPU path prints them.
 
-use super::common::*;
+use super::dtypes::*;
+use super::index_range::*;
+use super::shapes::*;
 use crate::call::Call;
 use crate::dtype::DType;
 use crate::finding::{shape_str, Finding, Verdict};
@@ -22,7 +24,7 @@ fn long_index(index: &TensorView<'_>, op: &str) -> Option<Finding> {
 }
 
 /// LG410 for flat indices outside `[-numel, numel-1]`.
-fn flat_range(input: &TensorView<'_>, index: &TensorView<'_>, op: &str) -> Vec<Finding> {
+pub(crate) fn flat_range(input: &TensorView<'_>, index: &TensorView<'_>, op: &str) -> Vec<Finding> {
     let n = input.numel();
     if n == 0 && index.numel() > 0 {
         let what = if op == "take" {
@@ -135,7 +137,7 @@ pub fn take_along_dim(call: &Call<'_>) -> Vec<Finding> {
         .fix("a 0-d input has no dimension to take along: leave dim out")];
     }
     let Some(d) = wrap_dim(dim, input.dim()) else {
-        return vec![dim_finding(dim, input.dim())];
+        return vec![lg207_dim_out_of_range::finding(dim, input.dim())];
     };
     if indices.dim() != input.dim() {
         return vec![Finding::new(

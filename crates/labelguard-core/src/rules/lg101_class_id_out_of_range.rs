@@ -19,5 +19,12 @@ declare_rule! {
     /// ## Fix
     /// Give the model head as many outputs as there are classes (`num_classes` / `num_labels`), or remap the
     /// labels to `0..C-1`. Values that mean "no label" belong in `ignore_index`.
+    ///
+    /// ## Checked by
+    /// - [`crate::ops::class_ids::class_ids`]
+    /// - [`crate::ops::class_ids::group_causes`]
+    /// - [`crate::ops::class_ids::class_finding`]
+    /// - [`crate::ops::classification::background_cause`]
+    /// - fixtures: `lg101_out_of_range`, `lg101_binary_mask_0_255` in `tests/rule_fixtures.rs`
     "LG101", "class-id-out-of-range", Error
 }

@@ -15,5 +15,11 @@ declare_rule! {
     ///
     /// ## Fix
     /// Set `ignore_index` to the marker, or replace the marker with -100 (PyTorch's default ignore value).
+    ///
+    /// ## Checked by
+    /// - [`crate::ops::class_ids::class_ids`]
+    /// - [`crate::ops::class_ids::group_causes`]
+    /// - [`crate::ops::class_ids::class_finding`]
+    /// - fixture: `lg102_negative` in `tests/rule_fixtures.rs`
     "LG102", "negative-class-id", Error
 }

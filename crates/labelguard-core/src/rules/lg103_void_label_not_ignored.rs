@@ -17,5 +17,11 @@ declare_rule! {
     ///
     /// ## Fix
     /// Pass `ignore_index=255` to the loss (`nn.CrossEntropyLoss(ignore_index=255)`), and pad crops with 255.
+    ///
+    /// ## Checked by
+    /// - [`crate::ops::class_ids::class_ids`]
+    /// - [`crate::ops::class_ids::group_causes`]
+    /// - [`crate::ops::class_ids::class_finding`]
+    /// - fixture: `lg103_void_label` in `tests/rule_fixtures.rs`
     "LG103", "void-label-not-ignored", Error
 }

@@ -13,5 +13,11 @@ declare_rule! {
     ///
     /// ## Fix
     /// Subtract one: `target = target - 1`, once, where the labels are loaded.
+    ///
+    /// ## Checked by
+    /// - [`crate::ops::class_ids::class_ids`]
+    /// - [`crate::ops::class_ids::group_causes`]
+    /// - [`crate::ops::class_ids::class_finding`]
+    /// - fixture: `lg104_one_based` in `tests/rule_fixtures.rs`
     "LG104", "one-based-labels", Error
 }

@@ -14,5 +14,11 @@ declare_rule! {
     /// ## Fix
     /// Load the `*_labelTrainIds.png` masks (made by cityscapesScripts' `createTrainIdLabelImgs.py`), or map
     /// labelIds to trainIds with the table in cityscapesScripts' `labels.py`; pass `ignore_index=255`.
+    ///
+    /// ## Checked by
+    /// - [`crate::ops::class_ids::class_ids`]
+    /// - [`crate::ops::class_ids::group_causes`]
+    /// - [`crate::ops::class_ids::class_finding`]
+    /// - fixture: `lg105_cityscapes_label_ids` in `tests/rule_fixtures.rs`
     "LG105", "cityscapes-label-ids", Error
 }

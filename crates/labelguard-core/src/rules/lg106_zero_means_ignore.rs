@@ -14,5 +14,11 @@ declare_rule! {
     /// ## Fix
     /// Map 0 to 255 and subtract one from the rest (`reduce_zero_label=True` in mmseg; by hand:
     /// `t = t.long() - 1; t[t == -1] = 255`), then pass `ignore_index=255`.
+    ///
+    /// ## Checked by
+    /// - [`crate::ops::class_ids::class_ids`]
+    /// - [`crate::ops::class_ids::group_causes`]
+    /// - [`crate::ops::class_ids::class_finding`]
+    /// - fixture: `lg106_zero_means_ignore` in `tests/rule_fixtures.rs`
     "LG106", "zero-means-ignore", Error
 }

@@ -13,5 +13,12 @@ declare_rule! {
     ///
     /// ## Fix
     /// Pass `ignore_index=-1`, or pad the labels with -100 (`DataCollatorForTokenClassification(label_pad_token_id=-100)`).
+    ///
+    /// ## Checked by
+    /// - [`crate::ops::class_ids::class_ids`]
+    /// - [`crate::ops::class_ids::group_causes`]
+    /// - [`crate::ops::class_ids::class_finding`]
+    /// - [`crate::ops::ctc::value_checks`]
+    /// - fixtures: `lg107_padding_minus_one`, `lg107_ctc_padding_minus_one` in `tests/rule_fixtures.rs`
     "LG107", "padding-value-not-ignored", Error
 }

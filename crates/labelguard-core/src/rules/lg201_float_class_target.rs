@@ -14,5 +14,10 @@ declare_rule! {
     /// ## Fix
     /// `target.long()` when the values are whole class ids. When they are scaled by 1/255, rebuild them from
     /// the file without `ToTensor()` (`torch.from_numpy(np.array(mask)).long()`).
+    ///
+    /// ## Checked by
+    /// - [`crate::ops::class_ids::class_targets`]
+    /// - [`crate::ops::classification::nll_loss_nd`]
+    /// - fixture: `lg201_float_target` in `tests/rule_fixtures.rs`
     "LG201", "float-class-target", Error
 }

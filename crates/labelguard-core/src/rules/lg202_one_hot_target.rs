@@ -17,5 +17,10 @@ declare_rule! {
     /// For single-label data take the index: `target.argmax(dim=1)`. To train on the one-hot rows as
     /// probabilities, pass `target.float()`. For multi-label data (several 1s per row) use
     /// `binary_cross_entropy_with_logits`.
+    ///
+    /// ## Checked by
+    /// - [`crate::ops::classification::probability_targets`]
+    /// - [`crate::ops::classification::target_shape`]
+    /// - fixtures: `lg202_one_hot_long`, `lg202_one_hot_spatial` in `tests/rule_fixtures.rs`
     "LG202", "one-hot-target", Error
 }

@@ -15,5 +15,17 @@ declare_rule! {
     /// ## Fix
     /// Print both shapes at the call. Typical causes: the last batch is smaller, a mask and an image were
     /// resized differently, logits are `[N, H, W, C]` instead of `[N, C, H, W]` (`permute(0, 3, 1, 2)`).
+    ///
+    /// ## Checked by
+    /// - [`crate::ops::bce::same_size`]
+    /// - [`crate::ops::bincount::bincount`]
+    /// - [`crate::ops::classification::cross_entropy`]
+    /// - [`crate::ops::classification::target_shape`]
+    /// - [`crate::ops::classification::nll_loss_nd`]
+    /// - [`crate::ops::embedding::embedding`]
+    /// - [`crate::ops::indexing::shape_finding`]
+    /// - [`crate::ops::indexing::index_select`]
+    /// - [`crate::ops::take_put::take_along_dim`]
+    /// - fixture: `lg204_batch_mismatch` in `tests/rule_fixtures.rs`
     "LG204", "shape-mismatch", Error
 }

@@ -15,5 +15,10 @@ declare_rule! {
     ///
     /// ## Fix
     /// Cast once where the tensor is made: `target.long()` / `index.long()`.
+    ///
+    /// ## Checked by
+    /// - [`crate::ops::ctc::lengths`]
+    /// - [`crate::ops::dtypes::index_dtype`]
+    /// - fixture: `lg205_int32_target` in `tests/rule_fixtures.rs`
     "LG205", "index-dtype", Error
 }

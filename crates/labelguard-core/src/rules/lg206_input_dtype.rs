@@ -13,5 +13,11 @@ declare_rule! {
     ///
     /// ## Fix
     /// Feed the model's floating-point output, or cast: `input.float()`.
+    ///
+    /// ## Checked by
+    /// - [`crate::ops::ctc::ctc_loss`]
+    /// - [`crate::ops::dtypes::require_float`]
+    /// - [`crate::ops::multinomial::multinomial`]
+    /// - fixture: `lg206_integer_logits` in `tests/rule_fixtures.rs`
     "LG206", "input-dtype", Error
 }

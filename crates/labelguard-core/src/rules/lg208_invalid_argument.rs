@@ -14,5 +14,22 @@ declare_rule! {
     ///
     /// ## Fix
     /// Use a value in the documented range; the finding says which.
+    ///
+    /// ## Checked by
+    /// - [`crate::ops::advanced_index::invalid`]
+    /// - [`crate::ops::bincount::bincount`]
+    /// - [`crate::ops::classification::smoothing_finding`]
+    /// - [`crate::ops::classification::probability_targets`]
+    /// - [`crate::ops::ctc::lengths`]
+    /// - [`crate::ops::ctc::ctc_loss`]
+    /// - [`crate::ops::embedding::table_rows`]
+    /// - [`crate::ops::embedding::embedding`]
+    /// - [`crate::ops::embedding_bag::embedding_bag`]
+    /// - [`crate::ops::indexing::scatter`]
+    /// - [`crate::ops::indexing::scatter_reduce`]
+    /// - [`crate::ops::multinomial::multinomial`]
+    /// - [`crate::ops::one_hot::one_hot`]
+    /// - [`crate::ops::reduction::reduction`]
+    /// - fixture: `lg208_label_smoothing` in `tests/rule_fixtures.rs`
     "LG208", "invalid-argument", Error
 }

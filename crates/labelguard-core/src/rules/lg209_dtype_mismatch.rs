@@ -14,5 +14,14 @@ declare_rule! {
     ///
     /// ## Fix
     /// Cast to the input's dtype: `weight.to(input.dtype)`, `target.to(input.dtype)`.
+    ///
+    /// ## Checked by
+    /// - [`crate::ops::bce::binary_cross_entropy`]
+    /// - [`crate::ops::bce::binary_cross_entropy_with_logits`]
+    /// - [`crate::ops::bce::arithmetic_dtype`]
+    /// - [`crate::ops::classification::nll_loss_nd`]
+    /// - [`crate::ops::dtypes::dtype_differs`]
+    /// - [`crate::ops::indexing::scatter_common`]
+    /// - fixture: `lg209_weight_dtype` in `tests/rule_fixtures.rs`
     "LG209", "dtype-mismatch", Error
 }

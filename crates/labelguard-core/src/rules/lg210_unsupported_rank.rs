@@ -13,5 +13,20 @@ declare_rule! {
     ///
     /// ## Fix
     /// Reshape to the documented form: `flatten()`, `unsqueeze(0)`, or `view(-1, C)`.
+    ///
+    /// ## Checked by
+    /// - [`crate::ops::bincount::bincount`]
+    /// - [`crate::ops::classification::cross_entropy`]
+    /// - [`crate::ops::classification::probability_targets`]
+    /// - [`crate::ops::classification::nll_loss_nd`]
+    /// - [`crate::ops::ctc::ctc_loss`]
+    /// - [`crate::ops::embedding::weight_rank`]
+    /// - [`crate::ops::embedding::embedding`]
+    /// - [`crate::ops::embedding_bag::embedding_bag`]
+    /// - [`crate::ops::index_along_dim::vector_index`]
+    /// - [`crate::ops::indexing::index_select`]
+    /// - [`crate::ops::multinomial::multinomial`]
+    /// - [`crate::ops::nll_loss2d::nll_loss2d`]
+    /// - fixture: `lg210_multinomial_rank` in `tests/rule_fixtures.rs`
     "LG210", "unsupported-rank", Error
 }

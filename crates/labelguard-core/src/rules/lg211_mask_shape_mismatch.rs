@@ -14,5 +14,9 @@ declare_rule! {
     ///
     /// ## Fix
     /// Build the mask from the tensor it indexes (`x[x > 0]`), or index with `long` ids (`weights[labels.long()]`).
+    ///
+    /// ## Checked by
+    /// - [`crate::ops::advanced_index::place`]
+    /// - fixture: `lg211_mask_shape` in `tests/rule_fixtures.rs`
     "LG211", "mask-shape-mismatch", Error
 }

@@ -14,5 +14,9 @@ declare_rule! {
     /// ## Fix
     /// Give both index tensors the same shape: `labels.view(-1)` for `[N, 1]` labels, or `rows[:, None]` to select
     /// a block on purpose.
+    ///
+    /// ## Checked by
+    /// - [`crate::ops::advanced_index::broadcast_all`]
+    /// - fixture: `lg212_index_broadcast` in `tests/rule_fixtures.rs`
     "LG212", "index-broadcast-mismatch", Error
 }

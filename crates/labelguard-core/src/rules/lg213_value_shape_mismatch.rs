@@ -16,5 +16,11 @@ declare_rule! {
     /// ## Fix
     /// Select the values with the same index (`x[mask] = y[mask]`), cast them (`v.to(x.dtype)`), or write a
     /// scalar.
+    ///
+    /// ## Checked by
+    /// - [`crate::ops::advanced_index::index_put`]
+    /// - [`crate::ops::index_along_dim::shape_error`]
+    /// - [`crate::ops::take_put::put`]
+    /// - fixture: `lg213_value_shape` in `tests/rule_fixtures.rs`
     "LG213", "value-shape-mismatch", Error
 }

@@ -13,5 +13,9 @@ declare_rule! {
     /// ## Fix
     /// Check the rank of the tensor at the indexing line: a squeezed batch dimension, or a `[N]` tensor where
     /// `[N, C]` was expected.
+    ///
+    /// ## Checked by
+    /// - [`crate::ops::advanced_index::place`]
+    /// - fixture: `lg214_too_many_indices` in `tests/rule_fixtures.rs`
     "LG214", "too-many-indices", Error
 }

@@ -15,5 +15,10 @@ declare_rule! {
     ///
     /// ## Fix
     /// Compute the weights over the `C` classes only, leaving out the ignore value: `weight=torch.tensor(w[:C])`.
+    ///
+    /// ## Checked by
+    /// - [`crate::ops::classification::cross_entropy`]
+    /// - [`crate::ops::classification::weight_length`]
+    /// - fixture: `lg301_weight_length` in `tests/rule_fixtures.rs`
     "LG301", "class-weight-length", Error
 }

@@ -13,5 +13,9 @@ declare_rule! {
     /// ## Fix
     /// Recompute the weights (inverse frequency with a floor, median-frequency balancing), and check
     /// `torch.isfinite(w).all() and (w >= 0).all()`.
+    ///
+    /// ## Checked by
+    /// - [`crate::ops::values::weight_values`]
+    /// - fixture: `lg302_negative_weight` in `tests/rule_fixtures.rs`
     "LG302", "weight-values", Warning
 }

@@ -14,5 +14,9 @@ declare_rule! {
     /// ## Fix
     /// `pos_weight` has one entry per class, on the last dimension: shape `[C]` for targets `[N, C]`.
     /// A per-sample weight for `[N, C]` targets has shape `[N, 1]`.
+    ///
+    /// ## Checked by
+    /// - [`crate::ops::bce::broadcast_to`]
+    /// - fixture: `lg303_pos_weight_shape` in `tests/rule_fixtures.rs`
     "LG303", "weight-not-broadcastable", Error
 }

@@ -18,5 +18,10 @@ declare_rule! {
     /// ## Fix
     /// `model.resize_token_embeddings(len(tokenizer))` after adding tokens; truncate to the model's maximum
     /// length; replace -100 with `pad_token_id` in `input_ids`.
+    ///
+    /// ## Checked by
+    /// - [`crate::ops::embedding::embedding`]
+    /// - [`crate::ops::embedding::embedding_ids`]
+    /// - fixture: `lg401_token_id` in `tests/rule_fixtures.rs`
     "LG401", "embedding-index-out-of-range", Error
 }

@@ -16,5 +16,10 @@ declare_rule! {
     /// Check the index range where it is built: labels used as indices must be masked first
     /// (`index.clamp(max=size-1)` together with a mask of the valid positions), and a lookup table must have an
     /// entry for every value used as an index.
+    ///
+    /// ## Checked by
+    /// - [`crate::ops::indexing::index_values`]
+    /// - [`crate::ops::take_put::take_along_dim`]
+    /// - fixtures: `lg402_gather`, `lg402_index_select_void` in `tests/rule_fixtures.rs`
     "LG402", "index-out-of-bounds", Error
 }

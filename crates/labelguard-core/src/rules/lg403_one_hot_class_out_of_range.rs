@@ -14,5 +14,9 @@ declare_rule! {
     ///
     /// ## Fix
     /// Map void pixels to a real class or drop them before `one_hot`; for 0/255 masks use `mask // 255`.
+    ///
+    /// ## Checked by
+    /// - [`crate::ops::one_hot::one_hot`]
+    /// - fixture: `lg403_one_hot` in `tests/rule_fixtures.rs`
     "LG403", "one-hot-class-out-of-range", Error
 }

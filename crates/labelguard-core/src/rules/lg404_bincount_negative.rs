@@ -12,5 +12,9 @@ declare_rule! {
     ///
     /// ## Fix
     /// Leave the ignore value out first: `torch.bincount(t[t >= 0], minlength=C)`.
+    ///
+    /// ## Checked by
+    /// - [`crate::ops::bincount::bincount`]
+    /// - fixture: `lg404_bincount` in `tests/rule_fixtures.rs`
     "LG404", "bincount-negative", Error
 }

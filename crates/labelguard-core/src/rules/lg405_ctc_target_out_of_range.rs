@@ -14,5 +14,9 @@ declare_rule! {
     ///
     /// ## Fix
     /// Make the vocabulary size of the output layer cover every label (`len(alphabet) + 1` with the blank).
+    ///
+    /// ## Checked by
+    /// - [`crate::ops::ctc::value_checks`]
+    /// - fixture: `lg405_ctc_target` in `tests/rule_fixtures.rs`
     "LG405", "ctc-target-out-of-range", Error
 }

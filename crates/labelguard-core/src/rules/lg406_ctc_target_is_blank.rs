@@ -12,5 +12,9 @@ declare_rule! {
     ///
     /// ## Fix
     /// Shift the alphabet so that real labels start at 1 when `blank=0`, or set `blank` to an unused class.
+    ///
+    /// ## Checked by
+    /// - [`crate::ops::ctc::value_checks`]
+    /// - fixture: `lg406_ctc_blank` in `tests/rule_fixtures.rs`
     "LG406", "ctc-target-is-blank", Warning
 }

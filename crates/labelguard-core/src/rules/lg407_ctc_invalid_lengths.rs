@@ -14,5 +14,9 @@ declare_rule! {
     ///
     /// ## Fix
     /// Compute lengths after any downsampling of the time axis, and before padding.
+    ///
+    /// ## Checked by
+    /// - [`crate::ops::ctc::lengths_finding`]
+    /// - fixture: `lg407_ctc_lengths` in `tests/rule_fixtures.rs`
     "LG407", "ctc-invalid-lengths", Error
 }

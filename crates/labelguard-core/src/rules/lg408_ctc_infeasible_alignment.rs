@@ -13,5 +13,9 @@ declare_rule! {
     ///
     /// ## Fix
     /// Downsample the time axis less, drop such samples, or pass `zero_infinity=True` knowingly.
+    ///
+    /// ## Checked by
+    /// - [`crate::ops::ctc::value_checks`]
+    /// - fixture: `lg408_ctc_infeasible` in `tests/rule_fixtures.rs`
     "LG408", "ctc-infeasible-alignment", Warning
 }

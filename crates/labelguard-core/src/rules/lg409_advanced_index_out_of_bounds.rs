@@ -19,5 +19,10 @@ declare_rule! {
     /// ## Fix
     /// Mask ignore values out before indexing (`w[label.clamp(max=C-1)] * (label != ignore)`), and make lookup
     /// tables cover every value used as an index.
+    ///
+    /// ## Checked by
+    /// - [`crate::ops::advanced_index::empty_dims`]
+    /// - [`crate::ops::advanced_index::ranges`]
+    /// - fixtures: `lg409_class_weight_void`, `lg409_second_index_dim` in `tests/rule_fixtures.rs`
     "LG409", "advanced-index-out-of-bounds", Error
 }

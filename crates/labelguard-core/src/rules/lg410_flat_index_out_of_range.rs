@@ -14,5 +14,9 @@ declare_rule! {
     /// ## Fix
     /// Compute flat indices with the tensor's own strides (`row * x.size(1) + col`), and check them against
     /// `x.numel()`.
+    ///
+    /// ## Checked by
+    /// - [`crate::ops::take_put::flat_range`]
+    /// - fixture: `lg410_take` in `tests/rule_fixtures.rs`
     "LG410", "flat-index-out-of-range", Error
 }

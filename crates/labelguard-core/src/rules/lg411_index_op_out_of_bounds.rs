@@ -13,5 +13,10 @@ declare_rule! {
     ///
     /// ## Fix
     /// Check the indices where they are built; class ids used as indices must exclude ignore values.
+    ///
+    /// ## Checked by
+    /// - [`crate::ops::index_along_dim::along_dim`]
+    /// - [`crate::ops::index_along_dim::empty_dim`]
+    /// - fixture: `lg411_index_copy` in `tests/rule_fixtures.rs`
     "LG411", "index-op-out-of-bounds", Error
 }

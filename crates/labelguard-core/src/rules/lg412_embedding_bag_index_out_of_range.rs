@@ -13,5 +13,9 @@ declare_rule! {
     ///
     /// ## Fix
     /// Size the table for every id (hashing buckets, vocabulary), and map unknown ids to a reserved row.
+    ///
+    /// ## Checked by
+    /// - [`crate::ops::embedding_bag::embedding_bag`]
+    /// - fixture: `lg412_embedding_bag` in `tests/rule_fixtures.rs`
     "LG412", "embedding-bag-index-out-of-range", Error
 }

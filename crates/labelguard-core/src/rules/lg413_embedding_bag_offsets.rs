@@ -13,5 +13,9 @@ declare_rule! {
     /// ## Fix
     /// Build offsets as the running sum of the bag lengths starting at 0:
     /// `torch.cat([lengths.new_zeros(1), lengths.cumsum(0)[:-1]])`.
+    ///
+    /// ## Checked by
+    /// - [`crate::ops::embedding_bag::offsets_finding`]
+    /// - fixture: `lg413_embedding_bag_offsets` in `tests/rule_fixtures.rs`
     "LG413", "embedding-bag-offsets", Error
 }

@@ -14,5 +14,9 @@ declare_rule! {
     /// ## Fix
     /// Pass `token_type_ids` made by the model's own tokenizer (0 and 1 only; RoBERTa takes none), or set
     /// `type_vocab_size` to the number of segments the data uses.
+    ///
+    /// ## Checked by
+    /// - [`crate::ops::embedding::embedding_ids`]
+    /// - fixture: `lg414_token_type_ids` in `tests/rule_fixtures.rs`
     "LG414", "token-type-id-out-of-range", Error
 }

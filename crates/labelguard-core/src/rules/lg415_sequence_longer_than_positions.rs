@@ -15,5 +15,9 @@ declare_rule! {
     /// ## Fix
     /// Truncate the inputs to the model's maximum length (`tokenizer(..., truncation=True,
     /// max_length=model.config.max_position_embeddings)`), or use a model with a longer context.
+    ///
+    /// ## Checked by
+    /// - [`crate::ops::embedding::embedding_ids`]
+    /// - fixture: `lg415_positions_beyond_table` in `tests/rule_fixtures.rs`
     "LG415", "sequence-longer-than-positions", Error
 }

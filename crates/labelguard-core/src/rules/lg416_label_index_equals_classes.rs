@@ -15,5 +15,9 @@ declare_rule! {
     /// ## Fix
     /// Set `num_classes` (the head's width, `out_channels`) to the number of labels, including background; or map
     /// the labels to `0..C-1`.
+    ///
+    /// ## Checked by
+    /// - [`crate::ops::indexing::label_cause`]
+    /// - fixture: `lg416_label_shaped_scatter` in `tests/rule_fixtures.rs`
     "LG416", "label-index-equals-classes", Error
 }

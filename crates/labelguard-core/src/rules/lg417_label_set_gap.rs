@@ -14,5 +14,9 @@ declare_rule! {
     /// ## Fix
     /// Remap the labels to consecutive ids before one-hot encoding (BraTS: `label[label == 4] = 3`; MONAI:
     /// `MapLabelValued(keys="label", orig_labels=[0, 1, 2, 4], target_labels=[0, 1, 2, 3])`).
+    ///
+    /// ## Checked by
+    /// - [`crate::ops::indexing::label_cause`]
+    /// - fixture: `lg417_brats_labels` in `tests/rule_fixtures.rs`
     "LG417", "label-set-gap", Error
 }

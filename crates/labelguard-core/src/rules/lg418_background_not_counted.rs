@@ -16,5 +16,9 @@ declare_rule! {
     /// Count background in the head: torchvision detection models take `num_classes` = object classes + 1
     /// (`FastRCNNPredictor(in_features, num_classes + 1)`), mmdetection 1.x counted background in `num_classes`
     /// too (2.x and later do not: then shift the labels to 0..C-1).
+    ///
+    /// ## Checked by
+    /// - [`crate::ops::classification::background_cause`]
+    /// - fixture: `lg418_detection_background` in `tests/rule_fixtures.rs`
     "LG418", "background-not-counted", Error
 }

@@ -13,5 +13,10 @@ declare_rule! {
     /// ## Fix
     /// Pass logits to `F.binary_cross_entropy_with_logits` / `nn.BCEWithLogitsLoss` instead (stable, and it
     /// works under autocast); or apply `torch.sigmoid` first. If the values are NaN, find where they appear.
+    ///
+    /// ## Checked by
+    /// - [`crate::ops::bce::probability_range`]
+    /// - [`crate::ops::bce::binary_cross_entropy`]
+    /// - fixture: `lg501_bce_logits_passed` in `tests/rule_fixtures.rs`
     "LG501", "bce-input-out-of-range", Error
 }

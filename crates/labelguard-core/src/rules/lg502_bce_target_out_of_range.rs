@@ -12,5 +12,9 @@ declare_rule! {
     ///
     /// ## Fix
     /// Scale the targets: `mask / 255` or `(mask > 0).float()`.
+    ///
+    /// ## Checked by
+    /// - [`crate::ops::bce::binary_cross_entropy`]
+    /// - fixture: `lg502_bce_target_255` in `tests/rule_fixtures.rs`
     "LG502", "bce-target-out-of-range", Error
 }

@@ -13,5 +13,9 @@ declare_rule! {
     /// ## Fix
     /// Scale 0/255 masks to 0/1 (`mask / 255`); mask out ignore values with `weight` instead of leaving them
     /// in the target.
+    ///
+    /// ## Checked by
+    /// - [`crate::ops::bce::binary_cross_entropy_with_logits`]
+    /// - fixture: `lg503_logits_target` in `tests/rule_fixtures.rs`
     "LG503", "logits-target-out-of-range", Warning
 }

@@ -14,5 +14,9 @@ declare_rule! {
     /// ## Fix
     /// Normalise the targets (`target / target.sum(1, keepdim=True)`); if they are class ids stored as floats
     /// in a tensor that happens to be shaped like `input`, pass `target.long()` with the class-index shape.
+    ///
+    /// ## Checked by
+    /// - [`crate::ops::classification::soft_target_distribution`]
+    /// - fixture: `lg504_soft_targets` in `tests/rule_fixtures.rs`
     "LG504", "soft-target-not-distribution", Warning
 }

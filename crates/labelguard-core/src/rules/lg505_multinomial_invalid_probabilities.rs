@@ -15,5 +15,9 @@ declare_rule! {
     /// ## Fix
     /// Sample from `torch.softmax(logits.float(), -1)`; load the model in bfloat16 or float32; check
     /// `torch.isfinite(logits).all()`.
+    ///
+    /// ## Checked by
+    /// - [`crate::ops::multinomial::multinomial`]
+    /// - fixture: `lg505_multinomial_nan` in `tests/rule_fixtures.rs`
     "LG505", "multinomial-invalid-probabilities", Error
 }

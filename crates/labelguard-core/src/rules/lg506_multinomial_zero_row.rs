@@ -13,5 +13,9 @@ declare_rule! {
     /// ## Fix
     /// Guard rows whose candidates were all filtered out (top-k/top-p with a bad mask), e.g. fall back to
     /// greedy decoding for them.
+    ///
+    /// ## Checked by
+    /// - [`crate::ops::multinomial::multinomial`]
+    /// - fixture: `lg506_multinomial_zero_row` in `tests/rule_fixtures.rs`
     "LG506", "multinomial-zero-row", Error
 }

@@ -12,5 +12,9 @@ declare_rule! {
     ///
     /// ## Fix
     /// Lower `num_samples`, or sample with replacement.
+    ///
+    /// ## Checked by
+    /// - [`crate::ops::multinomial::multinomial`]
+    /// - fixture: `lg507_multinomial_too_few` in `tests/rule_fixtures.rs`
     "LG507", "multinomial-too-few-categories", Warning
 }

@@ -14,5 +14,9 @@ declare_rule! {
     /// ## Fix
     /// Find the source: a learning rate too high, fp16 overflow (use bfloat16 or a `GradScaler`), a `log(0)`,
     /// a division by zero in the model.
+    ///
+    /// ## Checked by
+    /// - [`crate::ops::values::non_finite`]
+    /// - fixture: `lg508_nan_logits` in `tests/rule_fixtures.rs`
     "LG508", "non-finite-values", Warning
 }

@@ -1,337 +1,19 @@
-//! Checks shared by several contracts: reduction, dtypes, broadcasting, index ranges, and the
-//! class-id analysis that names the likely cause of out-of-range targets.
+//! The class-id analysis behind LG101–LG107: the targets of a class-index loss outside
+//! `[0, C-1]`, grouped by their likely cause (void 255, -1 padding, Cityscapes labelIds,
+//! 1-based, 0-means-ignore, plain out of range), one finding per cause; and the checks of
+//! class-index targets that need no logits (`class_targets`, for guards and dataset scans).
 
+use super::dtypes::index_dtype;
 use super::evidence::WithLocated;
-use crate::call::Call;
 use crate::dtype::DType;
 use crate::finding::{count, is_are, shape_str, values_str, Finding, Verdict, MAX_LOCATIONS};
 use crate::kernels::{
-    int_histogram, locate, non_finite_counts, scan_float, scan_int, IntRange, IntStats,
+    int_histogram, locate, scan_float, scan_int, IntRange, IntStats, Located, OrderedValue,
 };
 use crate::rule::Rule;
 use crate::rules::*;
 use crate::tensor::TensorView;
 use std::collections::BTreeMap;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Reduction {
-    None,
-    Mean,
-    Sum,
-}
-
-/// `reduction` as PyTorch's Python wrappers parse it (`_Reduction.get_enum`).
-pub fn reduction(call: &Call<'_>) -> Result<Reduction, Finding> {
-    match call.str("reduction") {
-        "none" => Ok(Reduction::None),
-        "mean" => Ok(Reduction::Mean),
-        "sum" => Ok(Reduction::Sum),
-        other => Err(Finding::new(
-            &LG208,
-            Verdict::Error,
-            format!("{other} is not a valid value for reduction"),
-        )
-        .fix("use reduction='mean', 'sum' or 'none'")),
-    }
-}
-
-/// LG206 when a tensor that must be floating point is not.
-pub fn require_float(t: &TensorView<'_>, name: &str, kernel: &str) -> Option<Finding> {
-    (!t.dtype().is_floating()).then(|| {
-        Finding::new(
-            &LG206,
-            Verdict::Error,
-            format!(
-                "{name} is {}; \"{kernel}\" is not implemented for '{}'",
-                t.dtype(),
-                t.dtype().scalar_type_name()
-            ),
-        )
-        .fix(format!("pass floating-point values: {name}.float()"))
-    })
-}
-
-/// The broadcast shape of two shapes, or `None` when they do not broadcast.
-pub fn broadcast(a: &[usize], b: &[usize]) -> Option<Vec<usize>> {
-    let n = a.len().max(b.len());
-    let mut out = vec![0; n];
-    for i in 0..n {
-        let da = if i + a.len() >= n {
-            a[i + a.len() - n]
-        } else {
-            1
-        };
-        let db = if i + b.len() >= n {
-            b[i + b.len() - n]
-        } else {
-            1
-        };
-        out[i] = match (da, db) {
-            (x, y) if x == y => x,
-            (1, y) => y,
-            (x, 1) => x,
-            _ => return None,
-        };
-    }
-    Some(out)
-}
-
-/// PyTorch's `maybe_wrap_dim`: a 0-d tensor accepts dims -1 and 0.
-pub fn wrap_dim(dim: i64, ndim: usize) -> Option<usize> {
-    let n = ndim.max(1) as i64;
-    let d = if dim < 0 { dim + n } else { dim };
-    (0..n).contains(&d).then_some(d as usize)
-}
-
-/// LG207 for a `dim` outside the tensor.
-pub fn dim_finding(dim: i64, ndim: usize) -> Finding {
-    let n = ndim.max(1) as i64;
-    Finding::new(
-        &LG207,
-        Verdict::Error,
-        format!(
-            "Dimension out of range (expected to be in range of [{}, {}], but got {dim})",
-            -n,
-            n - 1
-        ),
-    )
-    .fix(format!("use a dim between {} and {}", -n, n - 1))
-}
-
-/// PyTorch's `ensure_nonempty_size`: a 0-d tensor has size 1 along its one pseudo-dimension.
-pub fn nonempty_size(t: &TensorView<'_>, d: usize) -> usize {
-    if t.dim() == 0 {
-        1
-    } else {
-        t.shape()[d]
-    }
-}
-
-/// LG205 when an index tensor's dtype is not one of `allowed`.
-pub fn index_dtype(
-    t: &TensorView<'_>,
-    name: &str,
-    allowed: &[DType],
-    message: String,
-) -> Option<Finding> {
-    (!allowed.contains(&t.dtype())).then(|| {
-        Finding::new(&LG205, Verdict::Error, message).fix(format!(
-            "cast once where the tensor is made: {name}.long(){}",
-            if t.dtype().is_floating() {
-                " (after checking that the values are whole numbers)"
-            } else {
-                ""
-            }
-        ))
-    })
-}
-
-/// LG209 when `t` (a source or values tensor) has another dtype than `input`; `message` gets
-/// the scalar type names of input and t (`Float`, `Double`).
-pub fn dtype_differs(
-    t: &TensorView<'_>,
-    input: &TensorView<'_>,
-    name: &str,
-    message: impl FnOnce(&str, &str) -> String,
-) -> Option<Finding> {
-    (t.dtype() != input.dtype()).then(|| {
-        Finding::new(
-            &LG209,
-            Verdict::Error,
-            message(
-                input.dtype().scalar_type_name(),
-                t.dtype().scalar_type_name(),
-            ),
-        )
-        .fix(format!("{name} = {name}.to(input.dtype)"))
-    })
-}
-
-/// A finding restated with the rule, hint and fix of the cause that the evidence shows.
-pub fn with_cause(f: Finding, rule: &Rule, hint: String, fix: String) -> Finding {
-    let mut f = f;
-    f.code = rule.code;
-    f.rule = rule.name;
-    f.hint = Some(hint);
-    f.fix = fix;
-    f
-}
-
-/// Checks every element of an integer tensor against `[0, size-1]` (negative values are out
-/// of range: none of these ops wraps them) and builds `rule`'s finding with locations.
-pub fn index_range(
-    t: &TensorView<'_>,
-    name: &str,
-    size: usize,
-    rule: &Rule,
-    verdict: Verdict,
-    what: &str,
-    fix: String,
-) -> Option<Finding> {
-    bounded_index(t, name, Bounds::below(size), rule, verdict, what, fix)
-}
-
-/// The valid values of an index into a dimension of `size` entries.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Bounds {
-    pub size: usize,
-    /// Whether negative indices count from the end (`[-size, size-1]`), as in advanced indexing.
-    pub wraps: bool,
-}
-
-impl Bounds {
-    pub fn below(size: usize) -> Bounds {
-        Bounds { size, wraps: false }
-    }
-    pub fn wrapping(size: usize) -> Bounds {
-        Bounds { size, wraps: true }
-    }
-    fn range(self) -> IntRange {
-        IntRange {
-            lo: if self.wraps { -(self.size as i64) } else { 0 },
-            hi: self.size as i64 - 1,
-            ignore: None,
-        }
-    }
-}
-
-/// `index_range` for any `Bounds`: every element must lie in `[lo, size-1]`.
-pub fn bounded_index(
-    t: &TensorView<'_>,
-    name: &str,
-    bounds: Bounds,
-    rule: &Rule,
-    verdict: Verdict,
-    what: &str,
-    fix: String,
-) -> Option<Finding> {
-    let range = bounds.range();
-    let size = bounds.size;
-    let stats = scan_int(t, range);
-    if stats.bad == 0 {
-        return None;
-    }
-    let located = locate(t, MAX_LOCATIONS, |t, o| range.is_bad(t.read_i64(o)));
-    let (index, value) = &located.first[0];
-    let finding = Finding::new(
-        rule,
-        verdict,
-        format!(
-            "{} of {} values of {name} {} outside [{}, {}] ({what} has size {size}); first: {name}{} = {value}",
-            stats.bad,
-            stats.count,
-            is_are(stats.bad),
-            range.lo,
-            range.hi,
-            shape_str(index),
-        ),
-    )
-    .fix(fix)
-    .located(name, &located);
-    let hint = index_hint(&stats, range.lo, size as i64);
-    Some(finding.maybe_hint(hint))
-}
-
-fn index_hint(stats: &IntStats, lo: i64, size: i64) -> Option<String> {
-    let (min, max) = (stats.min?, stats.max?);
-    if (min == -100 || min == -1) && min < lo {
-        Some(format!(
-            "{min} is a padding or ignore marker: mask it out before using the tensor as an index"
-        ))
-    } else if max == size {
-        Some(format!(
-            "the largest value equals the size ({size}): an off-by-one, or a table one entry too short"
-        ))
-    } else if max >= 255 && max <= 255 + size && size <= 255 {
-        Some("255 is the usual void label: mask it out before indexing".into())
-    } else {
-        None
-    }
-}
-
-/// LG302 when weights hold negative, NaN or infinite values (silent: PyTorch multiplies blindly).
-pub fn weight_values(t: &TensorView<'_>, name: &str) -> Option<Finding> {
-    if !t.dtype().is_floating() && t.dtype() != DType::Bool {
-        let s = scan_int(
-            t,
-            IntRange {
-                lo: 0,
-                hi: i64::MAX,
-                ignore: None,
-            },
-        );
-        return (s.bad > 0).then(|| {
-            let located = locate(t, MAX_LOCATIONS, |t, o| t.read_i64(o) < 0);
-            Finding::new(
-                &LG302,
-                Verdict::Silent,
-                format!("{name} has {} negative entries", s.bad),
-            )
-            .fix("recompute the weights; they must be non-negative and finite")
-            .located(name, &located)
-        });
-    }
-    let s = scan_float(t, 0.0, f64::INFINITY);
-    let bad = s.nan + s.pos_inf + s.below;
-    (bad > 0).then(|| {
-        let located = locate(t, MAX_LOCATIONS, |t, o| {
-            let v = t.read_f64(o);
-            !(v.is_finite() && v >= 0.0)
-        });
-        Finding::new(
-            &LG302,
-            Verdict::Silent,
-            if bad == 1 {
-                format!("{name} has 1 entry that is negative, NaN or infinite")
-            } else {
-                format!("{name} has {bad} entries that are negative, NaN or infinite")
-            },
-        )
-        .fix("recompute the weights; they must be non-negative and finite")
-        .located(name, &located)
-    })
-}
-
-/// LG508 when logits or log-probabilities hold NaN or +inf. (-inf is a legitimate masked
-/// logit or zero probability.)
-pub fn non_finite(t: &TensorView<'_>, name: &str) -> Option<Finding> {
-    if !t.dtype().is_floating() {
-        return None;
-    }
-    let s = non_finite_counts(t);
-    let bad = s.nan + s.pos_inf;
-    (bad > 0).then(|| {
-        let located = locate(t, MAX_LOCATIONS, |t, o| {
-            let v = t.read_f64(o);
-            v.is_nan() || v == f64::INFINITY
-        });
-        Finding::new(
-            &LG508,
-            Verdict::Silent,
-            format!("{name} holds {} NaN and {} +inf values; the loss and the gradients will be NaN", s.nan, s.pos_inf),
-        )
-        .fix("find where the NaN appears (learning rate, fp16 overflow, log(0)); torch.autograd.set_detect_anomaly(True) helps")
-        .located(name, &located)
-    })
-}
-
-/// Whether a tensor holds only 0 and 1 (read as integers or floats).
-pub fn is_binary(t: &TensorView<'_>) -> bool {
-    if t.dtype().is_floating() {
-        let s = scan_float(t, 0.0, 1.0);
-        s.count > 0 && s.nan == 0 && s.below == 0 && s.above == 0 && s.fractional == 0
-    } else {
-        let s = scan_int(
-            t,
-            IntRange {
-                lo: 0,
-                hi: 1,
-                ignore: None,
-            },
-        );
-        s.count > 0 && s.bad == 0
-    }
-}
 
 /// A hint for a float tensor given where class ids are expected.
 pub fn float_ids_hint(t: &TensorView<'_>) -> Option<String> {
@@ -375,18 +57,8 @@ pub fn class_targets(target: &TensorView<'_>, name: &str, c: i64, ignore: i64) -
     class_ids(target, name, c, ignore, Verdict::DeviceAssert)
 }
 
-/// LG108: a mean over nothing (every target ignored, zero total weight, empty tensors) is NaN.
-pub fn nan_loss(why: &str) -> Finding {
-    Finding::new(
-        &LG108,
-        Verdict::Silent,
-        format!("with reduction='mean' the loss is NaN: {why}"),
-    )
-    .fix("skip batches without labelled targets, or use reduction='sum' and divide by a count you control")
-}
-
 /// One group of out-of-range class ids and the rule that explains it.
-struct Group {
+pub(crate) struct Group {
     rule: &'static Rule,
     values: Vec<i64>,
 }
@@ -426,7 +98,7 @@ pub fn class_ids_scanned(
         .values
         .keys()
         .filter_map(|k| match k {
-            crate::kernels::OrderedValue::Int(v) => Some(*v),
+            OrderedValue::Int(v) => Some(*v),
             _ => None,
         })
         .collect();
@@ -461,7 +133,7 @@ pub fn class_ids_scanned(
         .collect()
 }
 
-fn group_causes(
+pub(crate) fn group_causes(
     bad: &[i64],
     more_values: bool,
     c: i64,
@@ -548,7 +220,7 @@ fn lg101_fix(c: i64, max: i64, distinct: usize, binary: bool) -> String {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn class_finding(
+pub(crate) fn class_finding(
     rule: &'static Rule,
     verdict: Verdict,
     name: &str,
@@ -556,7 +228,7 @@ fn class_finding(
     ignore: i64,
     min: i64,
     max: i64,
-    located: &crate::kernels::Located,
+    located: &Located,
     stats: &IntStats,
 ) -> Finding {
     let f = Finding::new(rule, verdict, String::new()).located(name, located);
@@ -604,7 +276,7 @@ fn class_finding(
             let binary = located
                 .values
                 .keys()
-                .all(|k| matches!(k, crate::kernels::OrderedValue::Int(255)))
+                .all(|k| matches!(k, OrderedValue::Int(255)))
                 && c <= 2;
             let hint = if max == c && min == 0 {
                 Some(format!("the ids span 0..{c}, one more than the {c} classes: either the head needs {} outputs (background not counted?) or 0 means 'ignore' (ADE20K-style, reduce_zero_label)", c as i128 + 1))

@@ -1,0 +1,60 @@
+//! LG902 (asynchronous report): the traceback of a kernel failure points at the line where CUDA
+//! reported it, not at the failing call.
+//!
+//! Fires after the other findings when the failure came from a kernel and the log is not known
+//! to be synchronous (no `CUDA_LAUNCH_BLOCKING=1`, no synchronous wording): certain (high) when
+//! PyTorch printed its "asynchronously reported" lines, else medium. Rule documentation:
+//! [`labelguard_core::rules::LG902`]; fixtures: the `also = ["LG902"]` cases of
+//! `tests/fixtures/logs/expected.toml`.
+
+use crate::context::Context;
+use crate::model::{Confidence, Diagnosis, Evidence};
+use crate::observed::Traceback;
+use labelguard_core::rules;
+use labelguard_core::{Finding, Verdict};
+
+/// The traceback's line is not where the failure happened.
+pub(crate) fn asynchronous(
+    c: &Context,
+    tb: Option<&Traceback>,
+    op: String,
+    fallback: Option<Evidence>,
+) -> Option<Diagnosis> {
+    let certain = c.obs.async_lines.is_some();
+    let user = c.user_frame(tb, false);
+    if !certain && tb.is_none() {
+        return None;
+    }
+    let rule = &rules::LG902;
+    let message = match &user {
+        Some(u) => format!(
+            "the traceback points at {}{} in {}, where CUDA reported the failure{}; the failing call ran earlier",
+            u.frame.file,
+            u.frame.line.map_or(String::new(), |l| format!(":{l}")),
+            u.frame.function,
+            if certain { "" } else { " (this PyTorch does not say whether it was asynchronous, so assume it was)" },
+        ),
+        None => "the failure was reported asynchronously: a traceback of this run would point at a later, innocent line".into(),
+    };
+    let evidence = [&c.obs.async_lines, &c.obs.header]
+        .into_iter()
+        .flatten()
+        .map(|s| s.ev.clone())
+        .chain(fallback)
+        .take(1)
+        .collect();
+    Some(Diagnosis {
+        finding: Finding::new(rule, Verdict::DeviceAssert, message).fix(
+            "Localise it: `labelguard run --sync -- <your command>` sets CUDA_LAUNCH_BLOCKING=1 before torch is imported (setting it inside the script is too late), or `labelguard run --rerun-sync -- <your command>` reruns only when this happens.",
+        ),
+        op,
+        candidates: Vec::new(),
+        kernel: None,
+        cause: "CUDA kernels run asynchronously; a failed kernel is reported at the next call that synchronizes (.item(), .cpu(), optimizer.step(), printing a tensor).".into(),
+        confidence: if certain { Confidence::High } else { Confidence::Medium },
+        count: 1,
+        evidence,
+        user_frame: user,
+        suspects: Vec::new(),
+    })
+}

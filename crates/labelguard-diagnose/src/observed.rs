@@ -1,0 +1,128 @@
+//! What the analyzer saw: the bounded summary of a log that the conclusions are drawn from.
+//!
+//! The model between the two halves of a diagnosis: [`crate::analyze`] fills an
+//! [`Observations`] line by line, [`crate::conclude`] reads it once at the end. Both import this
+//! module; neither imports the other's insides.
+
+use crate::kb::{ExplainId, Kb};
+use crate::model::{Evidence, Frame};
+
+/// Identifies an input: a file, stdin, or one stream of a child process.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SourceId(pub u16);
+
+/// Facts known from outside the log.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// The process ran with `CUDA_LAUNCH_BLOCKING=1` (`labelguard run --sync`): its traceback is
+    /// where the failure happened.
+    pub launch_blocking: bool,
+}
+
+/// The first line of a group of alike lines, their count and the last line number.
+#[derive(Clone, Debug)]
+pub(crate) struct Seen {
+    pub ev: Evidence,
+    pub source: SourceId,
+}
+
+impl Seen {
+    pub(crate) fn bump(&mut self, line: u64) {
+        self.ev.count += 1;
+        self.ev.last_line = Some(line);
+    }
+}
+
+/// A kernel assertion site (file:line, function, condition) and how often it failed.
+pub(crate) struct SiteGroup {
+    pub explain: Option<ExplainId>,
+    /// The matching signature does not rule out another explanation.
+    pub weak: bool,
+    pub kernel: String,
+    pub condition: String,
+    pub seen: Seen,
+}
+
+/// A message line (host error, CUDA error, library error) grouped by explanation and text.
+pub(crate) struct MessageGroup {
+    pub explain: ExplainId,
+    pub text: String,
+    pub seen: Seen,
+    /// The traceback this message ended, if it was a traceback's exception line.
+    pub traceback: Option<usize>,
+    /// A kernel's error, reported asynchronously.
+    pub kernel_error: bool,
+}
+
+pub(crate) struct Hint {
+    pub explain: ExplainId,
+    pub applies_to: Vec<ExplainId>,
+    pub seen: Seen,
+    /// A clue, not proof: it names the op of a low-confidence answer.
+    pub weak: bool,
+}
+
+/// A labelguard guard exception: `labelguard._report.TargetError: cross_entropy ...` followed by
+/// `[LG101] ...`, `  hint: ...`, `  fix: ...` lines (or the code on the exception line itself).
+pub(crate) struct GuardError {
+    pub code: Option<&'static str>,
+    pub text: String,
+    pub hint: Option<String>,
+    pub fix: Option<String>,
+    pub seen: Seen,
+    pub traceback: Option<usize>,
+}
+
+/// A finished traceback.
+pub(crate) struct Traceback {
+    pub frames: Vec<Frame>,
+}
+
+/// Everything the analysis keeps for the conclusions.
+pub(crate) struct Observations {
+    pub(crate) kb: &'static Kb,
+    pub(crate) opts: Options,
+    pub(crate) sources: Vec<(String, u64, u64)>,
+    pub(crate) sites: Vec<SiteGroup>,
+    pub(crate) header: Option<Seen>,
+    pub(crate) header_traceback: Option<usize>,
+    pub(crate) async_lines: Option<Seen>,
+    pub(crate) sync_wording: bool,
+    pub(crate) eras: Vec<String>,
+    pub(crate) hosts: Vec<MessageGroup>,
+    pub(crate) cuda_errors: Vec<MessageGroup>,
+    pub(crate) secondary: Vec<MessageGroup>,
+    pub(crate) unknown: Vec<MessageGroup>,
+    pub(crate) hints: Vec<Hint>,
+    pub(crate) guards: Vec<GuardError>,
+    pub(crate) tracebacks: Vec<Traceback>,
+    /// Source lines outside any traceback: the line printed right before an exception line (a
+    /// traceback pasted without its frames), and the last input of an interactive session.
+    pub(crate) orphan_code: Option<Seen>,
+    pub(crate) repl_code: Option<Seen>,
+}
+
+impl Observations {
+    pub(crate) fn new(kb: &'static Kb, opts: Options) -> Observations {
+        Observations {
+            kb,
+            opts,
+            sources: Vec::new(),
+            sites: Vec::new(),
+            header: None,
+            header_traceback: None,
+            async_lines: None,
+            sync_wording: false,
+            eras: Vec::new(),
+            hosts: Vec::new(),
+            cuda_errors: Vec::new(),
+            secondary: Vec::new(),
+            unknown: Vec::new(),
+            hints: Vec::new(),
+            guards: Vec::new(),
+            tracebacks: Vec::new(),
+            orphan_code: None,
+            repl_code: None,
+        }
+    }
+}
