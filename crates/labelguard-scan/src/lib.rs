@@ -31,6 +31,7 @@ pub mod glob;
 pub mod hist;
 pub mod isolate;
 pub mod layout;
+pub mod layout_kind;
 mod parts;
 pub mod pipeline;
 pub mod preset;
