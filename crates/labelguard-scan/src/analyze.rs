@@ -9,11 +9,11 @@
 use crate::config::ScanOptions;
 use crate::hist::{hist_u16, hist_u8_runs, hist_values, sparse_u8, RunStats};
 use crate::layout::{Item, Task};
+use crate::problem::problem;
 use crate::read::header::image_header;
 use crate::read::mask::{check_pixels, decode_mask, png_end_problem, MaskImage, PNG_MAGIC};
 use crate::read::table::{read_labels, LabelColumn, TableError};
 use crate::read::{empty_file, read_file};
-use crate::walk::Problem;
 use labelguard_core::finding::{shape_str, ValueCount, MAX_LOCATIONS};
 use labelguard_core::ops::common::{float_ids_hint, is_binary};
 use labelguard_core::rules::*;
@@ -71,22 +71,6 @@ impl FileResult {
             dataset_level: false,
         }
     }
-
-    fn problem(&mut self, p: Problem) {
-        self.findings.push(finding_from_problem(p));
-    }
-}
-
-/// The finding for a problem met while reading: the rule's own severity, and the verdict
-/// that says what happens to training (a crash in the DataLoader is a host error).
-pub fn finding_from_problem(p: Problem) -> Finding {
-    let verdict = match p.rule.severity {
-        Severity::Error => Verdict::Error,
-        _ => Verdict::Silent,
-    };
-    let mut f = Finding::new(p.rule, verdict, p.message).maybe_hint(p.hint);
-    f.fix = p.fix.unwrap_or_default();
-    f
 }
 
 /// Per-thread buffers, reused from file to file so that a scan allocates per thread, not per
@@ -149,12 +133,12 @@ pub fn analyze_item(item: &Item, ctx: &Ctx<'_>, bufs: &mut Buffers) -> FileResul
     let mut r = match &item.task {
         Task::Problem(p) => {
             let mut r = FileResult::new(item, FileKind::Other);
-            r.problem(p.clone());
+            r.findings.push(p.clone());
             r
         }
         Task::DatasetProblem(p) => {
             let mut r = FileResult::new(item, FileKind::Other);
-            r.problem(p.clone());
+            r.findings.push(p.clone());
             r.dataset_level = true;
             r
         }
@@ -164,14 +148,14 @@ pub fn analyze_item(item: &Item, ctx: &Ctx<'_>, bufs: &mut Buffers) -> FileResul
         } => {
             let mut r = mask_file(item, ctx, bufs);
             if let Some(expected) = missing_image {
-                r.findings.push(finding_from_problem(
-                    Problem::new(
+                r.findings.push(
+                    problem(
                         &LG608,
                         format!("mask without its image: {expected} does not exist"),
                     )
                     .hint("a Dataset that lists the masks raises FileNotFoundError for the image")
                     .fix("restore the image, or remove the mask"),
-                ));
+                );
             }
             if let (Some(image), Some(shape)) = (image, r.shape.clone()) {
                 pair_check(&mut r, image, &shape);
@@ -188,11 +172,11 @@ pub fn analyze_item(item: &Item, ctx: &Ctx<'_>, bufs: &mut Buffers) -> FileResul
         Task::ClassWeights => class_weights_file(item, ctx),
     };
     if item.non_utf8 {
-        r.findings.push(finding_from_problem(
-            Problem::new(&LG614, "the file name is not valid UTF-8 (shown with U+FFFD)")
+        r.findings.push(
+            problem(&LG614, "the file name is not valid UTF-8 (shown with U+FFFD)")
                 .hint("Python sees it with surrogate escapes; writing it to JSON, CSV or a log raises UnicodeEncodeError")
                 .fix("rename the file to UTF-8, e.g. convmv -f latin1 -t utf8 --notest"),
-        ));
+        );
     }
     bufs.trim();
     r
@@ -201,7 +185,7 @@ pub fn analyze_item(item: &Item, ctx: &Ctx<'_>, bufs: &mut Buffers) -> FileResul
 fn mask_file(item: &Item, ctx: &Ctx<'_>, bufs: &mut Buffers) -> FileResult {
     let mut r = FileResult::new(item, FileKind::Mask);
     if let Err(p) = read_file(&item.path, ctx.max_file_bytes(), &mut bufs.file) {
-        r.problem(p);
+        r.findings.push(p);
         return r;
     }
     // An array saved under a mask's name (or scanned as a single file): read it as an array.
@@ -220,12 +204,12 @@ fn mask_file(item: &Item, ctx: &Ctx<'_>, bufs: &mut Buffers) -> FileResult {
             r.shape = Some(vec![img.height, img.width]);
             if img.format == "PNG" {
                 if let Some(p) = png_end_problem(&bufs.file) {
-                    r.problem(p);
+                    r.findings.push(p);
                 }
             }
             mask_pixels(&mut r, &img, &pixels, ctx, &mut bufs.aux);
         }
-        Err(p) => r.problem(p),
+        Err(p) => r.findings.push(p),
     }
     bufs.pixels = pixels;
     r
@@ -850,7 +834,7 @@ fn pair_check(r: &mut FileResult, image: &std::path::Path, mask_shape: &[usize])
             }
         }
         Err(p) => {
-            let mut f = finding_from_problem(p);
+            let mut f = p;
             f.message = format!("paired image {}: {}", image.display(), f.message);
             r.findings.push(f);
         }
@@ -886,12 +870,13 @@ fn array_file(r: &mut FileResult, item: &Item, ctx: &Ctx<'_>) {
     let tensors = match labelguard_io::read_tensors(&item.path, &limits) {
         Ok(t) => t,
         Err(e) => {
-            r.problem(io_read_problem(e));
+            r.findings.push(io_read_problem(e));
             return;
         }
     };
     if tensors.is_empty() {
-        r.problem(Problem::new(&LG603, "holds no arrays").fix("regenerate the file"));
+        r.findings
+            .push(problem(&LG603, "holds no arrays").fix("regenerate the file"));
         return;
     }
     let labelled: Vec<&labelguard_io::NamedTensor> = tensors
@@ -912,23 +897,22 @@ fn array_file(r: &mut FileResult, item: &Item, ctx: &Ctx<'_>) {
     }
 }
 
-fn io_read_problem(e: labelguard_io::ReadError) -> Problem {
+fn io_read_problem(e: labelguard_io::ReadError) -> Finding {
     use labelguard_io::ReadError as E;
     match e {
         E::Io { error, .. } => crate::walk::io_problem("cannot read", &error),
-        E::UnknownFormat { .. } => Problem::new(
+        E::UnknownFormat { .. } => problem(
             &LG602,
             "not a .npy, .npz or .safetensors file (wrong magic bytes)",
         )
         .fix("replace it with the real array, or exclude it"),
-        E::TooLarge { message, .. } => Problem::new(&LG604, format!("{message}; not read"))
+        E::TooLarge { message, .. } => problem(&LG604, format!("{message}; not read"))
             .fix("raise --max-pixels if this is a real label array"),
         E::Malformed { message, .. } => {
             if message.contains("empty") {
                 empty_file()
             } else {
-                Problem::new(&LG602, format!("corrupt array file: {message}"))
-                    .fix("regenerate the file")
+                problem(&LG602, format!("corrupt array file: {message}")).fix("regenerate the file")
             }
         }
     }
@@ -938,8 +922,8 @@ fn array_tensor(r: &mut FileResult, view: &TensorView<'_>, name: &str, ctx: &Ctx
     let shape = view.shape().to_vec();
     let numel = view.numel() as u64;
     if numel == 0 {
-        r.problem(
-            Problem::new(
+        r.findings.push(
+            problem(
                 &LG603,
                 format!("{name} has shape {} and no elements", shape_str(&shape)),
             )
@@ -948,8 +932,8 @@ fn array_tensor(r: &mut FileResult, view: &TensorView<'_>, name: &str, ctx: &Ctx
         return;
     }
     if numel > ctx.opts.max_pixels {
-        r.problem(
-            Problem::new(
+        r.findings.push(
+            problem(
                 &LG604,
                 format!(
                     "{name} has {numel} elements, more than the limit of {}; not read",
@@ -1118,8 +1102,8 @@ fn table_file(item: &Item, format: crate::read::table::TableFormat, ctx: &Ctx<'_
     ) {
         Ok(c) => c,
         Err(TableError::MissingColumn { wanted, available }) => {
-            r.findings.push(finding_from_problem(
-                Problem::new(
+            r.findings.push(
+                problem(
                     &LG613,
                     format!(
                         "no column '{wanted}'; the table has: {}",
@@ -1130,11 +1114,11 @@ fn table_file(item: &Item, format: crate::read::table::TableFormat, ctx: &Ctx<'_
                     "pass --label-column with one of: {}",
                     available.join(", ")
                 )),
-            ));
+            );
             return r;
         }
         Err(TableError::Problem(p)) => {
-            r.problem(p);
+            r.findings.push(p);
             return r;
         }
     };
@@ -1146,9 +1130,8 @@ fn table_findings(r: &mut FileResult, col: &LabelColumn, ctx: &Ctx<'_>) {
     let name = col.column.as_str();
     r.shape = Some(vec![col.ids.len()]);
     if col.ids.is_empty() {
-        r.problem(
-            Problem::new(&LG603, format!("column '{name}' has no rows"))
-                .fix("regenerate the table"),
+        r.findings.push(
+            problem(&LG603, format!("column '{name}' has no rows")).fix("regenerate the table"),
         );
         return;
     }
@@ -1251,7 +1234,7 @@ fn image_sample(item: &Item, class: &str, ctx: &Ctx<'_>) -> FileResult {
     match image_header(&item.path) {
         Ok(h) => {
             if let Err(p) = check_pixels(h.format, h.width, h.height, 1, ctx.opts.max_pixels) {
-                r.problem(p);
+                r.findings.push(p);
                 return r;
             }
             r.shape = Some(vec![h.height as usize, h.width as usize]);
@@ -1259,14 +1242,14 @@ fn image_sample(item: &Item, class: &str, ctx: &Ctx<'_>) -> FileResult {
             r.histogram = vec![(id, 1)];
             r.elements = 1;
         }
-        Err(p) => r.problem(p),
+        Err(p) => r.findings.push(p),
     }
     r
 }
 
 /// Numbers from a weights file: JSON or Python list (`[1.0, nan, ...]`), whitespace or comma
 /// separated text, or a 1-D `.npy`.
-pub fn read_weights(path: &std::path::Path) -> Result<Vec<f64>, Problem> {
+pub fn read_weights(path: &std::path::Path) -> Result<Vec<f64>, Finding> {
     let mut buf = Vec::new();
     read_file(path, 64 << 20, &mut buf)?;
     if buf.starts_with(b"\x93NUMPY") || buf.starts_with(b"PK\x03\x04") {
@@ -1274,14 +1257,11 @@ pub fn read_weights(path: &std::path::Path) -> Result<Vec<f64>, Problem> {
             .map_err(io_read_problem)?;
         let first = t
             .first()
-            .ok_or_else(|| Problem::new(&LG603, "holds no arrays"))?;
+            .ok_or_else(|| problem(&LG603, "holds no arrays"))?;
         return Ok(first.tensor.view().to_f64_vec());
     }
     if buf.starts_with(PNG_MAGIC) {
-        return Err(Problem::new(
-            &LG602,
-            "is an image, not a list of class weights",
-        ));
+        return Err(problem(&LG602, "is an image, not a list of class weights"));
     }
     let text = String::from_utf8_lossy(&buf);
     let body = match (text.find('['), text.rfind(']')) {
@@ -1299,13 +1279,13 @@ pub fn read_weights(path: &std::path::Path) -> Result<Vec<f64>, Problem> {
             "inf" | "infinity" => f64::INFINITY,
             "-inf" | "-infinity" => f64::NEG_INFINITY,
             _ => t.parse::<f64>().map_err(|_| {
-                Problem::new(&LG602, format!("'{t}' is not a number: a class-weight file is a list of numbers (JSON, a Python list, text or .npy)"))
+                problem(&LG602, format!("'{t}' is not a number: a class-weight file is a list of numbers (JSON, a Python list, text or .npy)"))
             })?,
         };
         out.push(v);
     }
     if out.is_empty() {
-        return Err(Problem::new(&LG603, "holds no weights"));
+        return Err(problem(&LG603, "holds no weights"));
     }
     Ok(out)
 }
@@ -1315,7 +1295,7 @@ fn class_weights_file(item: &Item, ctx: &Ctx<'_>) -> FileResult {
     let weights = match read_weights(&item.path) {
         Ok(w) => w,
         Err(p) => {
-            r.problem(p);
+            r.findings.push(p);
             return r;
         }
     };
@@ -1488,6 +1468,6 @@ mod tests {
         std::fs::write(&p, "1 2\n3\n").unwrap();
         assert_eq!(read_weights(&p).unwrap(), vec![1.0, 2.0, 3.0]);
         std::fs::write(&p, "[1, two]").unwrap();
-        assert_eq!(read_weights(&p).unwrap_err().rule.code, "LG602");
+        assert_eq!(read_weights(&p).unwrap_err().code, "LG602");
     }
 }

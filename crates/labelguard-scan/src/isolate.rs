@@ -5,10 +5,11 @@
 //! panic's message and location are captured by a hook (instead of being printed over the
 //! progress bar) and put in the finding, bounded in length like every echoed value.
 
-use crate::analyze::{analyze_item, finding_from_problem, Buffers, Ctx, FileKind, FileResult};
+use crate::analyze::{analyze_item, Buffers, Ctx, FileKind, FileResult};
 use crate::layout::Item;
-use crate::walk::Problem;
+use crate::problem::problem;
 use labelguard_core::rules::LG620;
+use labelguard_core::Finding;
 use std::cell::{Cell, RefCell};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Once;
@@ -63,8 +64,8 @@ pub fn isolated<T>(f: impl FnOnce() -> T) -> Result<T, String> {
 }
 
 /// LG620 for a panic met while reading a file.
-pub fn internal_error(message: &str) -> Problem {
-    Problem::new(
+pub fn internal_error(message: &str) -> Finding {
+    problem(
         &LG620,
         format!("internal error while reading: {message} (please report)"),
     )
@@ -83,8 +84,7 @@ pub fn analyze_item_isolated(item: &Item, ctx: &Ctx<'_>, bufs: &mut Buffers) -> 
         Err(message) => {
             *bufs = Buffers::default();
             let mut r = FileResult::new(item, FileKind::Other);
-            r.findings
-                .push(finding_from_problem(internal_error(&message)));
+            r.findings.push(internal_error(&message));
             r
         }
     }
@@ -128,7 +128,7 @@ mod tests {
         );
         assert_eq!(isolated(|| 7), Ok(7));
         let p = internal_error("x");
-        assert_eq!(p.rule.code, "LG620");
+        assert_eq!(p.code, "LG620");
         assert!(p.message.starts_with("internal error while reading: x"));
     }
 }

@@ -20,6 +20,10 @@
 //! * [`report`] is the aggregate model: it serialises to the versioned JSON schema and merges
 //!   shards back into exactly the report an unsharded scan gives.
 
+// Readers return their failure as the finding that reports it (one finding type, see
+// `problem`); it is returned at most once per file, so its size (176 bytes) costs nothing.
+#![allow(clippy::result_large_err)]
+
 pub mod analyze;
 mod binary;
 pub mod colours;
@@ -35,6 +39,7 @@ pub mod layout_kind;
 mod parts;
 pub mod pipeline;
 pub mod preset;
+pub mod problem;
 pub mod progress;
 pub mod read;
 pub mod render;

@@ -3,41 +3,14 @@
 //! names that are not UTF-8 are kept byte-exact (and flagged).
 
 use crate::glob::Glob;
+use crate::problem::problem;
 use labelguard_core::rules::LG601;
-use labelguard_core::Rule;
+use labelguard_core::Finding;
 use std::collections::HashSet;
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
-
-/// A problem found about a path before reading it, or while reading it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Problem {
-    pub rule: &'static Rule,
-    pub message: String,
-    pub hint: Option<String>,
-    pub fix: Option<String>,
-}
-
-impl Problem {
-    pub fn new(rule: &'static Rule, message: impl Into<String>) -> Problem {
-        Problem {
-            rule,
-            message: message.into(),
-            hint: None,
-            fix: None,
-        }
-    }
-    pub fn hint(mut self, h: impl Into<String>) -> Problem {
-        self.hint = Some(h.into());
-        self
-    }
-    pub fn fix(mut self, f: impl Into<String>) -> Problem {
-        self.fix = Some(f.into());
-        self
-    }
-}
 
 /// One path under the root.
 #[derive(Clone, Debug)]
@@ -55,7 +28,7 @@ pub struct Entry {
 #[derive(Clone, Debug)]
 pub enum EntryKind {
     File { len: u64 },
-    Problem(Problem),
+    Problem(Finding),
 }
 
 /// Directories that hold version-control data, never labels.
@@ -63,9 +36,9 @@ const SKIPPED_DIRS: &[&str] = &[".git", ".hg", ".svn"];
 const MAX_DEPTH: usize = 256;
 
 /// Maps an I/O error on a path to the LG601 problem that explains it.
-pub fn io_problem(what: &str, e: &std::io::Error) -> Problem {
+pub fn io_problem(what: &str, e: &std::io::Error) -> Finding {
     use std::io::ErrorKind::*;
-    let p = Problem::new(&LG601, format!("{what}: {e}"));
+    let p = problem(&LG601, format!("{what}: {e}"));
     match e.kind() {
         PermissionDenied => p
             .hint("the scanning user may not read it; a DataLoader worker running as the same user will fail the same way")
@@ -148,7 +121,7 @@ impl Filter<'_> {
     }
 }
 
-fn problem_entry(path: &Path, rel: &str, rel_bytes: &[u8], p: Problem) -> Entry {
+fn problem_entry(path: &Path, rel: &str, rel_bytes: &[u8], p: Finding) -> Entry {
     Entry {
         path: path.to_path_buf(),
         rel: rel.to_string(),
@@ -265,7 +238,7 @@ fn walk_dir(
                     &path,
                     &child_rel,
                     &child_bytes,
-                    Problem::new(&LG601, format!("directory symlink loop: this link points back to {target}; not followed"))
+                    problem(&LG601, format!("directory symlink loop: this link points back to {target}; not followed"))
                         .hint("os.walk(followlinks=True) and glob('**', recursive=True) recurse through such a loop until they fail")
                         .fix("remove the link, or exclude it with --exclude"),
                 ));
@@ -280,7 +253,7 @@ fn walk_dir(
                     &path,
                     &child_rel,
                     &child_bytes,
-                    Problem::new(
+                    problem(
                         &LG601,
                         format!("directory nesting deeper than {MAX_DEPTH} levels; not followed"),
                     ),
@@ -324,7 +297,7 @@ fn walk_dir(
 }
 
 /// LG601 for a FIFO, socket or device: never opened, because opening a FIFO blocks.
-pub fn special_file_problem(t: &std::fs::FileType) -> Problem {
+pub fn special_file_problem(t: &std::fs::FileType) -> Finding {
     let what = if t.is_fifo() {
         "a FIFO (named pipe)"
     } else if t.is_socket() {
@@ -334,7 +307,7 @@ pub fn special_file_problem(t: &std::fs::FileType) -> Problem {
     } else {
         "not a regular file"
     };
-    Problem::new(&LG601, format!("{what}, not a regular file; not opened"))
+    problem(&LG601, format!("{what}, not a regular file; not opened"))
         .hint("opening a FIFO blocks until a writer appears: a DataLoader worker that opens it hangs forever")
         .fix("remove it from the dataset, or exclude it")
 }
@@ -410,7 +383,7 @@ mod tests {
     fn permission_errors_explain_themselves() {
         let e = std::io::Error::from(std::io::ErrorKind::PermissionDenied);
         let p = io_problem("cannot open", &e);
-        assert_eq!(p.rule.code, "LG601");
-        assert!(p.fix.unwrap().contains("chmod"));
+        assert_eq!(p.code, "LG601");
+        assert!(p.fix.contains("chmod"));
     }
 }

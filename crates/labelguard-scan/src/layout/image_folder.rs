@@ -6,8 +6,9 @@
 use super::item::{RootScan, Task};
 use super::paths::{components, ext_of, is_split_name, split_of, ARRAY_EXTS, IMAGE_EXTS};
 use crate::config::ScanOptions;
+use crate::problem::problem;
 use crate::read::table::TableFormat;
-use crate::walk::{Entry, Problem};
+use crate::walk::Entry;
 use labelguard_core::rules::{LG101, LG603, LG610};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
@@ -97,7 +98,7 @@ pub(crate) fn collect(scan: &mut RootScan<'_>, opts: &ScanOptions) -> Vec<String
         for c in &classes {
             if !counts.contains_key(c.as_str()) {
                 let rel = format!("{prefix}{c}");
-                let p = Problem::new(&LG603, "class folder without images")
+                let p = problem(&LG603, "class folder without images")
                     .hint("torchvision's ImageFolder raises FileNotFoundError: Found no valid file for the classes ...; with allow_empty=True the class gets an id but no samples")
                     .fix("add images, or remove the folder (which renumbers the later classes)");
                 let item = scan.synthetic(&rel, split.clone(), p);
@@ -110,7 +111,7 @@ pub(crate) fn collect(scan: &mut RootScan<'_>, opts: &ScanOptions) -> Vec<String
                     .iter()
                     .map(|n| format!("'{n}'"))
                     .collect();
-                let p = Problem::new(
+                let p = problem(
                     &LG101,
                     format!(
                         "{} class folders but num_classes is {c}: {} get ids {}..{}",
@@ -143,7 +144,7 @@ pub(crate) fn collect(scan: &mut RootScan<'_>, opts: &ScanOptions) -> Vec<String
             })
             .collect();
         if !differing.is_empty() {
-            let p = Problem::new(
+            let p = problem(
                 &LG610,
                 format!("the splits have different class folders ({}): ImageFolder numbers each split's folders on its own, so the ids of later classes differ between splits", differing.join("; ")),
             )

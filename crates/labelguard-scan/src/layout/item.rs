@@ -3,7 +3,8 @@
 
 use super::paths::display;
 use crate::read::table::TableFormat;
-use crate::walk::{Entry, Problem};
+use crate::walk::Entry;
+use labelguard_core::Finding;
 use std::collections::HashSet;
 use std::path::PathBuf;
 
@@ -26,10 +27,10 @@ pub enum Task {
     /// The `--class-weights` file.
     ClassWeights,
     /// Something found while discovering, reported as is.
-    Problem(Problem),
+    Problem(Finding),
     /// A problem of the dataset as a whole (its class folders, its splits): reported with the
     /// dataset's findings, not as a file.
-    DatasetProblem(Problem),
+    DatasetProblem(Finding),
 }
 
 /// One unit of work: a file (or a discovery problem) with its report path and shard key.
@@ -76,7 +77,7 @@ impl<'a> RootScan<'a> {
 
     /// A problem that is not about one walked file (a missing mask, a folder). `rel` `"."`
     /// is the dataset itself.
-    pub(crate) fn synthetic(&self, rel: &str, split: String, problem: Problem) -> Item {
+    pub(crate) fn synthetic(&self, rel: &str, split: String, problem: Finding) -> Item {
         let mut key = vec![self.index as u8];
         let full = if self.sub.is_empty() {
             rel.to_string()

@@ -3,7 +3,8 @@
 
 use super::item::{RootScan, Task};
 use super::paths::{display, split_of};
-use crate::walk::{Entry, Problem};
+use crate::problem::problem;
+use crate::walk::Entry;
 use labelguard_core::rules::LG608;
 use std::collections::HashSet;
 
@@ -53,7 +54,7 @@ pub(crate) fn pair(
             .copied()
             .collect();
         for e in orphans {
-            let p = Problem::new(&LG608, "image without a mask")
+            let p = problem(&LG608, "image without a mask")
                 .hint("a Dataset that lists the images raises FileNotFoundError for the mask; one that zips two sorted lists pairs every later image with the wrong mask")
                 .fix("restore the mask or remove the image");
             let item = scan.item(e, split_of(&e.rel), Task::Problem(p));

@@ -22,8 +22,8 @@ fn summary(d: &Discovery) -> Vec<String> {
                 Task::Table(_) => "table".into(),
                 Task::Image { class_index, .. } => format!("image:{class_index}"),
                 Task::ClassWeights => "weights".into(),
-                Task::Problem(p) => p.rule.code.to_string(),
-                Task::DatasetProblem(p) => format!("dataset {}", p.rule.code),
+                Task::Problem(p) => p.code.to_string(),
+                Task::DatasetProblem(p) => format!("dataset {}", p.code),
             };
             let rel = i
                 .display

@@ -4,7 +4,8 @@
 use super::item::RootScan;
 use super::pairing::pair;
 use super::paths::{components, ext_of, stem_of, MASK_EXTS};
-use crate::walk::{Entry, Problem};
+use crate::problem::problem;
+use crate::walk::Entry;
 use labelguard_core::rules::LG608;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;
@@ -84,7 +85,7 @@ pub(crate) fn collect(scan: &mut RootScan<'_>) {
         for (stem, split) in listed {
             if !have.contains(&stem) {
                 let rel = format!("{prefix}{stem}.png");
-                let p = Problem::new(
+                let p = problem(
                     &LG608,
                     format!(
                         "listed in ImageSets/Segmentation/{split}.txt but the mask does not exist"

@@ -1,5 +1,5 @@
 //! Readers: bytes in, pixels or labels out, with hard limits checked before anything large is
-//! allocated. Every failure is a [`Problem`] naming the rule (LG601 unreadable, LG602 corrupt,
+//! allocated. Every failure is a [`Finding`] naming the rule (LG601 unreadable, LG602 corrupt,
 //! LG603 empty, LG604 bomb), never a panic.
 
 pub mod fastpng;
@@ -9,8 +9,10 @@ pub mod line_cap;
 pub mod mask;
 pub mod table;
 
-use crate::walk::{io_problem, special_file_problem, Problem};
+use crate::problem::problem;
+use crate::walk::{io_problem, special_file_problem};
 use labelguard_core::rules::{LG602, LG603};
+use labelguard_core::Finding;
 use std::io::Read;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
@@ -18,7 +20,7 @@ use std::path::Path;
 /// Opens a file for reading without ever blocking: `O_NONBLOCK` makes opening a FIFO return
 /// at once (the walker reports FIFOs before this, but a path can change between the two),
 /// and the opened file is checked to be a regular file before it is read.
-pub fn open_regular(path: &Path) -> Result<(std::fs::File, u64), Problem> {
+pub fn open_regular(path: &Path) -> Result<(std::fs::File, u64), Finding> {
     let file = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NONBLOCK)
@@ -26,7 +28,7 @@ pub fn open_regular(path: &Path) -> Result<(std::fs::File, u64), Problem> {
         .map_err(|e| io_problem("cannot open", &e))?;
     let meta = file.metadata().map_err(|e| io_problem("cannot stat", &e))?;
     if meta.is_dir() {
-        return Err(Problem::new(&LG602, "is a directory, not a file"));
+        return Err(problem(&LG602, "is a directory, not a file"));
     }
     if !meta.is_file() {
         return Err(special_file_problem(&meta.file_type()));
@@ -35,13 +37,13 @@ pub fn open_regular(path: &Path) -> Result<(std::fs::File, u64), Problem> {
 }
 
 /// Reads a whole file into `buf` (whose capacity is reused across files).
-pub fn read_file(path: &Path, max_bytes: u64, buf: &mut Vec<u8>) -> Result<(), Problem> {
+pub fn read_file(path: &Path, max_bytes: u64, buf: &mut Vec<u8>) -> Result<(), Finding> {
     let (file, len) = open_regular(path)?;
     if len == 0 {
         return Err(empty_file());
     }
     if len > max_bytes {
-        return Err(Problem::new(
+        return Err(problem(
             &LG602,
             format!("is {len} bytes, more than the {max_bytes}-byte limit for one label file"),
         ));
@@ -57,8 +59,8 @@ pub fn read_file(path: &Path, max_bytes: u64, buf: &mut Vec<u8>) -> Result<(), P
     Ok(())
 }
 
-pub fn empty_file() -> Problem {
-    Problem::new(&LG603, "is empty (0 bytes)")
+pub fn empty_file() -> Finding {
+    problem(&LG603, "is empty (0 bytes)")
         .hint("an interrupted copy or download, or a placeholder created by a script")
         .fix("regenerate or re-download the file, or drop the sample")
 }
@@ -105,9 +107,9 @@ pub fn describe_magic(bytes: &[u8]) -> (String, Option<String>) {
 }
 
 /// LG602 for a file whose magic bytes name no format labelguard reads as a mask.
-pub fn not_a_mask(bytes: &[u8]) -> Problem {
+pub fn not_a_mask(bytes: &[u8]) -> Finding {
     let (what, hint) = describe_magic(bytes);
-    let p = Problem::new(
+    let p = problem(
         &LG602,
         format!("{what}: not a PNG, TIFF or array mask (wrong magic bytes)"),
     )
