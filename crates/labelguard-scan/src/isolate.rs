@@ -6,10 +6,8 @@
 //! progress bar) and put in the finding, bounded in length like every echoed value.
 
 use crate::analyze::{analyze_item, Buffers, Ctx, FileKind, FileResult};
+use crate::checks::lg620_internal_error::internal_error;
 use crate::layout::Item;
-use crate::problem::problem;
-use labelguard_core::rules::LG620;
-use labelguard_core::Finding;
 use std::cell::{Cell, RefCell};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Once;
@@ -61,16 +59,6 @@ pub fn isolated<T>(f: impl FnOnce() -> T) -> Result<T, String> {
             .with(|c| c.borrow_mut().take())
             .unwrap_or_else(|| "a panic without a message".into())
     })
-}
-
-/// LG620 for a panic met while reading a file.
-pub fn internal_error(message: &str) -> Finding {
-    problem(
-        &LG620,
-        format!("internal error while reading: {message} (please report)"),
-    )
-    .hint("labelguard failed on this file, so it could not tell whether the file is fine")
-    .fix("report it with the file to labelguard's issue tracker; meanwhile check the file by hand or exclude it")
 }
 
 /// [`analyze_item`] with a panic turned into an LG620 finding on the item. The thread's

@@ -2,6 +2,7 @@
 //! reported instead of followed, FIFOs and devices are reported without being opened, and
 //! names that are not UTF-8 are kept byte-exact (and flagged).
 
+use crate::checks::lg601_unreadable_file::{io_problem, special_file_problem};
 use crate::glob::Glob;
 use crate::problem::problem;
 use labelguard_core::rules::LG601;
@@ -9,7 +10,7 @@ use labelguard_core::Finding;
 use std::collections::HashSet;
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 /// One path under the root.
@@ -34,24 +35,6 @@ pub enum EntryKind {
 /// Directories that hold version-control data, never labels.
 const SKIPPED_DIRS: &[&str] = &[".git", ".hg", ".svn"];
 const MAX_DEPTH: usize = 256;
-
-/// Maps an I/O error on a path to the LG601 problem that explains it.
-pub fn io_problem(what: &str, e: &std::io::Error) -> Finding {
-    use std::io::ErrorKind::*;
-    let p = problem(&LG601, format!("{what}: {e}"));
-    match e.kind() {
-        PermissionDenied => p
-            .hint("the scanning user may not read it; a DataLoader worker running as the same user will fail the same way")
-            .fix("fix the permissions (chmod a+r), or exclude the path"),
-        NotFound => p
-            .hint("a dangling symlink, or the file was removed during the scan")
-            .fix("restore the link target or remove the link"),
-        _ if e.raw_os_error() == Some(libc::ELOOP) => p
-            .hint("a symlink that points to itself or into a cycle")
-            .fix("remove the looping symlink"),
-        _ => p,
-    }
-}
 
 fn join_rel(parent: &str, name: &OsStr) -> String {
     let n = name.to_string_lossy();
@@ -294,22 +277,6 @@ fn walk_dir(
             ));
         }
     }
-}
-
-/// LG601 for a FIFO, socket or device: never opened, because opening a FIFO blocks.
-pub fn special_file_problem(t: &std::fs::FileType) -> Finding {
-    let what = if t.is_fifo() {
-        "a FIFO (named pipe)"
-    } else if t.is_socket() {
-        "a socket"
-    } else if t.is_char_device() || t.is_block_device() {
-        "a device file"
-    } else {
-        "not a regular file"
-    };
-    problem(&LG601, format!("{what}, not a regular file; not opened"))
-        .hint("opening a FIFO blocks until a writer appears: a DataLoader worker that opens it hangs forever")
-        .fix("remove it from the dataset, or exclude it")
 }
 
 #[cfg(test)]

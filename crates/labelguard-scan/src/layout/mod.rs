@@ -46,10 +46,8 @@ pub use paths::split_of;
 pub(crate) use paths::{components, display, ext_of, is_split_name, ARRAY_EXTS};
 
 use crate::config::{ConfigError, ScanOptions};
-use crate::problem::problem;
 use crate::read::table::TableFormat;
 use crate::walk::{self, Entry, EntryKind};
-use labelguard_core::rules::LG614;
 use std::collections::HashSet;
 use std::path::PathBuf;
 
@@ -227,9 +225,7 @@ pub fn discover(roots: &[PathBuf], opts: &ScanOptions) -> Result<Discovery, Conf
         for e in walked.iter().filter(|e| {
             e.non_utf8 && !claimed.contains(&[&[index as u8][..], &e.rel_bytes].concat())
         }) {
-            let p = problem(&LG614, "the file name is not valid UTF-8 (shown with U+FFFD)")
-                .hint("Python sees it with surrogate escapes; writing it to JSON, CSV or a log raises UnicodeEncodeError")
-                .fix("rename the file to UTF-8, e.g. convmv -f latin1 -t utf8 --notest");
+            let p = crate::checks::lg614_non_utf8_path::finding();
             let mut item = whole.item(e, split_of(&e.rel), Task::Problem(p));
             item.non_utf8 = false; // the problem is the finding; do not add it twice
             item.dataset = home(&e.rel);

@@ -3,9 +3,8 @@
 
 use super::item::{RootScan, Task};
 use super::paths::{display, split_of};
-use crate::problem::problem;
+use crate::checks::lg608_missing_pair;
 use crate::walk::Entry;
-use labelguard_core::rules::LG608;
 use std::collections::HashSet;
 
 /// Where to look for images that no mask claimed: directory prefixes, and which files there
@@ -54,9 +53,7 @@ pub(crate) fn pair(
             .copied()
             .collect();
         for e in orphans {
-            let p = problem(&LG608, "image without a mask")
-                .hint("a Dataset that lists the images raises FileNotFoundError for the mask; one that zips two sorted lists pairs every later image with the wrong mask")
-                .fix("restore the mask or remove the image");
+            let p = lg608_missing_pair::image_without_mask();
             let item = scan.item(e, split_of(&e.rel), Task::Problem(p));
             scan.items.push(item);
         }

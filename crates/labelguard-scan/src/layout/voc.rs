@@ -4,9 +4,8 @@
 use super::item::RootScan;
 use super::pairing::pair;
 use super::paths::{components, ext_of, stem_of, MASK_EXTS};
-use crate::problem::problem;
+use crate::checks::lg608_missing_pair;
 use crate::walk::Entry;
-use labelguard_core::rules::LG608;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;
 
@@ -85,14 +84,7 @@ pub(crate) fn collect(scan: &mut RootScan<'_>) {
         for (stem, split) in listed {
             if !have.contains(&stem) {
                 let rel = format!("{prefix}{stem}.png");
-                let p = problem(
-                    &LG608,
-                    format!(
-                        "listed in ImageSets/Segmentation/{split}.txt but the mask does not exist"
-                    ),
-                )
-                .hint("the VOC loader opens every listed stem and raises FileNotFoundError")
-                .fix("restore the mask or remove the stem from the list");
+                let p = lg608_missing_pair::listed_without_mask(&split);
                 let item = scan.synthetic(&rel, split, p);
                 scan.items.push(item);
             }

@@ -6,8 +6,8 @@
 
 use super::mask::{is_tiff, png_dimensions, PNG_END, PNG_MAGIC};
 use super::{describe_magic, open_regular};
+use crate::checks::lg601_unreadable_file::io_problem;
 use crate::problem::problem;
-use crate::walk::io_problem;
 use labelguard_core::rules::LG602;
 use labelguard_core::Finding;
 use std::io::{Read, Seek, SeekFrom};

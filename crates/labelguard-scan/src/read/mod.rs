@@ -2,6 +2,7 @@
 //! allocated. Every failure is a [`Finding`] naming the rule (LG601 unreadable, LG602 corrupt,
 //! LG603 empty, LG604 bomb), never a panic.
 
+pub mod class_weights;
 pub mod fastpng;
 pub mod header;
 pub mod inflate_bound;
@@ -9,9 +10,10 @@ pub mod line_cap;
 pub mod mask;
 pub mod table;
 
+use crate::checks::lg601_unreadable_file::{io_problem, special_file_problem};
+pub use crate::checks::lg603_empty_file::empty_file;
 use crate::problem::problem;
-use crate::walk::{io_problem, special_file_problem};
-use labelguard_core::rules::{LG602, LG603};
+use labelguard_core::rules::{LG602, LG604};
 use labelguard_core::Finding;
 use std::io::Read;
 use std::os::unix::fs::OpenOptionsExt;
@@ -57,12 +59,6 @@ pub fn read_file(path: &Path, max_bytes: u64, buf: &mut Vec<u8>) -> Result<(), F
         return Err(empty_file());
     }
     Ok(())
-}
-
-pub fn empty_file() -> Finding {
-    problem(&LG603, "is empty (0 bytes)")
-        .hint("an interrupted copy or download, or a placeholder created by a script")
-        .fix("regenerate or re-download the file, or drop the sample")
 }
 
 /// What a file's first bytes say it is, for the message of a file that is not a mask.
@@ -117,5 +113,27 @@ pub fn not_a_mask(bytes: &[u8]) -> Finding {
     match hint {
         Some(h) => p.hint(h),
         None => p,
+    }
+}
+
+/// The finding for an array file `labelguard-io` could not read.
+pub fn array_read_problem(e: labelguard_io::ReadError) -> Finding {
+    use labelguard_io::ReadError as E;
+    match e {
+        E::Io { error, .. } => io_problem("cannot read", &error),
+        E::UnknownFormat { .. } => problem(
+            &LG602,
+            "not a .npy, .npz or .safetensors file (wrong magic bytes)",
+        )
+        .fix("replace it with the real array, or exclude it"),
+        E::TooLarge { message, .. } => problem(&LG604, format!("{message}; not read"))
+            .fix("raise --max-pixels if this is a real label array"),
+        E::Malformed { message, .. } => {
+            if message.contains("empty") {
+                empty_file()
+            } else {
+                problem(&LG602, format!("corrupt array file: {message}")).fix("regenerate the file")
+            }
+        }
     }
 }
