@@ -115,15 +115,7 @@ pub(crate) fn collect(scan: &mut RootScan<'_>, opts: &ScanOptions) {
         Some((prefixes, &|r: &str| r.ends_with("_leftImg8bit.png"))),
     );
     for e in strays {
-        let task = if ARRAY_EXTS.contains(&ext_of(&e.rel).as_str()) {
-            Task::Array
-        } else {
-            Task::Mask {
-                image: None,
-                missing_image: None,
-            }
-        };
-        let item = scan.item(e, split_of(&e.rel), task);
+        let item = scan.item(e, split_of(&e.rel), Task::unpaired_label(&e.rel));
         scan.items.push(item);
     }
 }

@@ -5,7 +5,7 @@
 use super::files;
 use super::item::{RootScan, Task};
 use super::pairing::pair;
-use super::paths::{ext_of, split_of, stem_of, ARRAY_EXTS};
+use super::paths::{split_of, stem_of};
 use crate::config::ScanOptions;
 use crate::walk::Entry;
 
@@ -69,15 +69,7 @@ pub(crate) fn collect(scan: &mut RootScan<'_>, opts: &ScanOptions) {
         }
         None => {
             for (e, split) in masks {
-                let task = if ARRAY_EXTS.contains(&ext_of(&e.rel).as_str()) {
-                    Task::Array
-                } else {
-                    Task::Mask {
-                        image: None,
-                        missing_image: None,
-                    }
-                };
-                let item = scan.item(e, split, task);
+                let item = scan.item(e, split, Task::unpaired_label(&e.rel));
                 scan.items.push(item);
             }
         }

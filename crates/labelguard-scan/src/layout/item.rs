@@ -1,7 +1,7 @@
 //! What discovery hands to the pipeline: one [`Item`] per file (or per problem found while
 //! discovering) with its [`Task`], and the per-root state the layouts fill in.
 
-use super::paths::display;
+use super::paths::{display, ext_of, ARRAY_EXTS};
 use crate::read::table::TableFormat;
 use crate::walk::Entry;
 use labelguard_core::Finding;
@@ -31,6 +31,21 @@ pub enum Task {
     /// A problem of the dataset as a whole (its class folders, its splits): reported with the
     /// dataset's findings, not as a file.
     DatasetProblem(Finding),
+}
+
+impl Task {
+    /// A label file scanned on its own: an array by its extension, else a mask without an
+    /// image.
+    pub(crate) fn unpaired_label(rel: &str) -> Task {
+        if ARRAY_EXTS.contains(&ext_of(rel).as_str()) {
+            Task::Array
+        } else {
+            Task::Mask {
+                image: None,
+                missing_image: None,
+            }
+        }
+    }
 }
 
 /// One unit of work: a file (or a discovery problem) with its report path and shard key.

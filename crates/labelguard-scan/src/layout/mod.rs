@@ -43,7 +43,7 @@ pub(crate) use item::RootScan;
 pub use item::{Item, Task};
 pub(crate) use paired::paired_bases;
 pub use paths::split_of;
-pub(crate) use paths::{components, display, ext_of, is_split_name, ARRAY_EXTS};
+pub(crate) use paths::{components, display, is_split_name};
 
 use crate::config::{ConfigError, ScanOptions};
 use crate::read::table::TableFormat;
@@ -90,11 +90,7 @@ pub fn discover(roots: &[PathBuf], opts: &ScanOptions) -> Result<Discovery, Conf
                 .unwrap_or_default();
             let task = match TableFormat::from_path(root) {
                 Some(f) => Task::Table(f),
-                None if ARRAY_EXTS.contains(&ext_of(&rel).as_str()) => Task::Array,
-                None => Task::Mask {
-                    image: None,
-                    missing_image: None,
-                },
+                None => Task::unpaired_label(&rel),
             };
             let mut key = vec![index as u8];
             key.extend_from_slice(rel.as_bytes());
