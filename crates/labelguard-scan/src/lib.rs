@@ -29,7 +29,7 @@ pub mod checks;
 pub mod colours;
 pub mod config;
 mod datasets;
-#[doc(hidden)]
+#[cfg(any(test, feature = "test-fixtures"))]
 pub mod fixtures;
 pub mod glob;
 pub mod hist;
