@@ -39,7 +39,6 @@ pub mod layout_kind;
 pub mod overlay;
 mod parts;
 pub mod pipeline;
-pub mod preset;
 pub mod problem;
 pub mod progress;
 pub mod read;
@@ -53,6 +52,6 @@ pub mod weights;
 use checks::lg615_binary_255_masks as binary;
 
 pub use config::{ConfigFile, ScanOptions, Shard};
+pub use labelguard_labels::{preset, Preset, PRESETS};
 pub use pipeline::scan;
-pub use preset::{Preset, PRESETS};
 pub use report::{merge, ScanReport, SCHEMA_VERSION};
