@@ -9,7 +9,7 @@
 //! This module dispatches an item by its kind and holds the types every kind shares
 //! ([`FileResult`], [`Ctx`], [`Buffers`]); one file per kind does the work: [`mask`] (grey and
 //! palette masks), [`colour`] (colour masks), [`class_ids`] (the class-id check every kind
-//! ends in), [`array`] (`.npy`/`.npz`/`.safetensors`), [`table`] (label tables), [`image`]
+//! ends in), [`array`](mod@array) (`.npy`/`.npz`/`.safetensors`), [`table`] (label tables), [`image`]
 //! (ImageFolder samples), [`class_weights`] (the `--class-weights` file) and [`overlay`] (the
 //! picture of a mask's bad pixels). The dataset rules' checks are in [`crate::checks`].
 

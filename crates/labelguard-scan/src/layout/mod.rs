@@ -21,9 +21,9 @@
 //! Splits are named by the first path component that is a split name (`train`/`training`,
 //! `val`/`valid`/`validation`, `test`/`testing`), or `all`.
 //!
-//! One file per layout ([`cityscapes`], [`voc`], [`paired`], [`image_folder`], [`custom`],
-//! [`files`]); [`item`] holds what discovery produces (items, tasks), [`pairing`] the
-//! mask-to-image pairing the paired layouts share, [`paths`] the path helpers (splits,
+//! One file per layout (`cityscapes`, `voc`, `paired`, `image_folder`, `custom`,
+//! `files`); `item` holds what discovery produces (items, tasks), `pairing` the
+//! mask-to-image pairing the paired layouts share, `paths` the path helpers (splits,
 //! extensions).
 
 mod cityscapes;
