@@ -428,8 +428,9 @@ impl ScanReport {
             s.files += 1;
             s.file_pixels += r.elements;
         }
-        if let Some(png) = r.overlay {
-            self.overlays.push((r.display.clone(), png));
+        if let Some(overlay) = r.overlay {
+            self.overlays
+                .push((r.display.clone(), crate::overlay::encode_png(&overlay)));
         }
         if !r.findings.is_empty() {
             let findings = r

@@ -1,6 +1,7 @@
-//! Binary datasets stored as 0/255: the foreground is 255. Found once for the whole dataset
+//! LG615 binary-255-masks: binary datasets stored as 0/255: the foreground is 255. Found once for the whole dataset
 //! (LG615) instead of once per mask, with 255 shown as the foreground rather than as void,
 //! and class weights computed on the mapped classes 0 and 1 (blur artefacts left out).
+//! Documentation: `labelguard_core::rules::lg615_binary_255_masks`.
 
 use crate::report::{record, FindingRecord, ScanReport, SplitCount, ValueRecord, Weights};
 use crate::weights::suggest;
