@@ -1,7 +1,7 @@
 //! `labelguard fix PATH --out NEW_DIR`: repair a dataset into a new directory. The work is in
 //! the labelguard-fix crate; this file maps flags to settings, builds the plan and prints.
 
-use crate::emit;
+use crate::output::emit;
 use crate::scan::load_config;
 use anyhow::Context;
 use labelguard_fix::{parse_map, FixOptions, Plan};

@@ -3,7 +3,7 @@
 //!
 //! Data flows one way: bytes → [`Scanner`] (lines, one pass, bounded memory) → [`Analyzer`]
 //! (matches the knowledge base in `knowledge.toml`, keeps grouped evidence) → [`LogReport`]
-//! (findings) → [`render`]. The knowledge base is data: one entry per assertion or message
+//! (findings), rendered by labelguard-report. The knowledge base is data: one entry per assertion or message
 //! signature, each pointing at an explanation (op, rule code, cause, fix).
 
 mod analyze;
@@ -11,7 +11,6 @@ mod clues;
 mod conclude;
 pub mod kb;
 mod model;
-pub mod render;
 mod scan;
 mod text;
 mod traceback;

@@ -882,11 +882,6 @@ impl ScanReport {
             .flat_map(|f| f.findings.iter())
             .chain(self.dataset.iter())
     }
-
-    /// The document for `--format json`.
-    pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).expect("reports serialize") + "\n"
-    }
 }
 
 fn first_code(f: &FileRecord) -> &str {

@@ -1,36 +1,27 @@
-//! Renderers of a scan report: text for people, JSON / SARIF / JUnit / GitHub annotations for
-//! machines, and a self-contained HTML page. They only read the report.
+//! The report of a dataset scan (`labelguard scan`, `labelguard merge`): text for people, JSON /
+//! SARIF / JUnit / GitHub annotations for machines, and a self-contained HTML page.
 
-pub mod html;
-pub mod machine;
-pub mod text;
+mod github;
+mod html;
+mod json;
+mod junit;
+mod sarif;
+mod sentence;
+mod text;
 
-use crate::report::{FindingRecord, ScanReport};
+pub use github::github;
+pub use html::html;
+pub use json::json;
+pub use junit::junit;
+pub use sarif::sarif;
+pub use text::text;
+
 use labelguard_core::finding::ValueCount;
 use labelguard_core::{Finding, Location};
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
-    Text,
-    Json,
-    Sarif,
-    Junit,
-    Github,
-}
-
-/// The report in `format`.
-pub fn render(report: &ScanReport, format: Format, style: labelguard_report::Style) -> String {
-    match format {
-        Format::Text => text::render(report, style),
-        Format::Json => report.to_json(),
-        Format::Sarif => machine::sarif(report),
-        Format::Junit => machine::junit(report),
-        Format::Github => machine::github(report),
-    }
-}
+use labelguard_scan::report::FindingRecord;
 
 /// A record as a core finding, so that the shared text renderer prints it like `check` does.
-pub fn to_finding(r: &FindingRecord) -> Finding {
+pub(crate) fn to_finding(r: &FindingRecord) -> Finding {
     let (code, name) = match r.rule_info() {
         Some(rule) => (rule.code, rule.name),
         None => ("LG???", "unknown-rule"),
@@ -64,8 +55,6 @@ pub fn to_finding(r: &FindingRecord) -> Finding {
     }
 }
 
-pub use labelguard_report::thousands;
-
 /// Standard base64 (RFC 4648) with padding, for the pictures embedded in the HTML report.
 pub fn base64(data: &[u8]) -> String {
     const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -86,20 +75,4 @@ pub fn base64(data: &[u8]) -> String {
         }
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn helpers() {
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(1234567), "1,234,567");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(base64(b""), "");
-        assert_eq!(base64(b"f"), "Zg==");
-        assert_eq!(base64(b"fo"), "Zm8=");
-        assert_eq!(base64(b"foobar"), "Zm9vYmFy");
-    }
 }

@@ -2,11 +2,12 @@
 //! class histogram as an SVG chart, every finding, and for each file with bad pixels a picture
 //! of the mask with those pixels marked (red: ids PyTorch rejects, yellow: resize artefacts).
 
-use super::machine::xml as esc;
-use super::{base64, thousands};
-use crate::report::{FindingRecord, ScanReport};
+use super::base64;
+use super::junit::xml as esc;
+use crate::thousands;
 use labelguard_core::finding::shape_str;
 use labelguard_core::Severity;
+use labelguard_scan::report::{FindingRecord, ScanReport};
 use std::collections::HashMap;
 
 const CSS: &str = "body{font:14px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:1100px;color:#222;padding:0 1rem}
@@ -46,7 +47,7 @@ fn rich(text: &str) -> String {
 
 /// At most this many files are detailed in the page (unreadable first, then the worst); the
 /// rest are counted, so a 10,000-file dataset gives a page of bounded size.
-pub const MAX_FILES: usize = 500;
+const MAX_FILES: usize = 500;
 /// Histograms longer than this are folded (ADE20K's 150 classes).
 const FOLD_ROWS: usize = 40;
 /// Small overlay pictures are shown at least this large (nearest-neighbour).
@@ -162,7 +163,7 @@ fn chart(r: &ScanReport, palette: Option<&[[u8; 3]]>) -> String {
 }
 
 /// The whole page: one section per dataset when the scan found several.
-pub fn render(r: &ScanReport, palette: Option<&[[u8; 3]]>) -> String {
+pub fn html(r: &ScanReport, palette: Option<&[[u8; 3]]>) -> String {
     let st = &r.settings;
     let mut h = format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>labelguard scan: {}</title><style>{CSS}</style></head><body>\n<h1>labelguard scan: {}</h1>\n",
