@@ -2,9 +2,10 @@
 //! class histogram as an SVG chart, every finding, and for each file with bad pixels a picture
 //! of the mask with those pixels marked (red: ids PyTorch rejects, yellow: resize artefacts).
 
-use super::base64;
 use super::junit::xml as esc;
 use crate::thousands;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use base64::Engine;
 use labelguard_core::finding::shape_str;
 use labelguard_core::Severity;
 use labelguard_scan::report::{FindingRecord, ScanReport};
@@ -293,7 +294,7 @@ fn body(r: &ScanReport, palette: Option<&[[u8; 3]]>) -> String {
             if let Some(png) = overlays.get(f.path.as_str()) {
                 let (w, ht) = png_size(png).unwrap_or((MIN_PICTURE, MIN_PICTURE));
                 let k = (MIN_PICTURE / w.max(ht).max(1)).max(1);
-                h += &format!("<img class=\"overlay\" width=\"{}\" height=\"{}\" alt=\"bad pixels of {}\" src=\"data:image/png;base64,{}\">\n", w * k, ht * k, esc(&f.path), base64(png));
+                h += &format!("<img class=\"overlay\" width=\"{}\" height=\"{}\" alt=\"bad pixels of {}\" src=\"data:image/png;base64,{}\">\n", w * k, ht * k, esc(&f.path), BASE64.encode(png));
             }
             h += "</details>\n";
         }

@@ -7,20 +7,36 @@ use labelguard_core::finding::shape_str;
 use labelguard_core::rules::by_code;
 use labelguard_core::Severity;
 use labelguard_scan::report::ScanReport;
+use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 use serde_json::json;
 use std::collections::BTreeMap;
 
-/// Percent-encodes what a URI reference may not hold (spaces, `%`, `#`, `?`, non-ASCII).
-pub fn uri(path: &str) -> String {
-    let mut out = String::new();
-    for b in path.trim_start_matches("./").bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~/!$&'()*+,;=:@".contains(&b) {
-            out.push(b as char);
-        } else {
-            out += &format!("%{b:02X}");
-        }
-    }
-    out
+/// What a SARIF `artifactLocation.uri` (a URI reference, RFC 3986) keeps as it is: the
+/// unreserved characters, the sub-delimiters, `/`, `:` and `@`. Everything else (spaces, `%`,
+/// `#`, `?`, non-ASCII bytes) is percent-encoded.
+const URI_ESCAPED: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~')
+    .remove(b'/')
+    .remove(b'!')
+    .remove(b'$')
+    .remove(b'&')
+    .remove(b'\'')
+    .remove(b'(')
+    .remove(b')')
+    .remove(b'*')
+    .remove(b'+')
+    .remove(b',')
+    .remove(b';')
+    .remove(b'=')
+    .remove(b':')
+    .remove(b'@');
+
+/// A path as a relative URI reference.
+fn uri(path: &str) -> String {
+    utf8_percent_encode(path.trim_start_matches("./"), URI_ESCAPED).to_string()
 }
 
 fn level(s: Severity) -> &'static str {
@@ -110,5 +126,7 @@ mod tests {
     fn uris_are_percent_encoded() {
         assert_eq!(uri("./a b/c#1.png"), "a%20b/c%231.png");
         assert_eq!(uri("é"), "%C3%A9");
+        assert_eq!(uri("a%b?c[d]\"e"), "a%25b%3Fc%5Bd%5D%22e");
+        assert_eq!(uri("-._~/!$&'()*+,;=:@"), "-._~/!$&'()*+,;=:@");
     }
 }
