@@ -4,7 +4,6 @@
 
 use clap::ValueEnum;
 use labelguard_report::Style;
-use std::io::IsTerminal;
 
 /// `--color auto|always|never`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -21,15 +20,17 @@ pub enum Format {
     Json,
 }
 
-/// The styling of what goes to stdout: `auto` colours a terminal unless `NO_COLOR` is set.
+/// The styling of what goes to stdout. `auto` asks anstream, which follows the conventions:
+/// no colours unless stdout is a terminal that supports them, none with `NO_COLOR` (non-empty)
+/// or `CLICOLOR=0`, colours with `CLICOLOR_FORCE`.
 pub fn style(choice: ColorChoice) -> Style {
     let color = match choice {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
-        ColorChoice::Auto => {
-            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-                && std::io::stdout().is_terminal()
-        }
+        ColorChoice::Auto => matches!(
+            anstream::AutoStream::choice(&std::io::stdout()),
+            anstream::ColorChoice::Always | anstream::ColorChoice::AlwaysAnsi
+        ),
     };
     Style { color }
 }

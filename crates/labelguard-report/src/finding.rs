@@ -1,23 +1,15 @@
 //! One finding as a block of text: the shape `check`, `scan` and `diagnose` all print.
 
-use crate::{visible, Style};
+use crate::{look, visible, Style};
 use labelguard_core::finding::{shape_str, values_str};
-use labelguard_core::{Finding, Severity};
-
-fn severity(style: Style, s: Severity) -> String {
-    match s {
-        Severity::Error => style.paint("1;31", "error"),
-        Severity::Warning => style.paint("1;33", "warning"),
-        Severity::Info => style.paint("1;36", "info"),
-    }
-}
+use labelguard_core::Finding;
 
 /// One finding as a block of text.
 pub fn finding_text(f: &Finding, style: Style) -> String {
     let mut out = format!(
         "{}[{}] {} ({})\n  {}\n",
-        severity(style, f.severity),
-        style.paint("1", f.code),
+        style.paint(look::severity(f.severity), f.severity.as_str()),
+        style.paint(look::HEADING, f.code),
         f.rule,
         f.verdict,
         visible(&f.message)
@@ -39,20 +31,24 @@ pub fn finding_text(f: &Finding, style: Style) -> String {
                 )
             })
             .collect();
-        out += &format!("  {} {}\n", style.paint("2", "at:"), at.join(", "));
+        out += &format!("  {} {}\n", style.paint(look::LABEL, "at:"), at.join(", "));
     }
     if f.values.len() > 1 {
         out += &format!(
             "  {} {}\n",
-            style.paint("2", "values:"),
+            style.paint(look::LABEL, "values:"),
             visible(&values_str(&f.values, 8))
         );
     }
     if let Some(h) = &f.hint {
-        out += &format!("  {} {}\n", style.paint("1;36", "hint:"), visible(h));
+        out += &format!("  {} {}\n", style.paint(look::INFO, "hint:"), visible(h));
     }
     if !f.fix.is_empty() {
-        out += &format!("  {} {}\n", style.paint("1;32", "fix:"), visible(&f.fix));
+        out += &format!(
+            "  {} {}\n",
+            style.paint(look::GOOD, "fix:"),
+            visible(&f.fix)
+        );
     }
     out
 }

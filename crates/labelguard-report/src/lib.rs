@@ -28,7 +28,7 @@ mod style;
 pub use escape::visible;
 pub use finding::finding_text;
 pub use labelguard_core::finding::thousands;
-pub use style::Style;
+pub use style::{look, Style};
 
 /// The version of the JSON documents of `check`, `replay` and `diagnose`; bumped on any
 /// incompatible change. (The scan report has its own, `labelguard_scan::report::SCHEMA_VERSION`.)

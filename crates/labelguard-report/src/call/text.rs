@@ -1,6 +1,6 @@
 //! A checked call as text: each finding, then the verdict.
 
-use crate::{finding_text, Style};
+use crate::{finding_text, look, Style};
 use labelguard_core::{Report, Verdict};
 
 /// What each verdict means, in one line.
@@ -21,9 +21,9 @@ pub fn text(r: &Report, style: Style) -> String {
         out.push('\n');
     }
     let verdict = match r.verdict {
-        Verdict::Ok => style.paint("1;32", "ok"),
-        Verdict::Silent => style.paint("1;33", "silent"),
-        v => style.paint("1;31", v.as_str()),
+        Verdict::Ok => style.paint(look::GOOD, "ok"),
+        Verdict::Silent => style.paint(look::WARNING, "silent"),
+        v => style.paint(look::ERROR, v.as_str()),
     };
     out += &format!("{}: {verdict} — {}\n", r.op, verdict_meaning(r.verdict));
     out

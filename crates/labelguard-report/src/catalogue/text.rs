@@ -1,6 +1,6 @@
 //! The rule list, one line per rule.
 
-use crate::Style;
+use crate::{look, Style};
 use labelguard_core::Rule;
 
 /// The rule list, one line per rule.
@@ -10,7 +10,7 @@ pub fn text(rules: &[Rule], style: Style) -> String {
         .map(|r| {
             format!(
                 "{}  {:<34} {}\n",
-                style.paint("1", r.code),
+                style.paint(look::HEADING, r.code),
                 r.name,
                 r.summary()
             )

@@ -1,6 +1,6 @@
 //! Diagnoses as text for people, built on the shared finding block.
 
-use crate::{finding_text, thousands, visible, Style};
+use crate::{finding_text, look, thousands, visible, Style};
 use labelguard_diagnose::{Confidence, LogReport, Outcome};
 
 /// The diagnoses of one or more logs as text.
@@ -27,7 +27,7 @@ pub fn text(reports: &[LogReport], style: Style) -> String {
                 facts += &format!(" · kernel: {}", visible(k));
             }
             facts += &format!(" · confidence: {}", d.confidence.as_str());
-            out += &format!("  {}\n", style.paint("2", &facts));
+            out += &format!("  {}\n", style.paint(look::LABEL, &facts));
             for l in lines {
                 out += l;
                 out.push('\n');
@@ -35,7 +35,7 @@ pub fn text(reports: &[LogReport], style: Style) -> String {
             if !d.suspects.is_empty() {
                 out += &format!(
                     "  {} {} (named in a traceback that cannot be trusted)\n",
-                    style.paint("2", "suspects:"),
+                    style.paint(look::LABEL, "suspects:"),
                     visible(&d.suspects.join(", "))
                 );
             }
@@ -56,11 +56,11 @@ pub fn text(reports: &[LogReport], style: Style) -> String {
                 };
                 out += &format!(
                     "  {} {at} in {}{code}{trust}\n",
-                    style.paint("1;36", "your code:"),
+                    style.paint(look::INFO, "your code:"),
                     visible(&u.frame.function)
                 );
             }
-            out += &format!("  {}\n", style.paint("2", "evidence:"));
+            out += &format!("  {}\n", style.paint(look::LABEL, "evidence:"));
             for e in &d.evidence {
                 let group = match (e.count, e.last_line) {
                     (1, _) => String::new(),
@@ -84,11 +84,11 @@ pub fn text(reports: &[LogReport], style: Style) -> String {
         .unwrap_or(Outcome::NoError);
     let errors = reports.iter().map(|r| r.findings.len()).sum::<usize>();
     out += &match outcome {
-        Outcome::NoError => style.paint("1;32", "no error found in the log"),
-        Outcome::Explained => format!("{} — {} finding(s)", style.paint("1;32", "explained"), errors),
+        Outcome::NoError => style.paint(look::GOOD, "no error found in the log"),
+        Outcome::Explained => format!("{} — {} finding(s)", style.paint(look::GOOD, "explained"), errors),
         Outcome::Unexplained => format!(
             "{} — labelguard found an error it cannot explain; `labelguard run --sync -- <command>` localises it",
-            style.paint("1;31", "unexplained")
+            style.paint(look::ERROR, "unexplained")
         ),
     };
     out.push('\n');

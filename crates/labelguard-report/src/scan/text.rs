@@ -1,8 +1,7 @@
 //! The text report: what a person reads after `labelguard scan DATA`.
 
 use super::to_finding;
-use crate::{finding_text, thousands, visible, Style};
-use labelguard_core::Severity;
+use crate::{finding_text, look, thousands, visible, Style};
 use labelguard_scan::layout::LayoutKind;
 use labelguard_scan::report::{ClassRow, ScanReport};
 
@@ -33,7 +32,7 @@ pub fn text(r: &ScanReport, style: Style, max_files: Option<usize>) -> String {
     }
     let mut out = format!(
         "{} {}: {} datasets, {}\n",
-        style.paint("1", "labelguard scan"),
+        style.paint(look::HEADING, "labelguard scan"),
         r.settings.roots.join(", "),
         r.datasets.len(),
         plural(r.summary.files_scanned, "file"),
@@ -50,7 +49,7 @@ pub fn text(r: &ScanReport, style: Style, max_files: Option<usize>) -> String {
         out += &format!(
             "\n{}\n",
             style.paint(
-                "1;7",
+                look::BANNER,
                 &format!("── Dataset {} of {} ──", i + 1, r.datasets.len())
             )
         );
@@ -96,7 +95,7 @@ fn render_one(r: &ScanReport, style: Style, max_files: Option<usize>) -> String 
     );
     out += &format!(
         "{} {} ({} layout){}: {}, {classes}{extra}\n",
-        style.paint("1", "labelguard scan"),
+        style.paint(look::HEADING, "labelguard scan"),
         visible(&st.roots.join(", ")),
         layout_names(r),
         r.shard
@@ -105,14 +104,10 @@ fn render_one(r: &ScanReport, style: Style, max_files: Option<usize>) -> String 
         plural(r.summary.files_scanned, "file"),
     );
     if !r.rules.is_empty() {
-        out += &format!("\n{}\n", style.paint("1", "Findings by rule"));
+        out += &format!("\n{}\n", style.paint(look::HEADING, "Findings by rule"));
         for rc in &r.rules {
             let sev = format!("{:<7}", rc.severity.as_str());
-            let sev = match rc.severity {
-                Severity::Error => style.paint("1;31", &sev),
-                Severity::Warning => style.paint("1;33", &sev),
-                Severity::Info => style.paint("1;36", &sev),
-            };
+            let sev = style.paint(look::severity(rc.severity), &sev);
             let files = if rc.files == 0 {
                 "the dataset".to_string()
             } else {
@@ -120,7 +115,7 @@ fn render_one(r: &ScanReport, style: Style, max_files: Option<usize>) -> String 
             };
             out += &format!(
                 "  {sev}  {}  {:<28} {:>6} in {:<12} {}\n",
-                style.paint("1", &rc.code),
+                style.paint(look::HEADING, &rc.code),
                 rc.name,
                 thousands(rc.findings),
                 files,
@@ -135,7 +130,7 @@ fn render_one(r: &ScanReport, style: Style, max_files: Option<usize>) -> String 
         } else {
             "Worst files (unreadable first)"
         };
-        out += &format!("\n{}\n", style.paint("1", title));
+        out += &format!("\n{}\n", style.paint(look::HEADING, title));
         for f in &worst {
             // "all" is no split: only a named split is worth a word.
             let mut about: Vec<String> = Vec::new();
@@ -145,7 +140,7 @@ fn render_one(r: &ScanReport, style: Style, max_files: Option<usize>) -> String 
             if f.bad_elements > 0 {
                 about.push(format!("{} bad elements", thousands(f.bad_elements)));
             }
-            out += &format!("\n{}", style.paint("1;4", &visible(&f.path)));
+            out += &format!("\n{}", style.paint(look::FILE, &visible(&f.path)));
             if !about.is_empty() {
                 out += &format!("  {}", about.join(", "));
             }
@@ -164,7 +159,7 @@ fn render_one(r: &ScanReport, style: Style, max_files: Option<usize>) -> String 
         }
     }
     if !r.dataset.is_empty() {
-        out += &format!("\n{}\n", style.paint("1", "Dataset"));
+        out += &format!("\n{}\n", style.paint(look::HEADING, "Dataset"));
         for f in &r.dataset {
             for line in finding_text(&to_finding(f), style).lines() {
                 out += &format!("  {line}\n");
@@ -176,7 +171,7 @@ fn render_one(r: &ScanReport, style: Style, max_files: Option<usize>) -> String 
         if let Some(s) = w.suggestions.iter().find(|s| s.method == w.selected) {
             out += &format!(
                 "\n{} ({}, {}): {}\n",
-                style.paint("1", "Suggested class weights"),
+                style.paint(look::HEADING, "Suggested class weights"),
                 s.method.as_str(),
                 if w.computed_on == "all" {
                     "all files".to_string()
@@ -198,10 +193,10 @@ fn render_one(r: &ScanReport, style: Style, max_files: Option<usize>) -> String 
 fn verdict_line(r: &ScanReport, style: Style) -> String {
     let s = &r.summary;
     let verdict = match s.status.as_str() {
-        "errors" => style.paint("1;31", "errors"),
-        "warnings" => style.paint("1;33", "warnings"),
-        "unchecked" => style.paint("1;33", "unchecked"),
-        _ => style.paint("1;32", "ok"),
+        "errors" => style.paint(look::ERROR, "errors"),
+        "warnings" => style.paint(look::WARNING, "warnings"),
+        "unchecked" => style.paint(look::WARNING, "unchecked"),
+        _ => style.paint(look::GOOD, "ok"),
     };
     let mut line = format!(
         "{verdict}: {}, {} in {} of {}{}{}",
@@ -257,7 +252,7 @@ fn histogram(r: &ScanReport, style: Style) -> String {
     }
     let mut out = format!(
         "\n{} ({})\n",
-        style.paint("1", "Class histogram"),
+        style.paint(look::HEADING, "Class histogram"),
         r.histogram.unit
     );
     let label = |c: &ClassRow| -> String {
@@ -292,14 +287,14 @@ fn histogram(r: &ScanReport, style: Style) -> String {
                 count,
                 c.fraction * 100.0,
                 if c.count == 0 {
-                    style.paint("33", "never seen")
+                    style.paint(look::NEVER_SEEN, "never seen")
                 } else {
-                    style.paint("36", &bar(c.fraction / max))
+                    style.paint(look::BAR, &bar(c.fraction / max))
                 }
             ),
             "ignore" => format!("  {:>5} {:<name_w$} {:>14}", c.id, name, count),
             _ => style.paint(
-                "31",
+                look::OUT_OF_RANGE,
                 &format!(
                     "  {:>5} {:<name_w$} {:>14} {:>6.2}%",
                     c.id,
