@@ -2,7 +2,6 @@
 //! class histogram as an SVG chart, every finding, and for each file with bad pixels a picture
 //! of the mask with those pixels marked (red: ids PyTorch rejects, yellow: resize artefacts).
 
-use super::junit::xml as esc;
 use crate::thousands;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine;
@@ -10,6 +9,24 @@ use labelguard_core::finding::shape_str;
 use labelguard_core::Severity;
 use labelguard_scan::report::{FindingRecord, ScanReport};
 use std::collections::HashMap;
+
+/// XML-escapes text and attribute values; control characters XML 1.0 forbids are dropped.
+fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out += "&amp;",
+            '<' => out += "&lt;",
+            '>' => out += "&gt;",
+            '"' => out += "&quot;",
+            '\'' => out += "&apos;",
+            '\t' | '\n' | '\r' => out.push(c),
+            c if (c as u32) < 0x20 || c == '\u{fffe}' || c == '\u{ffff}' => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
 
 const CSS: &str = "body{font:14px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:1100px;color:#222;padding:0 1rem}
 h1{font-size:1.5rem}h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid #ddd}

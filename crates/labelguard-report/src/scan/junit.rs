@@ -1,98 +1,121 @@
 //! JUnit XML, for CI test reports: one test case per file with findings (failing on errors),
-//! one for the dataset, and one standing for all clean files.
+//! one for the dataset, and one standing for all clean files. Written with quick-xml, which
+//! escapes every attribute value and text.
 
 use super::sentence::full_text;
 use crate::visible;
 use labelguard_core::Severity;
 use labelguard_scan::report::{FindingRecord, ScanReport};
+use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, BytesText, Event};
+use quick_xml::Writer;
 
-/// XML-escapes text and attribute values; control characters XML 1.0 forbids are dropped.
-pub fn xml(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out += "&amp;",
-            '<' => out += "&lt;",
-            '>' => out += "&gt;",
-            '"' => out += "&quot;",
-            '\'' => out += "&apos;",
-            '\t' | '\n' | '\r' => out.push(c),
-            c if (c as u32) < 0x20 || c == '\u{fffe}' || c == '\u{ffff}' => {}
-            c => out.push(c),
+/// Text as XML 1.0 may hold it: input-derived text is made visible (no control characters)
+/// and the two non-characters XML forbids are dropped.
+fn xml_text(s: &str) -> String {
+    visible(s)
+        .chars()
+        .filter(|c| !matches!(c, '\u{fffe}' | '\u{ffff}'))
+        .collect()
+}
+
+/// One test case: a failure when the file has errors, its other findings as output.
+struct Case {
+    name: String,
+    /// The first error's code and message, and every error as a line.
+    failure: Option<(String, String, String)>,
+    output: Option<String>,
+}
+
+impl Case {
+    fn new(name: &str, findings: &[FindingRecord]) -> Case {
+        let (errors, others): (Vec<&FindingRecord>, Vec<&FindingRecord>) =
+            findings.iter().partition(|f| f.severity == Severity::Error);
+        let failure = errors.first().map(|first| {
+            let body: Vec<String> = errors
+                .iter()
+                .map(|f| xml_text(&format!("{} {}: {}", f.code, f.rule, full_text(f))))
+                .collect();
+            (
+                first.code.clone(),
+                xml_text(&first.message),
+                body.join("\n"),
+            )
+        });
+        let output: Vec<String> = others
+            .iter()
+            .map(|f| {
+                let sev = f.severity.as_str();
+                xml_text(&format!("{} {} ({sev}): {}", f.code, f.rule, full_text(f)))
+            })
+            .collect();
+        Case {
+            name: xml_text(name),
+            failure,
+            output: (!output.is_empty()).then(|| output.join("\n")),
         }
     }
-    out
+
+    fn write(&self, w: &mut Writer<Vec<u8>>) -> std::io::Result<()> {
+        let case = BytesStart::new("testcase").with_attributes([
+            ("classname", "labelguard.scan"),
+            ("name", self.name.as_str()),
+        ]);
+        w.write_event(Event::Start(case))?;
+        if let Some((kind, message, body)) = &self.failure {
+            w.create_element("failure")
+                .with_attributes([("type", kind.as_str()), ("message", message.as_str())])
+                .write_text_content(BytesText::new(body))?;
+        }
+        if let Some(out) = &self.output {
+            w.create_element("system-out")
+                .write_text_content(BytesText::new(out))?;
+        }
+        w.write_event(Event::End(BytesEnd::new("testcase")))
+    }
 }
 
 /// JUnit XML: one test case per file with findings (failing on errors), one for the dataset,
 /// and one standing for all clean files, so that CI dashboards count the whole scan.
 pub fn junit(r: &ScanReport) -> String {
-    let mut cases = String::new();
-    let mut failures = 0usize;
-    let mut tests = 0usize;
-    let mut case = |name: &str, findings: &[&FindingRecord]| {
-        tests += 1;
-        let errors: Vec<&&FindingRecord> = findings
-            .iter()
-            .filter(|f| f.severity == Severity::Error)
-            .collect();
-        cases += &format!(
-            "    <testcase classname=\"labelguard.scan\" name=\"{}\">\n",
-            xml(&visible(name))
-        );
-        if !errors.is_empty() {
-            failures += 1;
-            let body: Vec<String> = errors
-                .iter()
-                .map(|f| format!("{} {}: {}", f.code, f.rule, full_text(f)))
-                .collect();
-            cases += &format!(
-                "      <failure type=\"{}\" message=\"{}\">{}</failure>\n",
-                xml(&errors[0].code),
-                xml(&visible(&errors[0].message)),
-                xml(&body
-                    .iter()
-                    .map(|b| visible(b))
-                    .collect::<Vec<_>>()
-                    .join("\n"))
-            );
-        }
-        let others: Vec<String> = findings
-            .iter()
-            .filter(|f| f.severity != Severity::Error)
-            .map(|f| {
-                format!(
-                    "{} {} ({}): {}",
-                    f.code,
-                    f.rule,
-                    f.severity.as_str(),
-                    full_text(f)
-                )
-            })
-            .collect();
-        if !others.is_empty() {
-            cases += &format!(
-                "      <system-out>{}</system-out>\n",
-                xml(&others
-                    .iter()
-                    .map(|o| visible(o))
-                    .collect::<Vec<_>>()
-                    .join("\n"))
-            );
-        }
-        cases += "    </testcase>\n";
-    };
-    for f in &r.files {
-        let v: Vec<&FindingRecord> = f.findings.iter().collect();
-        case(&f.path, &v);
-    }
-    let dataset: Vec<&FindingRecord> = r.dataset.iter().collect();
-    case("dataset", &dataset);
+    let mut cases: Vec<Case> = r
+        .files
+        .iter()
+        .map(|f| Case::new(&f.path, &f.findings))
+        .collect();
+    cases.push(Case::new("dataset", &r.dataset));
     let clean = r.summary.files_scanned.saturating_sub(r.files.len() as u64);
-    case(&format!("{clean} files without findings"), &[]);
-    format!(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"labelguard scan\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\">\n  <testsuite name=\"labelguard scan\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" skipped=\"0\">\n{cases}  </testsuite>\n</testsuites>\n"
-    )
+    cases.push(Case::new(&format!("{clean} files without findings"), &[]));
+    let tests = cases.len().to_string();
+    let failures = cases
+        .iter()
+        .filter(|c| c.failure.is_some())
+        .count()
+        .to_string();
+    let counts = [
+        ("tests", tests.as_str()),
+        ("failures", failures.as_str()),
+        ("errors", "0"),
+    ];
+    let mut w = Writer::new_with_indent(Vec::new(), b' ', 2);
+    let written: std::io::Result<()> = (|| {
+        w.write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)))?;
+        let suites = BytesStart::new("testsuites")
+            .with_attributes([("name", "labelguard scan")])
+            .with_attributes(counts);
+        w.write_event(Event::Start(suites))?;
+        let suite = BytesStart::new("testsuite")
+            .with_attributes([("name", "labelguard scan")])
+            .with_attributes(counts)
+            .with_attributes([("skipped", "0")]);
+        w.write_event(Event::Start(suite))?;
+        for case in &cases {
+            case.write(&mut w)?;
+        }
+        w.write_event(Event::End(BytesEnd::new("testsuite")))?;
+        w.write_event(Event::End(BytesEnd::new("testsuites")))
+    })();
+    written.expect("writing to memory does not fail");
+    String::from_utf8(w.into_inner()).expect("the XML is built from strings") + "\n"
 }
 
 #[cfg(test)]
@@ -100,7 +123,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn xml_is_escaped() {
-        assert_eq!(xml("a<b & \"c\"\u{1}"), "a&lt;b &amp; &quot;c&quot;");
+    fn text_holds_only_what_xml_allows() {
+        assert_eq!(xml_text("a<b\u{1}\u{fffe}\n"), "a<b\\x01\\n");
     }
 }
