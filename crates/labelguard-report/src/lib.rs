@@ -13,15 +13,20 @@
 //! | [`scan`] (`scan`, `merge`) | text, JSON, SARIF, JUnit, GitHub annotations, HTML |
 //! | [`diagnose`] (`diagnose`, `run`) | text, JSON |
 //!
+//! The scan and diagnose renderers are features (on by default) so that a user of the call
+//! renderers alone (the Python extension) does not link the scan pipeline.
+//!
 //! Shared by all: [`Style`] (colours, off for pipes and `NO_COLOR`), [`visible`] (control
 //! characters of input-derived text escaped), [`finding_text`] (one finding as a text block) and
 //! [`thousands`].
 
 pub mod call;
 pub mod catalogue;
+#[cfg(feature = "diagnose")]
 pub mod diagnose;
 mod escape;
 mod finding;
+#[cfg(feature = "scan")]
 pub mod scan;
 mod style;
 
