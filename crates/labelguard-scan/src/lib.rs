@@ -23,6 +23,7 @@
 
 pub mod analyze;
 mod binary;
+pub mod checks;
 pub mod colours;
 pub mod config;
 mod datasets;
