@@ -18,13 +18,14 @@ fn gh_prop(s: &str) -> String {
 /// GitHub Actions workflow commands: `::error file=...,title=...::message`.
 pub fn github(r: &ScanReport) -> String {
     let mut out = String::new();
-    for f in r.all_findings() {
+    for x in r.all_findings() {
+        let f = &x.finding;
         let cmd = match f.severity {
             Severity::Error => "error",
             Severity::Warning => "warning",
             Severity::Info => "notice",
         };
-        let file = f
+        let file = x
             .path
             .as_ref()
             .map(|p| format!("file={},", gh_prop(&visible(p.trim_start_matches("./")))))

@@ -6,8 +6,9 @@ use crate::thousands;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine;
 use labelguard_core::finding::shape_str;
+use labelguard_core::Finding;
 use labelguard_core::Severity;
-use labelguard_scan::report::{FindingRecord, ScanReport};
+use labelguard_scan::report::ScanReport;
 use std::collections::HashMap;
 
 /// XML-escapes text and attribute values; control characters XML 1.0 forbids are dropped.
@@ -78,13 +79,13 @@ fn png_size(png: &[u8]) -> Option<(u32, u32)> {
     Some((w, h))
 }
 
-fn finding_html(f: &FindingRecord) -> String {
+fn finding_html(f: &Finding) -> String {
     let mut s = format!(
         "<div class=\"finding\"><span class=\"{}\">{}</span> <b>{}</b> {} <small>({})</small><br>{}",
         sev_class(f.severity),
         f.severity.as_str(),
-        esc(&f.code),
-        esc(&f.rule),
+        esc(f.code),
+        esc(f.rule),
         f.verdict,
         rich(&f.message)
     );
@@ -274,7 +275,7 @@ fn body(r: &ScanReport, palette: Option<&[[u8; 3]]>) -> String {
     if !r.dataset.is_empty() {
         h += "<h2>Dataset</h2>\n";
         for f in &r.dataset {
-            h += &finding_html(f);
+            h += &finding_html(&f.finding);
         }
     }
     let overlays: HashMap<&str, &Vec<u8>> = r
@@ -306,7 +307,7 @@ fn body(r: &ScanReport, palette: Option<&[[u8; 3]]>) -> String {
                 f.shape.as_ref().map(|s| shape_str(s)).unwrap_or_default()
             );
             for x in &f.findings {
-                h += &finding_html(x);
+                h += &finding_html(&x.finding);
             }
             if let Some(png) = overlays.get(f.path.as_str()) {
                 let (w, ht) = png_size(png).unwrap_or((MIN_PICTURE, MIN_PICTURE));

@@ -4,8 +4,9 @@
 
 use super::sentence::full_text;
 use crate::visible;
+use labelguard_core::Finding;
 use labelguard_core::Severity;
-use labelguard_scan::report::{FindingRecord, ScanReport};
+use labelguard_scan::report::{ScanFinding, ScanReport};
 use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, BytesText, Event};
 use quick_xml::Writer;
 
@@ -27,16 +28,18 @@ struct Case {
 }
 
 impl Case {
-    fn new(name: &str, findings: &[FindingRecord]) -> Case {
-        let (errors, others): (Vec<&FindingRecord>, Vec<&FindingRecord>) =
-            findings.iter().partition(|f| f.severity == Severity::Error);
+    fn new(name: &str, findings: &[ScanFinding]) -> Case {
+        let (errors, others): (Vec<&Finding>, Vec<&Finding>) = findings
+            .iter()
+            .map(|x| &x.finding)
+            .partition(|f| f.severity == Severity::Error);
         let failure = errors.first().map(|first| {
             let body: Vec<String> = errors
                 .iter()
                 .map(|f| xml_text(&format!("{} {}: {}", f.code, f.rule, full_text(f))))
                 .collect();
             (
-                first.code.clone(),
+                first.code.to_string(),
                 xml_text(&first.message),
                 body.join("\n"),
             )

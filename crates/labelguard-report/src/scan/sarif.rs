@@ -49,14 +49,14 @@ fn level(s: Severity) -> &'static str {
 
 /// SARIF 2.1.0: one result per finding; dataset findings are placed on the scanned root.
 pub fn sarif(r: &ScanReport) -> String {
-    let mut index: BTreeMap<String, usize> = BTreeMap::new();
+    let mut index: BTreeMap<&str, usize> = BTreeMap::new();
     let mut rules = Vec::new();
-    for f in r.all_findings() {
-        if index.contains_key(&f.code) {
+    for f in r.all_findings().map(|x| &x.finding) {
+        if index.contains_key(f.code) {
             continue;
         }
-        index.insert(f.code.clone(), rules.len());
-        let rule = by_code(&f.code);
+        index.insert(f.code, rules.len());
+        let rule = by_code(f.code);
         let doc = rule.map(|r| r.documentation()).unwrap_or_default();
         rules.push(json!({
             "id": f.code,
@@ -76,8 +76,9 @@ pub fn sarif(r: &ScanReport) -> String {
         .unwrap_or_else(|| ".".into());
     let results: Vec<serde_json::Value> = r
         .all_findings()
-        .map(|f| {
-            let path = visible(f.path.as_ref().unwrap_or(&root)).into_owned();
+        .map(|x| {
+            let f = &x.finding;
+            let path = visible(x.path.as_ref().unwrap_or(&root)).into_owned();
             let locs: Vec<String> = f
                 .locations
                 .iter()
@@ -88,7 +89,7 @@ pub fn sarif(r: &ScanReport) -> String {
                 .collect();
             json!({
                 "ruleId": f.code,
-                "ruleIndex": index[&f.code],
+                "ruleIndex": index[f.code],
                 "level": level(f.severity),
                 "message": {"text": visible(&full_text(f))},
                 "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri(&path)}}}],
@@ -96,7 +97,7 @@ pub fn sarif(r: &ScanReport) -> String {
                     "verdict": f.verdict,
                     "count": f.count,
                     "elements": locs,
-                    "datasetLevel": f.path.is_none(),
+                    "datasetLevel": x.path.is_none(),
                 },
             })
         })

@@ -1,10 +1,10 @@
 //! A finding as one paragraph of sentences, for the formats that hold one text per finding
 //! (SARIF messages, JUnit failures, GitHub annotations).
 
-use labelguard_scan::report::FindingRecord;
+use labelguard_core::Finding;
 
 /// "message. Hint: ... Fix: ...", without doubling the hint's own final punctuation.
-pub fn full_text(f: &FindingRecord) -> String {
+pub fn full_text(f: &Finding) -> String {
     let sentence = |s: &str| {
         if s.ends_with(['.', '?', '!']) {
             s.to_string()

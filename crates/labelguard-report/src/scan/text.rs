@@ -1,6 +1,5 @@
 //! The text report: what a person reads after `labelguard scan DATA`.
 
-use super::to_finding;
 use crate::{finding_text, look, thousands, visible, Style};
 use labelguard_scan::layout::LayoutKind;
 use labelguard_scan::report::{ClassRow, ScanReport};
@@ -146,7 +145,7 @@ fn render_one(r: &ScanReport, style: Style, max_files: Option<usize>) -> String 
             }
             out.push('\n');
             for finding in &f.findings {
-                for line in finding_text(&to_finding(finding), style).lines() {
+                for line in finding_text(&finding.finding, style).lines() {
                     out += &format!("  {line}\n");
                 }
             }
@@ -161,7 +160,7 @@ fn render_one(r: &ScanReport, style: Style, max_files: Option<usize>) -> String 
     if !r.dataset.is_empty() {
         out += &format!("\n{}\n", style.paint(look::HEADING, "Dataset"));
         for f in &r.dataset {
-            for line in finding_text(&to_finding(f), style).lines() {
+            for line in finding_text(&f.finding, style).lines() {
                 out += &format!("  {line}\n");
             }
         }

@@ -3,13 +3,14 @@
 //! the report is finalized; documented in `labelguard_core::rules::lg610_class_in_one_split`.
 //! (The ImageFolder layout reports its own LG610 when class folders differ between splits.)
 
-use crate::report::{record, FindingRecord, ScanReport, ValueRecord};
+use crate::report::{ScanFinding, ScanReport};
+use labelguard_core::finding::ValueCount;
 use labelguard_core::rules::LG610;
-use labelguard_core::Verdict;
+use labelguard_core::{Finding, Verdict};
 use std::collections::BTreeSet;
 
 /// The finding naming every class seen in one split only, when two splits have labels.
-pub fn check(report: &ScanReport) -> Option<FindingRecord> {
+pub fn check(report: &ScanReport) -> Option<ScanFinding> {
     let rows = report.class_rows();
     // Splits with labels: compare train and val when both exist, else every named split.
     let splits: BTreeSet<String> = rows
@@ -47,7 +48,7 @@ pub fn check(report: &ScanReport) -> Option<FindingRecord> {
         .iter()
         .map(|(c, s)| format!("{c} only in {s}"))
         .collect();
-    let mut f = record(
+    let mut f = Finding::new(
         &LG610,
         Verdict::Silent,
         format!(
@@ -60,18 +61,16 @@ pub fn check(report: &ScanReport) -> Option<FindingRecord> {
             compared.join("/"),
             text.join(", ")
         ),
-        Some(
-            "a class only in val is never trained; a class only in train is never evaluated".into(),
-        ),
-        "re-split so that every class is represented in each split",
-    );
+    )
+    .hint("a class only in val is never trained; a class only in train is never evaluated")
+    .fix("re-split so that every class is represented in each split");
     f.count = Some(only.len() as u64);
     f.values = only
         .iter()
-        .map(|(c, s)| ValueRecord {
+        .map(|(c, s)| ValueCount {
             value: format!("{c}: {s}"),
             count: 1,
         })
         .collect();
-    Some(f)
+    Some(ScanFinding::about_dataset(f))
 }

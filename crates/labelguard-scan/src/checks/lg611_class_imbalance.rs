@@ -2,12 +2,13 @@
 //! `imbalance_ratio`. Decided over the whole scan's histogram when the report is finalized;
 //! documented in `labelguard_core::rules::lg611_class_imbalance`.
 
-use crate::report::{record, ClassRow, FindingRecord, ScanReport, ValueRecord};
+use crate::report::{ClassRow, ScanFinding, ScanReport};
+use labelguard_core::finding::ValueCount;
 use labelguard_core::rules::LG611;
-use labelguard_core::Verdict;
+use labelguard_core::{Finding, Verdict};
 
 /// The finding naming the largest and smallest classes, when their ratio is past the limit.
-pub fn check(report: &ScanReport) -> Option<FindingRecord> {
+pub fn check(report: &ScanReport) -> Option<ScanFinding> {
     let limit = report.settings.imbalance_ratio;
     let rows = report.class_rows();
     let seen: Vec<&&ClassRow> = rows.iter().filter(|r| r.count > 0).collect();
@@ -27,7 +28,7 @@ pub fn check(report: &ScanReport) -> Option<FindingRecord> {
         return None;
     }
     let unit = report.count_unit();
-    let mut f = record(
+    let mut f = Finding::new(
         &LG611,
         Verdict::Silent,
         format!(
@@ -39,18 +40,18 @@ pub fn check(report: &ScanReport) -> Option<FindingRecord> {
             ratio,
             limit
         ),
-        Some("with plain cross-entropy the rare classes barely move the gradient".into()),
-        "weight the loss (see the suggested weights; --write-weights FILE), oversample rare classes, or use a focal/Dice loss",
-    );
+    )
+    .hint("with plain cross-entropy the rare classes barely move the gradient")
+    .fix("weight the loss (see the suggested weights; --write-weights FILE), oversample rare classes, or use a focal/Dice loss");
     let mut by_count: Vec<&&&ClassRow> = seen.iter().collect();
     by_count.sort_by_key(|r| (r.count, r.id));
     f.values = by_count
         .iter()
         .take(5)
-        .map(|r| ValueRecord {
+        .map(|r| ValueCount {
             value: report.class_label(r),
             count: r.count,
         })
         .collect();
-    Some(f)
+    Some(ScanFinding::about_dataset(f))
 }

@@ -3,7 +3,7 @@
 //! scratch so that finalizing twice, or after a merge, gives the same report.
 
 use super::{
-    ClassRow, FileRecord, FindingRecord, RuleCount, ScanReport, SplitCount, Weights, MAX_OVERLAYS,
+    ClassRow, FileRecord, RuleCount, ScanFinding, ScanReport, SplitCount, Weights, MAX_OVERLAYS,
 };
 use crate::checks::{lg609_class_never_seen, lg610_class_in_one_split, lg611_class_imbalance};
 use crate::weights::suggest;
@@ -17,8 +17,8 @@ impl ScanReport {
         let st = self.settings.clone();
         if st.strict {
             for f in self.files.iter_mut().flat_map(|f| f.findings.iter_mut()) {
-                if f.severity == Severity::Warning {
-                    f.severity = Severity::Error;
+                if f.finding.severity == Severity::Warning {
+                    f.finding.severity = Severity::Error;
                 }
             }
         }
@@ -34,10 +34,10 @@ impl ScanReport {
                 .then_with(|| first_code(a).cmp(first_code(b)))
         });
         for f in self.files.iter_mut().flat_map(|f| f.findings.iter_mut()) {
-            f.repair = crate::repair::propose(f, &st);
+            f.repair = crate::repair::propose(&f.finding, &st);
         }
         self.layout_findings
-            .sort_by(|a, b| a.message.cmp(&b.message));
+            .sort_by(|a, b| a.finding.message.cmp(&b.finding.message));
         self.layout_findings.dedup();
         let mut dataset = self.layout_findings.clone();
         dataset.extend(binary.clone());
@@ -45,20 +45,20 @@ impl ScanReport {
             // One finding per rule and cause: the layout's own LG610 (class folders differ
             // between splits) already covers the classes missing from a split; a binary
             // dataset's classes are 0 and 255, not the histogram's class rows.
-            let covered = dataset.iter().any(|d| d.code == f.code)
-                || (!binary.is_empty() && f.code != LG610.code);
+            let covered = dataset.iter().any(|d| d.finding.code == f.finding.code)
+                || (!binary.is_empty() && f.finding.code != LG610.code);
             if !covered {
                 dataset.push(f);
             }
         }
         self.dataset = dataset;
         for f in &mut self.dataset {
-            f.repair = crate::repair::propose(f, &st);
+            f.repair = crate::repair::propose(&f.finding, &st);
         }
         if st.strict {
             for f in &mut self.dataset {
-                if f.severity == Severity::Warning {
-                    f.severity = Severity::Error;
+                if f.finding.severity == Severity::Warning {
+                    f.finding.severity = Severity::Error;
                 }
             }
         }
@@ -131,7 +131,7 @@ impl ScanReport {
     }
 
     /// The findings about the whole dataset that its histogram decides (LG609-LG611).
-    fn dataset_findings(&self) -> Vec<FindingRecord> {
+    fn dataset_findings(&self) -> Vec<ScanFinding> {
         if !self.histogram.classes.values().any(|r| r.count > 0) {
             return Vec::new();
         }
@@ -196,18 +196,19 @@ impl ScanReport {
             .iter()
             .flat_map(|f| f.findings.iter().map(|x| (x, true)))
             .chain(self.dataset.iter().map(|x| (x, false)));
-        for (f, in_file) in all {
+        for (x, in_file) in all {
+            let f = &x.finding;
             match f.severity {
                 Severity::Error => s.errors += 1,
                 Severity::Warning => s.warnings += 1,
                 Severity::Info => s.infos += 1,
             }
             let e = rules
-                .entry(f.code.clone())
+                .entry(f.code.to_string())
                 .or_insert((0, BTreeSet::new(), f.severity));
             e.0 += 1;
             e.2 = e.2.max(f.severity);
-            if let (true, Some(p)) = (in_file, &f.path) {
+            if let (true, Some(p)) = (in_file, &x.path) {
                 e.1.insert(p.clone());
             }
         }
@@ -246,5 +247,5 @@ impl ScanReport {
 }
 
 pub(super) fn first_code(f: &FileRecord) -> &str {
-    f.findings.first().map(|x| x.code.as_str()).unwrap_or("")
+    f.findings.first().map(|x| x.finding.code).unwrap_or("")
 }

@@ -1,6 +1,6 @@
 //! Folding: each file's result, and each shard's raw parts, added into a report.
 
-use super::{ClassRow, FileRecord, FindingRecord, ScanReport};
+use super::{ClassRow, FileRecord, ScanFinding, ScanReport};
 use crate::analyze::FileResult;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -8,11 +8,8 @@ impl ScanReport {
     /// Folds one file's result in.
     pub fn add_result(&mut self, r: FileResult) {
         if r.dataset_level {
-            self.layout_findings.extend(
-                r.findings
-                    .iter()
-                    .map(|f| FindingRecord::from_finding(None, f)),
-            );
+            self.layout_findings
+                .extend(r.findings.iter().cloned().map(ScanFinding::about_dataset));
             return;
         }
         self.summary.files_scanned += 1;
@@ -51,7 +48,7 @@ impl ScanReport {
             let findings = r
                 .findings
                 .iter()
-                .map(|f| FindingRecord::from_finding(Some(&r.display), f))
+                .map(|f| ScanFinding::in_file(&r.display, f.clone()))
                 .collect();
             self.files.push(FileRecord {
                 path: r.display,

@@ -14,17 +14,18 @@
 //! of a scan into one report).
 
 mod finalize;
+mod finding;
 mod fold;
 mod merge;
 
+pub use finding::ScanFinding;
 pub use merge::{merge, MergeError};
 
 use crate::analyze::FileKind;
 use crate::config::{ScanOptions, Shard};
 use crate::layout::LayoutKind;
 use crate::weights::{Method, Suggestion};
-use labelguard_core::rules::by_code;
-use labelguard_core::{Finding, Rule, Severity, Verdict};
+use labelguard_core::Severity;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -123,87 +124,10 @@ pub struct Summary {
 pub struct RuleCount {
     pub code: String,
     pub name: String,
-    #[serde(with = "severity")]
     pub severity: Severity,
     pub summary: String,
     pub findings: u64,
     pub files: u64,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct LocationRecord {
-    pub tensor: String,
-    /// Full index in PyTorch order: `[y, x]` for a mask, `[n, y, x]` for a batch, `[row]` for
-    /// a table.
-    pub index: Vec<usize>,
-    pub value: String,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ValueRecord {
-    pub value: String,
-    pub count: u64,
-}
-
-/// One finding, self-contained (it repeats its file's path).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct FindingRecord {
-    /// The file, or `null` for a finding about the whole dataset.
-    pub path: Option<String>,
-    pub code: String,
-    pub rule: String,
-    #[serde(with = "severity")]
-    pub severity: Severity,
-    #[serde(with = "verdict")]
-    pub verdict: Verdict,
-    pub message: String,
-    pub hint: Option<String>,
-    pub fix: String,
-    pub locations: Vec<LocationRecord>,
-    pub count: Option<u64>,
-    pub values: Vec<ValueRecord>,
-    /// The repair `labelguard fix` would apply, when the rule has one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub repair: Option<crate::repair::Repair>,
-}
-
-impl FindingRecord {
-    pub fn from_finding(path: Option<&str>, f: &Finding) -> FindingRecord {
-        FindingRecord {
-            path: path.map(String::from),
-            code: f.code.to_string(),
-            rule: f.rule.to_string(),
-            severity: f.severity,
-            verdict: f.verdict,
-            message: f.message.clone(),
-            hint: f.hint.clone(),
-            fix: f.fix.clone(),
-            locations: f
-                .locations
-                .iter()
-                .map(|l| LocationRecord {
-                    tensor: l.tensor.clone(),
-                    index: l.index.clone(),
-                    value: l.value.clone(),
-                })
-                .collect(),
-            count: f.count,
-            values: f
-                .values
-                .iter()
-                .map(|v| ValueRecord {
-                    value: v.value.clone(),
-                    count: v.count,
-                })
-                .collect(),
-            repair: None,
-        }
-    }
-
-    /// The catalogue entry of this finding's rule.
-    pub fn rule_info(&self) -> Option<&'static Rule> {
-        by_code(&self.code)
-    }
 }
 
 /// A file that has findings.
@@ -215,22 +139,25 @@ pub struct FileRecord {
     pub shape: Option<Vec<usize>>,
     pub elements: u64,
     pub bad_elements: u64,
-    pub findings: Vec<FindingRecord>,
+    pub findings: Vec<ScanFinding>,
 }
 
 impl FileRecord {
     pub fn worst(&self) -> Option<Severity> {
-        self.findings.iter().map(|f| f.severity).max()
+        self.findings.iter().map(|f| f.finding.severity).max()
     }
     pub fn count(&self, s: Severity) -> usize {
-        self.findings.iter().filter(|f| f.severity == s).count()
+        self.findings
+            .iter()
+            .filter(|f| f.finding.severity == s)
+            .count()
     }
     /// The file cannot be read at all (unreadable, corrupt, empty, a decompression bomb): it
     /// will crash the DataLoader, so every renderer lists it first.
     pub fn unreadable(&self) -> bool {
         self.findings
             .iter()
-            .any(|f| UNREADABLE.contains(&f.code.as_str()))
+            .any(|f| UNREADABLE.contains(&f.finding.code))
     }
 }
 
@@ -279,45 +206,6 @@ pub struct Histogram {
     pub untallied: u64,
 }
 
-/// Core's `Severity` and `Verdict` serialise as lowercase names; these read them back.
-mod severity {
-    use labelguard_core::Severity;
-    use serde::{de::Error, Deserialize, Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(v: &Severity, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(v.as_str())
-    }
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Severity, D::Error> {
-        match String::deserialize(d)?.as_str() {
-            "error" => Ok(Severity::Error),
-            "warning" => Ok(Severity::Warning),
-            "info" => Ok(Severity::Info),
-            other => Err(D::Error::custom(format!("unknown severity '{other}'"))),
-        }
-    }
-}
-
-mod verdict {
-    use labelguard_core::Verdict;
-    use serde::{de::Error, Deserialize, Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(v: &Verdict, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(v.as_str())
-    }
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Verdict, D::Error> {
-        let text = String::deserialize(d)?;
-        [
-            Verdict::Ok,
-            Verdict::Silent,
-            Verdict::DeviceAssert,
-            Verdict::Error,
-        ]
-        .into_iter()
-        .find(|v| v.as_str() == text)
-        .ok_or_else(|| D::Error::custom(format!("unknown verdict '{text}'")))
-    }
-}
-
 mod rows {
     use super::ClassRow;
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -357,13 +245,13 @@ pub struct ScanReport {
     /// Files with findings, by path. Clean files are only counted.
     pub files: Vec<FileRecord>,
     /// Findings about the dataset as a whole (their `path` is `null`).
-    pub dataset: Vec<FindingRecord>,
+    pub dataset: Vec<ScanFinding>,
     pub histogram: Histogram,
     pub weights: Option<Weights>,
     /// Findings about the dataset's folders made while discovering it (ImageFolder class
     /// folders that differ between splits); part of `dataset` after finalizing.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub layout_findings: Vec<FindingRecord>,
+    pub layout_findings: Vec<ScanFinding>,
     /// One report per dataset when the scanned paths hold several; the fields above then
     /// sum them up (files, summary, rules and every dataset finding, its message naming the
     /// dataset), and each dataset's histogram and weights are in its own report.
@@ -462,24 +350,11 @@ impl ScanReport {
     }
 
     /// Every finding, file findings first (by path), then dataset findings.
-    pub fn all_findings(&self) -> impl Iterator<Item = &FindingRecord> {
+    pub fn all_findings(&self) -> impl Iterator<Item = &ScanFinding> {
         // Files are stored unreadable first (see `finalize`).
         self.files
             .iter()
             .flat_map(|f| f.findings.iter())
             .chain(self.dataset.iter())
     }
-}
-
-pub(crate) fn record(
-    rule: &'static Rule,
-    verdict: Verdict,
-    message: String,
-    hint: Option<String>,
-    fix: &str,
-) -> FindingRecord {
-    let f = Finding::new(rule, verdict, message)
-        .maybe_hint(hint)
-        .fix(fix);
-    FindingRecord::from_finding(None, &f)
 }
