@@ -5,7 +5,8 @@
 //! ```text
 //! paths ──walk──▶ entries ──layout──▶ items ──(rayon, per file)──▶ read ──▶ tensor view
 //!   ──▶ core's class-id analysis + the LG6xx checks ──▶ FileResult ──fold──▶ Aggregate
-//!   ──finalize──▶ ScanReport ──▶ renderers (text, JSON, SARIF, JUnit, GitHub, HTML)
+//!   ──finalize──▶ ScanReport
+//!   (rendered by labelguard-report: text, JSON, SARIF, JUnit, GitHub, HTML)
 //! ```
 //!
 //! * [`walk`] lists files without following loops or opening FIFOs; [`layout`] recognises
@@ -53,7 +54,6 @@ pub mod pipeline;
 pub mod problem;
 pub mod progress;
 pub mod read;
-pub mod render;
 pub mod repair;
 pub mod report;
 pub mod walk;

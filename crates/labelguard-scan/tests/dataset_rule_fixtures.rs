@@ -31,7 +31,10 @@ fn finding(root: &Path, o: Overrides, code: &str) -> String {
         .map(|f| serde_json::to_value(f).expect("findings serialise"))
         .filter(|f| f["code"] == code)
         .collect();
-    let all: Vec<String> = report.all_findings().map(|f| f.code.clone()).collect();
+    let all: Vec<String> = report
+        .all_findings()
+        .map(|f| f.finding.code.to_string())
+        .collect();
     assert_eq!(found.len(), 1, "{code} once, in {all:?}");
     let text = serde_json::to_string_pretty(&found[0]).expect("json");
     text.replace(&root.to_string_lossy().into_owned(), "<root>")
