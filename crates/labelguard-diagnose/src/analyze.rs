@@ -134,9 +134,9 @@ impl Analyzer {
     }
 
     /// Looks at one line (without its terminator).
-    /// `before` is what precedes the line in the scanner's buffer, ending with the previous
-    /// line's terminator (empty when the scanner has nothing at hand).
-    pub(crate) fn line(&mut self, src: SourceId, line_no: u64, raw: &[u8], before: &[u8]) {
+    /// `prev` is the line before it (see `text::previous_line`; `None` when it is not known:
+    /// the first line, a line longer than the window, a piece of a very long line).
+    pub(crate) fn line(&mut self, src: SourceId, line_no: u64, raw: &[u8], prev: Option<&[u8]>) {
         // A failing kernel prints one line per GPU thread: a line that differs from the previous
         // assertion line only in its block and thread numbers counts into the same group, and
         // would have had no other effect (checked when the previous line was analysed).
@@ -148,7 +148,7 @@ impl Analyzer {
         }
         let mut line = std::mem::take(&mut self.line);
         text::clean(raw, &mut self.bytes, &mut line);
-        let single = self.analyze(src, line_no, &line, before);
+        let single = self.analyze(src, line_no, &line, prev);
         self.line = line;
         match single {
             Some(group) if !self.dense() => {
@@ -169,7 +169,13 @@ impl Analyzer {
 
     /// Analyses one line; returns the assertion group when the line was exactly one assertion
     /// of a CUDA kernel and nothing else.
-    fn analyze(&mut self, src: SourceId, line_no: u64, full: &str, before: &[u8]) -> Option<usize> {
+    fn analyze(
+        &mut self,
+        src: SourceId,
+        line_no: u64,
+        full: &str,
+        prev: Option<&[u8]>,
+    ) -> Option<usize> {
         let (prefix, s) = text::split_prefix(full);
         let t = s.trim_start();
         if t.is_empty() {
@@ -196,8 +202,10 @@ impl Analyzer {
         } else if let Some((name, _)) = text::exception_line(t) {
             if name.contains("labelguard") {
                 self.exception(src, line_no, t, full, None, kinds);
-            } else if self.obs.orphan_code.is_none() && line_no > 1 {
-                self.orphan(src, line_no - 1, text::last_line(before));
+            } else if let Some(prev) =
+                prev.filter(|_| self.obs.orphan_code.is_none() && line_no > 1)
+            {
+                self.orphan(src, line_no - 1, prev);
             }
         }
         if !text::has(&text::ASSERTION, t) {

@@ -10,6 +10,7 @@
 
 use crate::analyze::Analyzer;
 use crate::observed::SourceId;
+use crate::text::{previous_line, previous_line_is_final, PREVIOUS_LINE_WINDOW};
 use memchr::{memchr2, memchr_iter, memrchr2};
 
 /// The longest piece of a line analysed at once.
@@ -23,6 +24,14 @@ pub struct Scanner {
     bytes: u64,
     /// The stream so far ends with `\n` (a last line that is complete, not an empty one).
     ends_with_newline: bool,
+    /// The last bytes consumed before `carry` (whole lines with their terminators), so that
+    /// the line before a line is known whatever the chunk boundaries: at least
+    /// [`PREVIOUS_LINE_WINDOW`] bytes unless `tail_from_start`.
+    tail: Vec<u8>,
+    /// `tail` holds the stream from its first byte.
+    tail_from_start: bool,
+    /// `carry` is the rest of a line already analysed in pieces (longer than [`MAX_LINE`]).
+    carry_split: bool,
 }
 
 impl Scanner {
@@ -33,6 +42,9 @@ impl Scanner {
             line_no: 1,
             bytes: 0,
             ends_with_newline: false,
+            tail: Vec::new(),
+            tail_from_start: true,
+            carry_split: false,
         }
     }
 
@@ -42,19 +54,22 @@ impl Scanner {
         if let Some(&last) = data.last() {
             self.ends_with_newline = last == b'\n';
         }
-        if !self.carry.is_empty() {
+        if !self.carry.is_empty() || self.carry_split {
             let Some(i) = memchr2(b'\n', b'\r', data) else {
                 self.push_carry(data, a);
                 return;
             };
             self.push_carry(&data[..i], a);
             self.flush_carry(a);
+            self.carry_split = false;
+            self.remember(&data[i..=i]);
             self.end_line(data[i]);
             data = &data[i + 1..];
         }
         match memrchr2(b'\n', b'\r', data) {
             Some(last) => {
                 self.body(&data[..=last], a);
+                self.remember(&data[..=last]);
                 self.push_carry(&data[last + 1..], a);
             }
             None => self.push_carry(data, a),
@@ -67,6 +82,10 @@ impl Scanner {
     pub fn skip(&mut self, bytes: u64, newlines: u64, last: u8) {
         self.bytes += bytes;
         self.carry.clear();
+        self.carry_split = false;
+        // What preceded the gap is no longer the line before anything.
+        self.tail.clear();
+        self.tail_from_start = false;
         self.line_no += newlines;
         self.ends_with_newline = last == b'\n';
     }
@@ -84,9 +103,32 @@ impl Scanner {
         }
     }
 
-    fn consider(source: SourceId, line_no: u64, line: &[u8], a: &mut Analyzer) {
+    fn consider(
+        source: SourceId,
+        line_no: u64,
+        line: &[u8],
+        prev: Option<&[u8]>,
+        a: &mut Analyzer,
+    ) {
         if !line.is_empty() && (a.dense() || a.obs.kb.skim.is_match(line)) {
-            a.line(source, line_no, line, &[]);
+            a.line(source, line_no, line, prev);
+        }
+    }
+
+    /// Appends consumed bytes to `tail`, keeping twice the window.
+    fn remember(&mut self, consumed: &[u8]) {
+        let keep = 2 * PREVIOUS_LINE_WINDOW;
+        if consumed.len() >= keep {
+            self.tail.clear();
+            self.tail
+                .extend_from_slice(&consumed[consumed.len() - keep..]);
+            self.tail_from_start = false;
+        } else {
+            self.tail.extend_from_slice(consumed);
+            if self.tail.len() > keep {
+                self.tail.drain(..self.tail.len() - keep);
+                self.tail_from_start = false;
+            }
         }
     }
 
@@ -95,13 +137,23 @@ impl Scanner {
             let take = MAX_LINE - self.carry.len();
             self.carry.extend_from_slice(&data[..take]);
             data = &data[take..];
+            // A piece of a longer line: analysed without the line before, as `body` does.
+            self.carry_split = true;
             self.flush_carry(a);
         }
         self.carry.extend_from_slice(data);
     }
 
     fn flush_carry(&mut self, a: &mut Analyzer) {
-        Self::consider(self.source, self.line_no, &self.carry, a);
+        let prev = if self.carry_split {
+            None
+        } else {
+            previous_line(&self.tail, self.tail_from_start)
+        };
+        Self::consider(self.source, self.line_no, &self.carry, prev, a);
+        let carry = std::mem::take(&mut self.carry);
+        self.remember(&carry);
+        self.carry = carry;
         self.carry.clear();
     }
 
@@ -130,12 +182,21 @@ impl Scanner {
                 start + memchr2(b'\n', b'\r', &body[start..]).expect("body ends with a terminator");
             let line = &body[start..end];
             if line.len() <= MAX_LINE && !line.is_empty() {
-                // Dense, or the skim search just found an anchor in it. What precedes it in the
-                // buffer goes along: the analyzer reads the line before it only when it needs it.
-                a.line(self.source, self.line_no, line, &body[..start]);
+                // Dense, or the skim search just found an anchor in it. The line before it is
+                // in this buffer, or (at its start) in what came before.
+                let window = &body[..start];
+                let from_start = self.tail_from_start && self.tail.is_empty();
+                let joined;
+                let prev = if previous_line_is_final(window, from_start) {
+                    previous_line(window, from_start)
+                } else {
+                    joined = [self.tail.as_slice(), window].concat();
+                    previous_line(&joined, self.tail_from_start)
+                };
+                a.line(self.source, self.line_no, line, prev);
             } else {
                 for piece in line.chunks(MAX_LINE) {
-                    Self::consider(self.source, self.line_no, piece, a);
+                    Self::consider(self.source, self.line_no, piece, None, a);
                 }
             }
             self.end_line(body[end]);

@@ -358,16 +358,31 @@ pub fn unlink(t: &str) -> String {
     out
 }
 
-/// The last line of `before`, which ends with that line's terminator.
-pub fn last_line(before: &[u8]) -> &[u8] {
-    let Some(mut end) = before.len().checked_sub(1) else {
-        return before;
-    };
-    if before[end] == b'\n' && end > 0 && before[end - 1] == b'\r' {
+/// How far back the line before a line is looked for: a longer line is not a source line, and
+/// the bound keeps the answer the same however the stream was cut into chunks.
+pub const PREVIOUS_LINE_WINDOW: usize = 4096 + 2;
+
+/// The line that ends with the last terminator of `before` (`\r\n` counts as one), if it lies
+/// within the last [`PREVIOUS_LINE_WINDOW`] bytes. `from_start`: `before` begins at the start
+/// of the stream, so a line without a terminator in front of it is the stream's first.
+pub fn previous_line(before: &[u8], from_start: bool) -> Option<&[u8]> {
+    let cut = before.len().saturating_sub(PREVIOUS_LINE_WINDOW);
+    let w = &before[cut..];
+    let mut end = w.len().checked_sub(1)?;
+    if w[end] == b'\n' && end > 0 && w[end - 1] == b'\r' {
         end -= 1; // CRLF
     }
-    let start = memchr::memrchr2(b'\n', b'\r', &before[..end]).map_or(0, |i| i + 1);
-    &before[start..end]
+    match memchr::memrchr2(b'\n', b'\r', &w[..end]) {
+        Some(i) => Some(&w[i + 1..end]),
+        None if from_start && cut == 0 => Some(&w[..end]),
+        None => None,
+    }
+}
+
+/// Whether [`previous_line`] of `before` is final: `before` holds the whole window, begins at
+/// the stream's start, or holds a terminator in front of the line.
+pub fn previous_line_is_final(before: &[u8], from_start: bool) -> bool {
+    from_start || before.len() >= PREVIOUS_LINE_WINDOW || previous_line(before, false).is_some()
 }
 
 /// Whether a line opens a traceback frame: `File "x.py", line 3, in f` (CPython), `File
@@ -498,11 +513,18 @@ mod tests {
 
     #[test]
     fn the_line_before() {
-        assert_eq!(last_line(b"a\nbc\n"), b"bc");
-        assert_eq!(last_line(b"bc\n"), b"bc");
-        assert_eq!(last_line(b""), b"");
-        assert_eq!(last_line(b"x\r\n"), b"x");
-        assert_eq!(last_line(b"a\rb\n"), b"b");
+        assert_eq!(previous_line(b"a\nbc\n", false), Some(&b"bc"[..]));
+        assert_eq!(previous_line(b"bc\n", true), Some(&b"bc"[..]));
+        assert_eq!(previous_line(b"bc\n", false), None);
+        assert_eq!(previous_line(b"", true), None);
+        assert_eq!(previous_line(b"a\nx\r\n", false), Some(&b"x"[..]));
+        assert_eq!(previous_line(b"a\rb\n", false), Some(&b"b"[..]));
+        let long = [b"\n".as_slice(), &[b'x'; PREVIOUS_LINE_WINDOW], b"\n"].concat();
+        assert_eq!(
+            previous_line(&long, true),
+            None,
+            "a line longer than the window"
+        );
     }
 
     #[test]

@@ -249,3 +249,38 @@ fn lines_are_counted_like_wc_plus_a_last_unterminated_line() {
     assert_eq!(count(b"a\r\nb\r\n"), 2);
     assert_eq!(count(b"10%\r50%\r100%\n"), 1);
 }
+
+/// Found by the chunking property: the line before an exception line (the source line that
+/// raised it) was only seen when both lay in one chunk, so a byte-by-byte stream lost the
+/// "most likely in cross_entropy" that the whole log gave.
+#[test]
+fn the_line_before_an_exception_is_seen_across_chunk_boundaries() {
+    let log: &[u8] = b"Assertion \nAssertion \x1b[31m    loss = F.cross_entropy(out, y)\rRuntimeError: CUDA error: device-side assert triggered\rAssertion ";
+    let whole = chunked(log, &[log.len()]);
+    assert_eq!(whole.findings[0].op, "cross_entropy");
+    for size in 1..log.len() {
+        assert_eq!(chunked(log, &[size]), whole, "chunks of {size}");
+    }
+    // CRLF split between chunks, and a source line longer than the window.
+    let crlf: &[u8] = b"    loss = F.cross_entropy(out, y)\r\nRuntimeError: CUDA error: device-side assert triggered\n";
+    for size in 1..crlf.len() {
+        assert_eq!(
+            chunked(crlf, &[size]),
+            chunked(crlf, &[crlf.len()]),
+            "chunks of {size}"
+        );
+    }
+    let long = [
+        b"x = ".as_slice(),
+        &[b'a'; 5000],
+        b"\nRuntimeError: CUDA error: device-side assert triggered\n",
+    ]
+    .concat();
+    for size in [1, 7, 4096, 4099, 5003] {
+        assert_eq!(
+            chunked(&long, &[size]),
+            chunked(&long, &[long.len()]),
+            "chunks of {size}"
+        );
+    }
+}
