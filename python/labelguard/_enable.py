@@ -168,10 +168,17 @@ def _bypass_compiled() -> None:
 
 
 def _wrap(op: str, sig: Params, original: Callable) -> Callable:
-    """The checked version of `original`. The valid call's path: one flag test, a bind by
-    position, the argument dict, the native check (no JSON for a valid call), the original."""
+    """The checked version of `original`. The valid call's path: one flag test, the argument
+    dict (straight from the positional arguments when there are no keywords), one native call
+    (no JSON for a valid call), the original."""
     bind = sig.bind
     where = f" (labelguard, {original.__qualname__})"
+    # Positional calls without keywords: the names that reach check(), None for dropped ones;
+    # a loss's legacy arguments (size_average, reduce) given by position take the slow path.
+    kept = tuple(None if n in _DROPPED else n for n in sig.names)
+    legacy = [i for i, n in enumerate(sig.names) if n in ("size_average", "reduce")] if op in _LOSSES else []
+    lo, hi = sig.required, min([len(sig.names)] + legacy)
+    convert = CONVERTERS.get(op)
 
     @functools.wraps(original)
     def labelguard_checked(*args: Any, **kwargs: Any) -> Any:
@@ -179,11 +186,15 @@ def _wrap(op: str, sig: Params, original: Callable) -> Callable:
             if _is_compiling():
                 _bypass_compiled()
                 return original(*args, **kwargs)
-            bound = bind(args, kwargs)
-            if bound is not None:  # else PyTorch reports its own signature errors
-                call = _arguments(op, bound)
-                if call is not None:
-                    _check_or_raise(op, call, where)
+            if not kwargs and lo <= len(args) <= hi:
+                call = {k: v for k, v in zip(kept, args) if k is not None and (v is not None or k == "padding_idx")}
+                if convert is not None:
+                    call = convert(call)
+            else:
+                bound = bind(args, kwargs)
+                call = None if bound is None else _arguments(op, bound)  # None: PyTorch reports its own signature errors
+            if call is not None:
+                _check_or_raise(op, call, where)
         return original(*args, **kwargs)
 
     labelguard_checked.__labelguard_original__ = original  # type: ignore[attr-defined]
