@@ -76,7 +76,7 @@ pub fn internal_error(message: &str) -> Problem {
 /// buffers are replaced after a panic, since the panic may have left them half-updated.
 pub fn analyze_item_isolated(item: &Item, ctx: &Ctx<'_>, bufs: &mut Buffers) -> FileResult {
     match isolated(|| {
-        inject_fault(item);
+        labelguard_io::fault::panic_if_chosen(&item.display);
         analyze_item(item, ctx, bufs)
     }) {
         Ok(r) => r,
@@ -86,23 +86,6 @@ pub fn analyze_item_isolated(item: &Item, ctx: &Ctx<'_>, bufs: &mut Buffers) -> 
             r.findings
                 .push(finding_from_problem(internal_error(&message)));
             r
-        }
-    }
-}
-
-/// Fault injection for the tests of this net (and for users who want to see it work): with
-/// `LABELGUARD_INJECT_PANIC=TEXT` in the environment, reading any file whose displayed path
-/// contains TEXT panics.
-fn inject_fault(item: &Item) {
-    static NEEDLE: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
-    let needle = NEEDLE.get_or_init(|| {
-        std::env::var("LABELGUARD_INJECT_PANIC")
-            .ok()
-            .filter(|s| !s.is_empty())
-    });
-    if let Some(n) = needle {
-        if item.display.contains(n.as_str()) {
-            panic!("injected fault (LABELGUARD_INJECT_PANIC={n})");
         }
     }
 }
