@@ -6,11 +6,17 @@
    per-head loops over `q[:, h]`, residual slices, a label-smoothing loss that indexes the
    class weights with the labels): milliseconds per step without and with enable(), paired.
 
-    python bench/indexing_overhead.py [--rounds 9]
+    python bench/indexing_overhead.py [--rounds 9] [--baseline DIR]
+
+With --baseline DIR (a directory holding another build's `labelguard` package, see
+bench/baseline.py), that build's enable() is timed in the same rounds, interleaved. Times are
+medians of per-thread CPU time (time.thread_time): on a shared machine, wall time also counts
+the time other processes hold the core.
 """
 
 import argparse
 import json
+import os
 import pathlib
 import statistics
 import time
@@ -20,13 +26,14 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 import labelguard
+from baseline import load
 
 
 def per_call(fn, reps):
-    start = time.perf_counter()
+    start = time.thread_time()
     for _ in range(reps):
         fn()
-    return (time.perf_counter() - start) / reps
+    return (time.thread_time() - start) / reps
 
 
 class SlicingBlock(nn.Module):
@@ -62,7 +69,11 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=9)
     ap.add_argument("--out", default="bench/out/indexing_overhead.json")
+    ap.add_argument("--baseline", help="a directory holding another build's labelguard package, timed beside this one")
     args = ap.parse_args()
+    builds = {"enabled": labelguard}
+    if args.baseline:
+        builds["baseline"] = load(args.baseline)
     torch.manual_seed(0)
     torch.set_num_threads(1)
 
@@ -78,16 +89,19 @@ def main():
     }
     y = torch.zeros(64, 32)
     keys["y[idx] = 1.0"] = lambda: y.__setitem__(idx, 1.0)
-    micro = {k: {"plain": [], "enabled": []} for k in keys}
+    modes = ["plain", *builds]
+    micro = {k: {m: [] for m in modes} for k in keys}
     for _ in range(args.rounds):
         for name, fn in keys.items():
-            for enabled in (False, True):
-                if enabled:
-                    labelguard.enable()
+            for mode in modes:
+                lg = builds.get(mode)
+                if lg is not None:
+                    lg.enable()
                 try:
-                    micro[name]["enabled" if enabled else "plain"].append(per_call(fn, 20000 if "idx" not in name else 2000))
+                    micro[name][mode].append(per_call(fn, 20000 if "idx" not in name else 2000))
                 finally:
-                    labelguard.disable()
+                    if lg is not None:
+                        lg.disable()
 
     model = SlicingBlock()
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
@@ -102,35 +116,45 @@ def main():
 
     for _ in range(5):
         step()
-    plain, guarded, ratios = [], [], []
+    times = {m: [] for m in modes}
+    ratios = {m: [] for m in builds}
     for r in range(args.rounds):
         pair = {}
-        for enabled in ((False, True) if r % 2 == 0 else (True, False)):
-            if enabled:
-                labelguard.enable()
+        for mode in (modes if r % 2 == 0 else modes[::-1]):
+            lg = builds.get(mode)
+            if lg is not None:
+                lg.enable()
             try:
-                pair[enabled] = per_call(step, 20)
+                pair[mode] = per_call(step, 20)
             finally:
-                labelguard.disable()
-        plain.append(pair[False])
-        guarded.append(pair[True])
-        ratios.append(pair[True] / pair[False])
+                if lg is not None:
+                    lg.disable()
+        for mode in modes:
+            times[mode].append(pair[mode])
+        for mode in builds:
+            ratios[mode].append(pair[mode] / pair["plain"])
 
     result = {
         "per_call_ns": {k: {m: statistics.median(v[m]) * 1e9 for m in v} for k, v in micro.items()},
-        "step_ms": {"plain": statistics.median(plain) * 1e3, "enabled": statistics.median(guarded) * 1e3},
-        "step_overhead": statistics.median(ratios) - 1,
+        "step_ms": {m: statistics.median(times[m]) * 1e3 for m in modes},
+        "step_overhead": statistics.median(ratios["enabled"]) - 1,
         "rounds": args.rounds,
         "torch": torch.__version__,
+        "loadavg_end": os.getloadavg(),
     }
+    if "baseline" in builds:
+        result["step_overhead_baseline"] = statistics.median(ratios["baseline"]) - 1
     out = pathlib.Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2))
-    print("per call (median ns): plain -> with enable()")
+    print(f"per call (median ns of thread CPU time): {' / '.join(modes)}")
     for k, v in result["per_call_ns"].items():
-        print(f"  {k:<22} {v['plain']:8.0f} -> {v['enabled']:8.0f}  ({v['enabled'] - v['plain']:+.0f} ns)")
+        cols = " / ".join(f"{v[m]:8.0f}" for m in modes)
+        extra = "".join(f"  {m} {v[m] - v['plain']:+.0f} ns" for m in builds)
+        print(f"  {k:<22} {cols} {extra}")
+    base = f", baseline {result['step_overhead_baseline']:+.1%}" if "baseline" in builds else ""
     print(f"training step (slicing-heavy attention block, 16x32x64, {args.rounds} paired rounds): plain {result['step_ms']['plain']:.2f} ms, "
-          f"with enable() {result['step_ms']['enabled']:.2f} ms; median paired overhead {result['step_overhead']:+.1%}")
+          f"with enable() {result['step_ms']['enabled']:.2f} ms; median paired overhead {result['step_overhead']:+.1%}{base}; load average at the end {result['loadavg_end'][0]:.2f}")
 
 
 if __name__ == "__main__":

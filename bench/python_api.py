@@ -9,11 +9,17 @@
    training steps of 8-50 ms (text classifier, small CNN, small transformer); the check with
    logits given as a meta tensor against the torch guard; the cost of enable(finite=True).
 
-    make bench-python      (or: python bench/python_api.py)
+    make bench-python      (or: python bench/python_api.py [--baseline DIR] [--only-issue13])
+
+With --baseline DIR (a directory holding another build's `labelguard` package, see
+bench/baseline.py), that build is timed in the same rounds of part 3, interleaved. Part 3 times
+CPU time (time.process_time: all of this process's threads), not wall time: on a shared machine
+wall time also counts the time other processes hold the cores.
 """
 
 import argparse
 import json
+import os
 import pathlib
 import statistics
 import time
@@ -24,6 +30,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 import labelguard
+from baseline import load
 
 C, IGNORE = 19, 255
 
@@ -62,7 +69,21 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--out", default="bench/out/python_api.json")
+    ap.add_argument("--baseline", help="a directory holding another build's labelguard package, timed beside this one in part 3")
+    ap.add_argument("--only-issue13", action="store_true", help="part 3 only")
     args = ap.parse_args()
+    builds = {"enabled": labelguard}
+    if args.baseline:
+        builds["baseline"] = load(args.baseline)
+    if args.only_issue13:
+        torch.manual_seed(0)
+        target = torch.randint(0, C, (16, 512, 1024))
+        target[:, :8] = IGNORE
+        r = issue13(args.rounds, target, builds)
+        pathlib.Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        pathlib.Path(args.out).write_text(json.dumps({"issue13": r}, indent=2))
+        report13(r)
+        return
     torch.manual_seed(0)
     target = torch.randint(0, C, (16, 512, 1024))
     target[:, :8] = IGNORE
@@ -116,7 +137,7 @@ def main():
         "x_numpy": check["numpy"] / check["labelguard"], "train_step_seconds": steps,
         "enable_overhead": statistics.median(ratios) - 1,
     }
-    result["issue13"] = issue13(args.rounds, target)
+    result["issue13"] = issue13(args.rounds, target, builds)
     pathlib.Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     pathlib.Path(args.out).write_text(json.dumps(result, indent=2))
     gb = target.numel() * 8 / 1e9
@@ -135,7 +156,17 @@ def main():
 
 
 def per_call_seconds(fn, calls=2000):
-    return timed(fn, calls)
+    start = time.process_time()
+    for _ in range(calls):
+        fn()
+    return (time.process_time() - start) / calls
+
+
+def cpu_timed(fn, reps=1):
+    start = time.process_time()
+    for _ in range(reps):
+        fn()
+    return (time.process_time() - start) / reps
 
 
 def small_calls():
@@ -198,21 +229,29 @@ def training_steps():
     return out
 
 
-def issue13(rounds, target):
-    r = {"calls": [], "steps": []}
+def issue13(rounds, target, builds):
+    r = {"calls": [], "steps": [], "builds": list(builds), "loadavg_start": os.getloadavg()}
+    modes = ["plain", *builds]
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # small calls: OpenMP hand-offs are noise here, not labelguard
     for name, fn in small_calls():
         fn()
-        plain, checked = [], []
+        t = {m: [] for m in modes}
         for _ in range(rounds * 5):  # interleaved batches of 200 calls
-            plain.append(per_call_seconds(fn, 200))
-            labelguard.enable()
-            checked.append(per_call_seconds(fn, 200))
-            labelguard.disable()
-        p, c = statistics.median(plain), statistics.median(checked)
-        r["calls"].append({"call": name, "plain_us": p * 1e6, "enabled_us": c * 1e6, "overhead_us": (c - p) * 1e6,
-                           "overhead_us_best": (min(checked) - min(plain)) * 1e6})
+            for mode in modes:
+                lg = builds.get(mode)
+                if lg is not None:
+                    lg.enable()
+                t[mode].append(per_call_seconds(fn, 200))
+                if lg is not None:
+                    lg.disable()
+        p = statistics.median(t["plain"])
+        row = {"call": name, "plain_us": p * 1e6}
+        for mode in builds:
+            c = statistics.median(t[mode])
+            row[f"{mode}_overhead_us"] = (c - p) * 1e6
+            row[f"{mode}_overhead_us_best"] = (min(t[mode]) - min(t["plain"])) * 1e6
+        r["calls"].append(row)
     torch.set_num_threads(threads)
     for name, model, loss in training_steps():
         opt = torch.optim.SGD(model.parameters(), lr=0.01)
@@ -224,22 +263,36 @@ def issue13(rounds, target):
 
         for _ in range(3):
             step()
-        ratios, plain = [], []
+        ratios = {m: [] for m in builds}
+        plain = []
         for i in range(rounds * 4):
             pair = {}
-            for enable in ((False, True) if i % 2 == 0 else (True, False)):
-                if enable:
-                    labelguard.enable()
-                pair[enable] = timed(step, 5)
-                labelguard.disable()
-            plain.append(pair[False])
-            ratios.append(pair[True] / pair[False])
-        r["steps"].append({"step": name, "plain_ms": statistics.median(plain) * 1e3, "overhead": statistics.median(ratios) - 1})
-    # Logits as a meta tensor: the check reads the target alone.
+            for mode in (modes if i % 2 == 0 else modes[::-1]):
+                lg = builds.get(mode)
+                if lg is not None:
+                    lg.enable()
+                pair[mode] = cpu_timed(step, 5)
+                if lg is not None:
+                    lg.disable()
+            plain.append(pair["plain"])
+            for mode in builds:
+                ratios[mode].append(pair[mode] / pair["plain"])
+        r["steps"].append({"step": name, "plain_ms": statistics.median(plain) * 1e3, **{f"{m}_overhead": statistics.median(ratios[m]) - 1 for m in builds}})
+    # Logits as a meta tensor: the check reads the target alone (wall time: it uses every core,
+    # as the torch guard does).
     meta_logits = torch.empty(16, C, 512, 1024, device="meta")
-    lg = statistics.median(timed(lambda: labelguard.check_cross_entropy(meta_logits, target, ignore_index=IGNORE)) for _ in range(rounds))
-    guard = statistics.median(timed(lambda: torch_guard(target)) for _ in range(rounds))
-    r["meta"] = {"labelguard_s": lg, "torch_guard_s": guard, "x_torch_guard": guard / lg}
+    r["meta"] = {}
+    times = {m: [] for m in ["torch_guard", *builds]}
+    for _ in range(rounds):
+        times["torch_guard"].append(timed(lambda: torch_guard(target)))
+        for mode, lg in builds.items():
+            times[mode].append(timed(lambda: lg.check_cross_entropy(meta_logits, target, ignore_index=IGNORE)))
+    guard = statistics.median(times["torch_guard"])
+    r["meta"]["torch_guard_s"] = guard
+    for mode in builds:
+        lg = statistics.median(times[mode])
+        r["meta"][f"{mode}_s"] = lg
+        r["meta"][f"{mode}_x_torch_guard"] = guard / lg
     # What finite=True costs in a loss check: logits of the segmentation case, per dtype.
     y = torch.randint(0, C, (8, 128, 128))
     r["finite"] = []
@@ -248,21 +301,24 @@ def issue13(rounds, target):
         on = statistics.median(timed(lambda: labelguard.check("cross_entropy", input=logits, target=y), 20) for _ in range(rounds))
         off = statistics.median(timed(lambda: labelguard.check("cross_entropy", input=logits.to("meta"), target=y), 20) for _ in range(rounds))
         r["finite"].append({"dtype": str(dtype).removeprefix("torch."), "logits_mb": logits.numel() * logits.element_size() / 1e6, "target_mb": y.numel() * 8 / 1e6, "with_scan_ms": on * 1e3, "without_ms": off * 1e3})
+    r["loadavg_end"] = os.getloadavg()
     return r
 
 
 def report13(r):
-    print("\nissue 13, one valid call on small tensors (1 torch thread; interleaved batches of 200 calls):")
-    print("| call | plain us | enable() us | overhead us (medians) | overhead us (best batches) |")
-    print("| --- | --- | --- | --- | --- |")
+    builds = r["builds"]
+    print(f"\nissue 13 (load average {r['loadavg_start'][0]:.2f} at the start, {r['loadavg_end'][0]:.2f} at the end), one valid call on small tensors (1 torch thread; interleaved batches of 200 calls; process CPU time):")
+    print("| call | plain us | " + " | ".join(f"{b} overhead us (median / best batch)" for b in builds) + " |")
+    print("| --- | --- | " + " | ".join("---" for _ in builds) + " |")
     for c in r["calls"]:
-        print(f"| {c['call']} | {c['plain_us']:.1f} | {c['enabled_us']:.1f} | {c['overhead_us']:.1f} | {c['overhead_us_best']:.1f} |")
-    print("\n| training step (CPU) | plain ms | enable() overhead (median of paired rounds) |")
-    print("| --- | --- | --- |")
+        print(f"| {c['call']} | {c['plain_us']:.1f} | " + " | ".join(f"{c[b + '_overhead_us']:.1f} / {c[b + '_overhead_us_best']:.1f}" for b in builds) + " |")
+    print("\n| training step (CPU) | plain ms | " + " | ".join(f"{b} overhead (median of paired rounds)" for b in builds) + " |")
+    print("| --- | --- | " + " | ".join("---" for _ in builds) + " |")
     for s in r["steps"]:
-        print(f"| {s['step']} | {s['plain_ms']:.1f} | {s['overhead']:+.1%} |")
+        print(f"| {s['step']} | {s['plain_ms']:.1f} | " + " | ".join(f"{s[b + '_overhead']:+.1%}" for b in builds) + " |")
     m = r["meta"]
-    print(f"\ncheck_cross_entropy with meta logits 16x19x512x1024 and the int64 target: {m['labelguard_s'] * 1e3:.1f} ms; torch guard {m['torch_guard_s'] * 1e3:.1f} ms: {m['x_torch_guard']:.1f}x faster")
+    for b in builds:
+        print(f"\ncheck_cross_entropy ({b}) with meta logits 16x19x512x1024 and the int64 target: {m[b + '_s'] * 1e3:.2f} ms; torch guard {m['torch_guard_s'] * 1e3:.2f} ms: {m[b + '_x_torch_guard']:.1f}x faster")
     print("\n| logits 8x19x128x128 | logits MB | target MB | check with the NaN/inf scan ms | without (finite=False) ms |")
     print("| --- | --- | --- | --- | --- |")
     for f in r["finite"]:

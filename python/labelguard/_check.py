@@ -7,7 +7,7 @@ from typing import Any, Dict, List, Optional
 
 from . import _native
 from ._report import Report, report_or_raise
-from ._tensors import describe, describe_abstract, describe_tensor, is_abstract, is_tensor_like, on_host, plain_tensor_types
+from ._tensors import describe, describe_abstract, is_abstract, is_tensor_like, on_host, plain_tensor_types, strided
 
 # Tensors PyTorch itself copies to the host for these ops (ctc_loss's lengths), and small ones
 # whose every value matters (embedding_bag's offsets).
@@ -49,30 +49,19 @@ def check_call(op: str, kwargs: Dict[str, Any], unread: frozenset = frozenset())
 
 def all_host_torch(op: str, kwargs: Dict[str, Any], unread: frozenset) -> Optional[Report]:
     """The hot path of `enable()`: every tensor a plain CPU torch tensor (or one whose values
-    are not read), described in one pass; None when another path must decide."""
+    are not read), described and checked in one native call; None when another path must
+    decide (CUDA tensors, subclasses such as fake tensors, numpy arrays, other objects)."""
     plain = plain_tensor_types()
     if not plain:
         return None
-    described, args, skipped = [], [], []
-    for k, v in kwargs.items():
-        t = type(v)
-        if t in plain:
-            if k in unread or v.is_meta:
-                described.append(describe_abstract(k, v))
-                skipped.append(k)
-            elif v.is_cpu:
-                described.append(describe_tensor(k, v))
-            else:
-                return None
-        elif t in _SCALARS or v is None:
-            args.append((k, v))
-        else:
-            return None  # numpy, subclasses (fake tensors), sequences: the general path
-    report = _native_check(op, described, args)
-    return _known_only(report, frozenset(skipped)) if skipped else report
+    got = _native.check_plain(op, kwargs, unread, plain, strided())
+    if got is None:
+        return None
+    name, text, skipped = got
+    report = _report(name, text)
+    return _known_only(report, frozenset(skipped)) if skipped and report.findings else report
 
 
-_SCALARS = frozenset((int, float, bool, str))
 _OK: Dict[str, Report] = {}
 _VERDICTS = ("ok", "silent", "device_assert", "error")
 
@@ -83,7 +72,11 @@ def _host_check(op: str, tensors: Dict[str, Any], args: Dict[str, Any], abstract
 
 
 def _native_check(op: str, described: List[Any], args: List[Any]) -> Report:
-    name, text = _native.check(op, described, args)
+    return _report(*_native.check(op, described, args))
+
+
+def _report(name: str, text: Optional[str]) -> Report:
+    """The Report of a native check: parsed from JSON, or the shared valid one."""
     if text is not None:
         return Report.from_json(text)
     report = _OK.get(name)

@@ -17,6 +17,7 @@ import sys
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from . import _enable as _e
+from ._tensors import plain_tensor_types
 
 # (module path, attribute, op): where each wrapped function lives.
 TARGETS: List[Tuple[str, str, str]] = [
@@ -47,31 +48,51 @@ TARGETS: List[Tuple[str, str, str]] = [
 ]
 OPS = sorted({op for _, _, op in TARGETS})
 
-_MASKS: Tuple[Any, ...] = ()
-
-
 def _torch():
     return sys.modules["torch"]
 
 
 _DTYPES = ("bool", "uint8", "int8", "int16", "uint16", "int32", "int64", "float16", "bfloat16", "float32", "float64")
+_READABLE: Dict[Any, bool] = {}
 
 
 def _readable(dtype: Any) -> bool:
     """Whether labelguard's core reads this dtype (complex, float8, quantized: no)."""
-    return str(dtype).removeprefix("torch.") in _DTYPES
+    known = _READABLE.get(dtype)
+    if known is None:
+        known = _READABLE[dtype] = str(dtype).removeprefix("torch.") in _DTYPES
+    return known
+
+
+# Shape-only views by (dtype, shape): training steps index tensors of the same few shapes
+# every step, and building a view costs more than the check (bounded: cleared when full).
+_VIEWS: Dict[Tuple[Any, Any], Any] = {}
+_VIEWS_MAX = 256
 
 
 def _shape_only(t: Any) -> Any:
     """A host view with t's shape and dtype (float32 for a dtype the core does not read) whose
     one element is never read."""
-    torch = _torch()
-    return torch.empty((), dtype=t.dtype if _readable(t.dtype) else torch.float32).expand(t.shape)
+    key = (t.dtype, t.shape)
+    view = _VIEWS.get(key)
+    if view is None:
+        torch = _torch()
+        with torch.inference_mode(False):  # (usable outside inference mode too)
+            view = torch.empty((), dtype=t.dtype if _readable(t.dtype) else torch.float32, device="cpu").expand(t.shape)
+        if type(view) is torch.Tensor:  # not a fake or dispatch-mode tensor: safe to keep
+            if len(_VIEWS) >= _VIEWS_MAX:
+                _VIEWS.clear()
+            _VIEWS[key] = view
+    return view
+
+
+_MASK_DTYPES: Tuple[Any, ...] = ()  # (torch.bool, torch.uint8), set by wrap()
+_LONG_DTYPES: Tuple[Any, ...] = ()  # (torch.int64, torch.int32), set by wrap()
+_PLAIN_TENSORS: Tuple[type, ...] = ()  # torch.Tensor, nn.Parameter, ..., set by wrap()
 
 
 def _is_mask(t: Any) -> bool:
-    torch = _torch()
-    return t.dtype == torch.bool or t.dtype == torch.uint8
+    return t.dtype in _MASK_DTYPES
 
 
 def _plan(x: Any, key: Any, getter: Callable, real_masks: bool) -> Optional[Dict[str, Any]]:
@@ -79,7 +100,10 @@ def _plan(x: Any, key: Any, getter: Callable, real_masks: bool) -> Optional[Dict
     (ints, slices, None, ...), the index tensors and the dims where they start. None when the
     key holds something labelguard does not judge (lists, arrays, bools): PyTorch decides."""
     torch = _torch()
-    key = key if type(key) is tuple else (key,)
+    if type(key) is not tuple:
+        if type(key) in _PLAIN_TENSORS and x.dim() >= 1 and key.dim() >= 1 and key.dtype in _LONG_DTYPES:
+            return {"input": _shape_only(x), "dims": [0], "index": key}  # x[ids]: the common case
+        key = (key,)
     consumed = 0
     if any(isinstance(k, torch.Tensor) and ((k.dim() == 0 and not _is_mask(k)) or not _readable(k.dtype)) for k in key):
         return None  # PyTorch reads 0-d integer tensors as Python ints and checks them itself
@@ -98,27 +122,35 @@ def _plan(x: Any, key: Any, getter: Callable, real_masks: bool) -> Optional[Dict
     tensors: List[Any] = []
     dims: List[int] = []
     cursor = 0
+    whole = True  # the basic part keeps every dimension whole: the view is x's shape
+    ellipses = 0
     for k in key:
         if isinstance(k, torch.Tensor):
             width = k.dim() if _is_mask(k) else 1
-            basic.extend([slice(None)] * width)
+            basic.extend([_ALL] * width)
             tensors.append(k)
             dims.append(cursor)
             cursor += width
         elif k is Ellipsis:
             basic.append(k)
             cursor += x.dim() - consumed
+            ellipses += 1
         elif k is None or type(k) is slice:
             basic.append(k)
             cursor += 1
+            whole = whole and k == _ALL
         else:
             basic.append(k)  # an int removes its dimension
+            whole = False
     if len(tensors) > 8:
         return None
-    try:
-        view = getter(_shape_only(x), tuple(basic))
-    except (IndexError, RuntimeError, TypeError):
-        return None  # a bad int or slice: PyTorch raises its own error
+    if whole and ellipses <= 1:
+        view = _shape_only(x)
+    else:
+        try:
+            view = getter(_shape_only(x), tuple(basic))
+        except (IndexError, RuntimeError, TypeError):
+            return None  # a bad int or slice: PyTorch raises its own error
     call: Dict[str, Any] = {"input": view, "dims": dims}
     for i, t in enumerate(tensors):
         if _is_mask(t) and not real_masks and len(tensors) == 1:
@@ -127,8 +159,11 @@ def _plan(x: Any, key: Any, getter: Callable, real_masks: bool) -> Optional[Dict
     return call
 
 
+_ALL = slice(None)
+
+
 def _active() -> bool:
-    return _e._config["active"] and _e._state.depth == 0 and not _e._compiling()
+    return _e._config["active"] and _e._state.depth == 0 and not _e._is_compiling()
 
 
 def _wrap_getitem(original: Callable) -> Callable:
@@ -271,6 +306,10 @@ def _wrap_function(op: str, original: Callable) -> Callable:
 
 def wrap(path: str, attr: str, op: str, original: Callable, owner: Any) -> Callable:
     """The checked version of `owner.attr` (op is from TARGETS)."""
+    global _MASK_DTYPES, _LONG_DTYPES, _PLAIN_TENSORS
+    torch = _torch()
+    _MASK_DTYPES, _LONG_DTYPES = (torch.bool, torch.uint8), (torch.int64, torch.int32)
+    _PLAIN_TENSORS = plain_tensor_types()
     if attr == "__getitem__":
         return _wrap_getitem(original)
     if attr == "__setitem__":

@@ -51,6 +51,13 @@ def plain_tensor_types() -> tuple:
     return _PLAIN
 
 
+def strided() -> Any:
+    """torch.strided: the layout the native hot path reads in place."""
+    if _STRIDED[0] is None:
+        _STRIDED[0] = _torch().strided
+    return _STRIDED[0]
+
+
 def is_abstract(x: Any) -> bool:
     """True for tensors that have a shape and a dtype but no values: the `meta` device, and
     FakeTensorMode's fake tensors (whatever device they claim)."""
@@ -108,11 +115,8 @@ def describe_tensor(name: str, x: Any):
     """`describe` for a host torch tensor, with as few calls into torch as can be (the hot path
     of every wrapped call): no detach (the data pointer is the same), and the conjugate and
     negative bits resolved only when set (labelguard's dtypes are real; their conj bit never is)."""
-    if x.layout is not _STRIDED[0]:
-        if x.layout is _torch().strided:  # (the first call: remember torch.strided)
-            _STRIDED[0] = x.layout
-        else:
-            x = x.to_dense()
+    if x.layout is not strided():
+        x = x.to_dense()
     if x.is_neg():
         x = x.resolve_neg()
     return (name, x, x.data_ptr(), x.shape, x.stride(), torch_dtype_name(x.dtype))

@@ -4,6 +4,7 @@ report; meta and fake tensors are checked by shape and dtype without reading val
 import inspect
 import itertools
 
+import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
@@ -123,3 +124,38 @@ def test_enable_passes_meta_calls_through():
     assert out.device.type == "meta"
     with pytest.raises(labelguard.TargetError):
         F.cross_entropy(torch.empty(4, 5, device="meta"), torch.empty(3, dtype=torch.long, device="meta"))
+
+
+HOT_CASES = META_CASES + [
+    ("embedding", dict(input=torch.tensor([[1, 4]]), num_embeddings=5, padding_idx=None), "ok"),
+    ("index", dict(input=torch.empty(()).expand(6, 3), index=torch.tensor([0, 5, -6]), dims=[0]), "ok"),
+    ("index", dict(input=torch.empty(()).expand(6, 3), index=torch.tensor([0, 6]), dims=[0]), "device_assert"),
+    ("ctc_loss", dict(log_probs=torch.randn(6, 2, 5).log_softmax(2), targets=torch.tensor([[1, 2], [3, 4]]), input_lengths=[6, 6], target_lengths=[2, 2]), "ok"),
+    ("cross_entropy", dict(input=torch.randn(4, 5, dtype=torch.bfloat16), target=torch.tensor([0, 4, 9, 1], dtype=torch.int32)), "error"),
+]
+
+
+@pytest.mark.parametrize("op,kwargs,verdict", HOT_CASES)
+@pytest.mark.parametrize("unread", [frozenset(), frozenset(("input",))])
+def test_the_native_hot_path_decides_as_the_general_path(op, kwargs, verdict, unread, monkeypatch):
+    hot = _check.all_host_torch(op, kwargs, unread)
+    assert hot is not None
+    if not unread:
+        assert hot.verdict == verdict
+    monkeypatch.setattr(_check, "plain_tensor_types", lambda: ())  # no hot path: the general one
+    assert _check.all_host_torch(op, kwargs, unread) is None
+    assert _check.check_call(op, kwargs, unread) == hot
+
+
+def test_the_hot_path_leaves_other_tensors_to_the_general_path():
+    t = torch.tensor([0, 3, 1])
+    for odd in (torch.randn(3, 4).to_sparse(), torch.randn(3, 4).conj()._neg_view(), torch.randn(3, 4).numpy(), torch.nn.Parameter(torch.randn(3, 4)).data.as_subclass(_Sub)):
+        assert _native.check_plain("cross_entropy", {"input": odd, "target": t}, frozenset(), _check.plain_tensor_types(), torch.strided) is None
+        assert labelguard.check("cross_entropy", input=odd, target=t).ok
+    assert _native.check_plain("cross_entropy", {"input": torch.randn(3, 4), "target": t, "ignore_index": np.int64(3)}, frozenset(), _check.plain_tensor_types(), torch.strided) is None
+    with pytest.raises(TypeError, match="unsupported dtype complex64"):
+        _native.check_plain("gather", {"input": torch.randn(3, 4, dtype=torch.complex64), "dim": 1, "index": t[:, None]}, frozenset(), _check.plain_tensor_types(), torch.strided)
+
+
+class _Sub(torch.Tensor):
+    pass

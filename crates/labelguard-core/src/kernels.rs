@@ -14,6 +14,7 @@ use crate::dtype::DType;
 use crate::tensor::TensorView;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// What one pass over an integer tensor found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -312,6 +313,51 @@ pub(crate) fn typed<T: Copy + Default>(bytes: &[u8]) -> Cow<'_, [T]> {
     }
 }
 
+/// How many threads one scan of a large tensor may use (1 unless the embedding program asks
+/// for more: the Python module sets it to the CPUs it may run on, as PyTorch does for its own
+/// reductions; the command line scans many files at once and keeps 1).
+static SCAN_THREADS: AtomicUsize = AtomicUsize::new(1);
+
+/// Dense slices of at least this many bytes are split across `SCAN_THREADS` threads (below it,
+/// starting a thread costs more than it saves).
+const SPLIT_BYTES: usize = 8 << 20;
+
+/// Sets how many threads one scan of a large tensor may use (at least 1).
+pub fn set_scan_threads(n: usize) {
+    SCAN_THREADS.store(n.max(1), Ordering::Relaxed);
+}
+
+/// `scan` over `data`, in equal parts on scoped threads when `data` is large: the counts add
+/// up and min/max combine, so the result is the one-thread result.
+fn split<T: Sync>(data: &[T], scan: impl Fn(&[T]) -> IntStats + Sync) -> IntStats {
+    let threads = SCAN_THREADS.load(Ordering::Relaxed);
+    if threads < 2 || std::mem::size_of_val(data) < SPLIT_BYTES {
+        return scan(data);
+    }
+    let part = data.len().div_ceil(threads);
+    let scan = &scan;
+    let rest: Vec<&[T]> = data[part..].chunks(part).collect();
+    std::thread::scope(|s| {
+        // A part whose thread cannot start (or stops) is scanned on this thread instead.
+        let started: Vec<_> = rest
+            .iter()
+            .map(|&c| {
+                std::thread::Builder::new()
+                    .spawn_scoped(s, move || scan(c))
+                    .ok()
+            })
+            .collect();
+        let mut stats = scan(&data[..part]);
+        for (handle, &c) in started.into_iter().zip(&rest) {
+            stats = stats.merge(match handle.map(|h| h.join()) {
+                Some(Ok(s)) => s,
+                _ => scan(c),
+            });
+        }
+        stats
+    })
+}
+
 /// One pass over an integer or bool tensor: min, max, count of elements outside
 /// `[range.lo, range.hi]` that are not `range.ignore`. Floats are read as their truncation,
 /// which callers use only for hints.
@@ -344,12 +390,12 @@ pub fn scan_int(t: &TensorView<'_>, range: IntRange) -> IntStats {
     }
     let bytes = t.bytes();
     match t.dtype() {
-        DType::U8 | DType::Bool => scan_u8(bytes, &range),
-        DType::I8 => scan_i8(&typed::<i8>(bytes), &range),
-        DType::I16 => scan_i16(&typed::<i16>(bytes), &range),
-        DType::U16 => scan_u16(&typed::<u16>(bytes), &range),
-        DType::I32 => scan_i32(&typed::<i32>(bytes), &range),
-        DType::I64 => scan_i64(&typed::<i64>(bytes), &range),
+        DType::U8 | DType::Bool => split(bytes, |d| scan_u8(d, &range)),
+        DType::I8 => split(&typed::<i8>(bytes), |d| scan_i8(d, &range)),
+        DType::I16 => split(&typed::<i16>(bytes), |d| scan_i16(d, &range)),
+        DType::U16 => split(&typed::<u16>(bytes), |d| scan_u16(d, &range)),
+        DType::I32 => split(&typed::<i32>(bytes), |d| scan_i32(d, &range)),
+        DType::I64 => split(&typed::<i64>(bytes), |d| scan_i64(d, &range)),
         _ => {
             let mut s = IntStats::default();
             for o in 0..t.numel() {
@@ -651,6 +697,31 @@ mod tests {
             bad: values.iter().filter(|&&v| r.is_bad(v)).count() as u64,
             ignored: values.iter().filter(|&&v| Some(v) == r.ignore).count() as u64,
         }
+    }
+
+    #[test]
+    fn a_scan_split_across_threads_gives_the_one_thread_answer() {
+        // Above SPLIT_BYTES, in 3 unequal parts; the extremes and the bad values sit in the
+        // last part and at the part boundaries.
+        let n = (SPLIT_BYTES / 8) * 3 + 5;
+        let mut vals: Vec<i64> = (0..n as i64).map(|i| i % 19).collect();
+        let part = n.div_ceil(3);
+        vals[part - 1] = 255;
+        vals[part] = -7;
+        vals[n - 1] = 40;
+        let bytes: Vec<u8> = vals.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let t = view(DType::I64, &[n], &bytes);
+        let r = IntRange::below(19, Some(255));
+        let one = split(&typed::<i64>(&bytes), |d| scan_i64(d, &r));
+        set_scan_threads(3);
+        let three = scan_int(&t, r);
+        set_scan_threads(1);
+        assert_eq!(three, one);
+        assert_eq!(three, naive(&vals, r));
+        assert_eq!(
+            (three.min, three.max, three.bad, three.ignored),
+            (Some(-7), Some(255), 2, 1)
+        );
     }
 
     #[test]

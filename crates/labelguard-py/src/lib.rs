@@ -5,7 +5,9 @@
 //! tensors: zero-copy, any strides, bfloat16 included. The owner object is held for the whole
 //! call, which keeps the memory alive while the GIL is released.
 
-use labelguard_core::{lookup, DType, Report, TensorView, Value};
+mod hot;
+
+use labelguard_core::{DType, Report, TensorView, Value};
 use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyFloat, PyInt, PyList, PyString, PyTuple};
@@ -20,15 +22,17 @@ type TensorArg<'py> = (
     String,
 );
 
+fn parse_dtype(dtype: &str) -> PyResult<DType> {
+    DType::parse(dtype).ok_or_else(|| PyTypeError::new_err(format!("unsupported dtype {dtype}")))
+}
+
 /// Builds a view over memory owned by a live Python object.
 fn view<'a>(
     address: usize,
     shape: &[usize],
     strides: &[isize],
-    dtype: &str,
+    dtype: DType,
 ) -> PyResult<TensorView<'a>> {
-    let dtype = DType::parse(dtype)
-        .ok_or_else(|| PyTypeError::new_err(format!("unsupported dtype {dtype}")))?;
     if strides.len() != shape.len() {
         return Err(PyValueError::new_err("shape and strides differ in length"));
     }
@@ -64,7 +68,7 @@ fn view<'a>(
         .map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
-fn value(v: &Bound<'_, PyAny>) -> PyResult<Value> {
+pub(crate) fn value(v: &Bound<'_, PyAny>) -> PyResult<Value> {
     if v.is_none() {
         Ok(Value::None)
     } else if v.is_instance_of::<PyBool>() {
@@ -90,7 +94,7 @@ fn report_json(r: &Report) -> String {
 }
 
 /// Calls reading fewer bytes than this keep the GIL.
-const DETACH_BYTES: usize = 1 << 20;
+pub(crate) const DETACH_BYTES: usize = 1 << 20;
 
 /// Checks one call; returns the op's canonical name and the report as JSON, or None for the
 /// JSON when the report has no finding (the valid call then costs no JSON on either side).
@@ -102,7 +106,7 @@ fn check(
     tensors: Vec<TensorArg<'_>>,
     args: Vec<(String, Bound<'_, PyAny>)>,
 ) -> PyResult<(&'static str, Option<String>)> {
-    let spec = lookup(op).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let spec = hot::op_spec(op)?;
     let args: Vec<(String, Value)> = args
         .iter()
         .map(|(k, v)| Ok((k.clone(), value(v)?)))
@@ -110,7 +114,10 @@ fn check(
     let views: Vec<(String, TensorView<'_>)> = tensors
         .iter()
         .map(|(name, _owner, address, shape, strides, dtype)| {
-            Ok((name.clone(), view(*address, shape, strides, dtype)?))
+            Ok((
+                name.clone(),
+                view(*address, shape, strides, parse_dtype(dtype)?)?,
+            ))
         })
         .collect::<PyResult<_>>()?;
     // Releasing the GIL costs more than checking a small call (enable()'s common case).
@@ -136,7 +143,7 @@ fn check_class_targets(
     ignore_index: i64,
 ) -> PyResult<String> {
     let (name, _owner, address, shape, strides, dtype) = &target;
-    let t = view(*address, shape, strides, dtype)?;
+    let t = view(*address, shape, strides, parse_dtype(dtype)?)?;
     let findings = py.detach(|| {
         labelguard_core::ops::class_ids::class_targets(&t, name, num_classes, ignore_index)
     });
@@ -153,7 +160,10 @@ fn save_safetensors(
     let views: Vec<(String, TensorView<'_>)> = tensors
         .iter()
         .map(|(name, _o, address, shape, strides, dtype)| {
-            Ok((name.clone(), view(*address, shape, strides, dtype)?))
+            Ok((
+                name.clone(),
+                view(*address, shape, strides, parse_dtype(dtype)?)?,
+            ))
         })
         .collect::<PyResult<_>>()?;
     labelguard_io::write_safetensors(&path, &views, &metadata)
@@ -289,7 +299,13 @@ fn colour_table(preset: &str, ignore_index: Option<i64>) -> PyResult<Vec<ColourI
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // Large tensors are scanned on every CPU this process may use, as PyTorch's own
+    // reductions are (the command line keeps one thread per file).
+    labelguard_core::kernels::set_scan_threads(
+        std::thread::available_parallelism().map_or(1, |n| n.get()),
+    );
     m.add_function(wrap_pyfunction!(check, m)?)?;
+    m.add_function(wrap_pyfunction!(hot::check_plain, m)?)?;
     m.add_function(wrap_pyfunction!(check_class_targets, m)?)?;
     m.add_function(wrap_pyfunction!(save_safetensors, m)?)?;
     m.add_function(wrap_pyfunction!(replay, m)?)?;
