@@ -159,6 +159,6 @@ pub fn check_plain(
         py.detach(|| spec.check(views, args))
     }
     .map_err(|e| PyValueError::new_err(e.to_string()))?;
-    let json = (!report.findings.is_empty()).then(|| labelguard_report::report_json(&report));
+    let json = (!report.findings.is_empty()).then(|| crate::report_json(&report));
     Ok(Some((spec.name, json, skipped)))
 }
