@@ -1,6 +1,6 @@
 //! `labelguard check OP FILE`: one call, one verdict.
 
-use crate::{emit, Format};
+use crate::output::{emit, Format};
 use anyhow::{bail, Context};
 use labelguard_core::{lookup, Verdict, OPS};
 use labelguard_io::{read_tensors, Limits};
@@ -74,8 +74,8 @@ pub fn run(args: CheckArgs, style: labelguard_report::Style) -> anyhow::Result<E
         .check_text(views, &args.args)
         .with_context(|| format!("{} {}", op.name, args.tensors.display()))?;
     emit(&match args.format {
-        Format::Text => labelguard_report::report_text(&report, style),
-        Format::Json => labelguard_report::report_json(&report) + "\n",
+        Format::Text => labelguard_report::call::text(&report, style),
+        Format::Json => labelguard_report::call::json(&report) + "\n",
     })?;
     Ok(match report.verdict {
         Verdict::Ok | Verdict::Silent => ExitCode::SUCCESS,

@@ -1,8 +1,9 @@
 //! `labelguard diagnose [FILE...]`: explains a PyTorch crash from its log or traceback.
 
-use crate::{emit, Format};
+use crate::output::{emit, Format};
 use anyhow::Context;
-use labelguard_diagnose::{diagnose_reader, render, LogReport, Options, Outcome};
+use labelguard_diagnose::{diagnose_reader, LogReport, Options, Outcome};
+use labelguard_report::diagnose as render;
 use std::path::PathBuf;
 use std::process::ExitCode;
 

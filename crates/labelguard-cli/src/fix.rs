@@ -2,7 +2,7 @@
 //! the labelguard-fix crate; this file maps flags to settings, builds the plan and prints.
 
 use crate::dataset_args::{ConfigArgs, LabelArgs};
-use crate::emit;
+use crate::output::emit;
 use anyhow::Context;
 use labelguard_fix::{parse_map, FixOptions, Plan};
 use labelguard_scan::config::ScanOptions;

@@ -8,13 +8,14 @@ mod dataset_args;
 mod diagnose;
 mod fix;
 mod merge;
+mod output;
 mod replay;
 mod rules;
 mod run;
 mod scan;
 
-use clap::{Parser, Subcommand, ValueEnum};
-use std::io::IsTerminal;
+use clap::{Parser, Subcommand};
+use output::{style, ColorChoice};
 use std::process::ExitCode;
 
 /// Stops PyTorch's `CUDA error: device-side assert triggered` before it happens, and explains
@@ -60,47 +61,6 @@ enum Command {
     Diagnose(diagnose::DiagnoseArgs),
     /// Run a training command with the Python guards on, and diagnose its output when it fails.
     Run(run::RunArgs),
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum ColorChoice {
-    Auto,
-    Always,
-    Never,
-}
-
-/// Output formats shared by the commands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    Text,
-    Json,
-}
-
-fn style(choice: ColorChoice) -> labelguard_report::Style {
-    let color = match choice {
-        ColorChoice::Always => true,
-        ColorChoice::Never => false,
-        ColorChoice::Auto => {
-            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-                && std::io::stdout().is_terminal()
-        }
-    };
-    labelguard_report::Style { color }
-}
-
-/// Writes to stdout; a closed pipe (`| head`) ends quietly, any other failure (a full disk,
-/// `> /dev/full`) is an error: exit 2 with a message.
-pub fn emit(text: &str) -> anyhow::Result<()> {
-    labelguard_io::output::write_with(&labelguard_io::output::Destination::Stdout, |w| {
-        w.write_all(text.as_bytes())
-    })?;
-    Ok(())
-}
-
-/// Writes a set of outputs (stdout and files) whole or not at all.
-pub fn write_set(set: &[(labelguard_io::output::Destination, &[u8])]) -> anyhow::Result<()> {
-    labelguard_io::output::write_all(set)?;
-    Ok(())
 }
 
 /// Runs the command line `args` (the first is the program name) and returns the exit code.

@@ -1,6 +1,6 @@
 //! `labelguard replay FILE`: reruns the checks of a call saved by `labelguard.capture`.
 
-use crate::{emit, Format};
+use crate::output::{emit, Format};
 use labelguard_core::Verdict;
 use labelguard_io::{ARGS_KEY, OP_KEY};
 use std::path::PathBuf;
@@ -31,7 +31,7 @@ pub fn run(args: ReplayArgs, style: labelguard_report::Style) -> anyhow::Result<
                 .map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone())))
                 .collect();
             let mut doc: serde_json::Value =
-                serde_json::from_str(&labelguard_report::report_json(&report))?;
+                serde_json::from_str(&labelguard_report::call::json(&report))?;
             doc["capture"] = serde_json::Value::Object(meta);
             emit(&(serde_json::to_string_pretty(&doc)? + "\n"))?;
         }
@@ -72,7 +72,7 @@ pub fn run(args: ReplayArgs, style: labelguard_report::Style) -> anyhow::Result<
                 );
             }
             out.push('\n');
-            out += &labelguard_report::report_text(&report, style);
+            out += &labelguard_report::call::text(&report, style);
             emit(&out)?;
         }
     }

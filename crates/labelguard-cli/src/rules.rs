@@ -1,6 +1,6 @@
 //! `labelguard rules` and `labelguard rule CODE`: the catalogue, from the rules' doc comments.
 
-use crate::emit;
+use crate::output::emit;
 use anyhow::anyhow;
 use labelguard_core::rules::{by_code, ALL};
 use std::process::ExitCode;
@@ -27,9 +27,9 @@ pub struct RuleArgs {
 
 pub fn list(args: RulesArgs, style: labelguard_report::Style) -> anyhow::Result<ExitCode> {
     emit(&match args.format {
-        RulesFormat::Text => labelguard_report::rules_text(ALL, style),
-        RulesFormat::Json => labelguard_report::rules_json(ALL) + "\n",
-        RulesFormat::Markdown => labelguard_report::rules_markdown(ALL),
+        RulesFormat::Text => labelguard_report::catalogue::text(ALL, style),
+        RulesFormat::Json => labelguard_report::catalogue::json(ALL) + "\n",
+        RulesFormat::Markdown => labelguard_report::catalogue::markdown(ALL),
     })?;
     Ok(ExitCode::SUCCESS)
 }

@@ -11,7 +11,7 @@
 
 mod tee;
 
-use crate::ColorChoice;
+use crate::output::ColorChoice;
 use anyhow::{bail, Context};
 use labelguard_diagnose::{Analyzer, LogReport, Options, Scanner};
 use std::ffi::OsString;
@@ -104,7 +104,7 @@ fn stderr_style(color: ColorChoice) -> labelguard_report::Style {
     if color == ColorChoice::Auto && !std::io::stderr().is_terminal() {
         labelguard_report::Style { color: false }
     } else {
-        crate::style(color)
+        crate::output::style(color)
     }
 }
 
@@ -141,7 +141,7 @@ fn report(outcome: &RunOutcome, style: labelguard_report::Style, what: &str) {
     );
     let _ = err.write_all(header.as_bytes());
     let _ = err.write_all(
-        labelguard_diagnose::render::text(std::slice::from_ref(&outcome.report), style).as_bytes(),
+        labelguard_report::diagnose::text(std::slice::from_ref(&outcome.report), style).as_bytes(),
     );
 }
 

@@ -4,9 +4,9 @@
 use crate::dataset_args::{ConfigArgs, LabelArgs};
 use anyhow::Context;
 use labelguard_io::output::{self, Destination};
+use labelguard_report::scan as render;
 use labelguard_scan::config::{Overrides, ScanOptions, Shard};
 use labelguard_scan::progress::Bar;
-use labelguard_scan::render::{self, Format};
 use labelguard_scan::report::ScanReport;
 use labelguard_scan::weights::weights_file;
 use std::path::PathBuf;
@@ -53,18 +53,6 @@ pub enum ScanFormat {
     Sarif,
     Junit,
     Github,
-}
-
-impl From<ScanFormat> for Format {
-    fn from(f: ScanFormat) -> Format {
-        match f {
-            ScanFormat::Text => Format::Text,
-            ScanFormat::Json => Format::Json,
-            ScanFormat::Sarif => Format::Sarif,
-            ScanFormat::Junit => Format::Junit,
-            ScanFormat::Github => Format::Github,
-        }
-    }
 }
 
 /// Where and how the report goes: shared by `scan` and `merge`.
@@ -240,8 +228,11 @@ pub fn write_outputs(
         color: style.color && report_to == Destination::Stdout,
     };
     let mut text = match out.format {
-        ScanFormat::Text => render::text::render_files(report, style, out.show.0),
-        f => render::render(report, f.into(), style),
+        ScanFormat::Text => render::text(report, style, out.show.0),
+        ScanFormat::Json => render::json(report),
+        ScanFormat::Sarif => render::sarif(report),
+        ScanFormat::Junit => render::junit(report),
+        ScanFormat::Github => render::github(report),
     };
     if out.quiet && out.format == ScanFormat::Text {
         text = text
@@ -251,9 +242,7 @@ pub fn write_outputs(
             .unwrap_or_default();
     }
     // Everything is rendered before anything is written: the outputs are written as a set.
-    let html = html_to
-        .as_ref()
-        .map(|_| render::html::render(report, palette));
+    let html = html_to.as_ref().map(|_| render::html(report, palette));
     let weights = match (&weights_to, &out.write_weights) {
         (Some(_), Some(path)) => {
             // Several datasets: the weights of the first that has them (the detected layout's).
@@ -280,7 +269,7 @@ pub fn write_outputs(
     if let (Some(d), Some(w)) = (weights_to, &weights) {
         set.push((d, w.as_bytes()));
     }
-    crate::write_set(&set)?;
+    crate::output::write_set(&set)?;
     // Deliberate: an unchecked class range is not an error (nothing wrong was found), but
     // --strict asks that everything was checked.
     let strict_unchecked = report.settings.strict && report.summary.status == "unchecked";

@@ -156,6 +156,19 @@ pub fn count(n: u64, noun: &str) -> String {
     format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
 }
 
+/// `1234567` as `1,234,567`, for counts that people read (in messages and reports alike).
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// Formats the offending values compactly: `255 (1,024x), 19 (3x)`.
 pub fn values_str(values: &[ValueCount], max: usize) -> String {
     let mut parts: Vec<String> = values

@@ -212,7 +212,7 @@ fn times(n: u64, what: &str) -> String {
     }
 }
 
-pub use labelguard_report::thousands;
+use labelguard_core::finding::thousands;
 
 fn contains_word(text: &str, word: &str) -> bool {
     text.match_indices(word).any(|(i, _)| {

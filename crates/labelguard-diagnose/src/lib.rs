@@ -5,7 +5,7 @@
 //! (matches the knowledge base in `knowledge.toml`, keeps grouped evidence in the observations of
 //! `observed.rs`) → `conclude.rs` (the order of precedence; the log rules LG901–LG908 are checked
 //! in `checks/`, one file per rule, on the helpers of `context.rs`) → [`LogReport`] (findings,
-//! each a [`Diagnosis`] that wraps a core `Finding`) → [`render`]. The knowledge base is data: one
+//! each a [`Diagnosis`] that wraps a core `Finding`), rendered by labelguard-report. The knowledge base is data: one
 //! entry per assertion or message signature, each pointing at an explanation (op, rule code,
 //! cause, fix).
 
@@ -17,7 +17,6 @@ mod context;
 pub mod kb;
 mod model;
 mod observed;
-pub mod render;
 mod scan;
 mod text;
 mod traceback;

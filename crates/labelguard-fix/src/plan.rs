@@ -67,8 +67,10 @@ impl Plan {
             let stuck: Vec<String> = file
                 .findings
                 .iter()
-                .filter(|f| f.repair.is_none() && f.severity == labelguard_core::Severity::Error)
-                .map(|f| f.code.clone())
+                .filter(|f| {
+                    f.repair.is_none() && f.finding.severity == labelguard_core::Severity::Error
+                })
+                .map(|f| f.finding.code.to_string())
                 .collect();
             if !stuck.is_empty() {
                 plan.unrepairable.insert(rel.clone(), stuck);

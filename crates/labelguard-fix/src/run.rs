@@ -404,7 +404,7 @@ fn rescan(opts: &FixOptions, report: &FixReport) -> Result<Vec<Remaining>, FixEr
         .iter()
         .flat_map(|f| f.findings.iter())
         .filter(|f| {
-            f.severity == labelguard_core::Severity::Error && codes.contains(f.code.as_str())
+            f.finding.severity == labelguard_core::Severity::Error && codes.contains(f.finding.code)
         })
         .map(|f| Remaining {
             path: f
@@ -412,8 +412,8 @@ fn rescan(opts: &FixOptions, report: &FixReport) -> Result<Vec<Remaining>, FixEr
                 .as_deref()
                 .map(|p| relative(&root, p))
                 .unwrap_or_default(),
-            code: f.code.clone(),
-            message: f.message.clone(),
+            code: f.finding.code.to_string(),
+            message: f.finding.message.clone(),
         })
         .collect())
 }

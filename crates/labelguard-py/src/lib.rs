@@ -86,7 +86,7 @@ fn value(v: &Bound<'_, PyAny>) -> PyResult<Value> {
 }
 
 fn report_json(r: &Report) -> String {
-    labelguard_report::report_json(r)
+    labelguard_report::call::json(r)
 }
 
 /// Calls reading fewer bytes than this keep the GIL.

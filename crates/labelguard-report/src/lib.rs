@@ -1,201 +1,40 @@
-//! Renderers: the same findings, as text for people or JSON for machines.
+//! Every renderer of labelguard, in one place (as ripgrep's printer crate holds its printers).
+//!
+//! The models come from the crates below: a checked call ([`labelguard_core::Report`]), the rule
+//! catalogue ([`labelguard_core::rules`]), a dataset scan ([`labelguard_scan::report`]) and the
+//! diagnoses of logs ([`labelguard_diagnose`]). Each folder renders one model; each file in it
+//! is one format. The renderers only read their model, and return the text to write: where it
+//! goes (stdout, a file, atomically) is the CLI's business.
+//!
+//! | model | formats |
+//! | --- | --- |
+//! | [`call`] (`check`, `replay`) | text, JSON |
+//! | [`catalogue`] (`rules`) | text, JSON, Markdown (docs/rules.md) |
+//! | [`scan`] (`scan`, `merge`) | text, JSON, SARIF, JUnit, GitHub annotations, HTML |
+//! | [`diagnose`] (`diagnose`, `run`) | text, JSON |
+//!
+//! The scan and diagnose renderers are features (on by default) so that a user of the call
+//! renderers alone (the Python extension) does not link the scan pipeline.
+//!
+//! Shared by all: [`Style`] (colours, off for pipes and `NO_COLOR`), [`visible`] (control
+//! characters of input-derived text escaped), [`finding_text`] (one finding as a text block) and
+//! [`thousands`].
 
-use labelguard_core::finding::{shape_str, values_str};
-use labelguard_core::{Finding, Report, Rule, Severity, Verdict};
-use serde::Serialize;
-
+pub mod call;
+pub mod catalogue;
+#[cfg(feature = "diagnose")]
+pub mod diagnose;
 mod escape;
+mod finding;
+#[cfg(feature = "scan")]
+pub mod scan;
+mod style;
+
 pub use escape::visible;
+pub use finding::finding_text;
+pub use labelguard_core::finding::thousands;
+pub use style::{look, Style};
 
-/// The version of the JSON documents below; bumped on any incompatible change.
+/// The version of the JSON documents of `check`, `replay` and `diagnose`; bumped on any
+/// incompatible change. (The scan report has its own, `labelguard_scan::report::SCHEMA_VERSION`.)
 pub const SCHEMA_VERSION: u32 = 1;
-
-/// Terminal styling, switched off for pipes, `NO_COLOR` and `--color never`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Style {
-    pub color: bool,
-}
-
-impl Style {
-    fn paint(&self, code: &str, text: &str) -> String {
-        if self.color {
-            format!("\x1b[{code}m{text}\x1b[0m")
-        } else {
-            text.to_string()
-        }
-    }
-    fn severity(&self, s: Severity) -> String {
-        match s {
-            Severity::Error => self.paint("1;31", "error"),
-            Severity::Warning => self.paint("1;33", "warning"),
-            Severity::Info => self.paint("1;36", "info"),
-        }
-    }
-}
-
-/// `1234567` as `1,234,567`, for counts that people read.
-pub fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// What each verdict means, in one line.
-pub fn verdict_meaning(v: Verdict) -> &'static str {
-    match v {
-        Verdict::Ok => "PyTorch accepts this call and the result means something",
-        Verdict::Silent => "PyTorch accepts this call, but the result is garbage",
-        Verdict::DeviceAssert => "on CUDA this call triggers a device-side assert (the CUDA context dies); on the CPU PyTorch raises",
-        Verdict::Error => "PyTorch raises on the host before any kernel runs",
-    }
-}
-
-/// One finding as a block of text.
-pub fn finding_text(f: &Finding, style: Style) -> String {
-    let mut out = format!(
-        "{}[{}] {} ({})\n  {}\n",
-        style.severity(f.severity),
-        style.paint("1", f.code),
-        f.rule,
-        f.verdict,
-        visible(&f.message)
-    );
-    if !f.locations.is_empty() {
-        let at: Vec<String> = f
-            .locations
-            .iter()
-            .map(|l| {
-                format!(
-                    "{}{} = {}",
-                    visible(&l.tensor),
-                    if l.index.is_empty() {
-                        String::new()
-                    } else {
-                        shape_str(&l.index)
-                    },
-                    visible(&l.value)
-                )
-            })
-            .collect();
-        out += &format!("  {} {}\n", style.paint("2", "at:"), at.join(", "));
-    }
-    if f.values.len() > 1 {
-        out += &format!(
-            "  {} {}\n",
-            style.paint("2", "values:"),
-            visible(&values_str(&f.values, 8))
-        );
-    }
-    if let Some(h) = &f.hint {
-        out += &format!("  {} {}\n", style.paint("1;36", "hint:"), visible(h));
-    }
-    if !f.fix.is_empty() {
-        out += &format!("  {} {}\n", style.paint("1;32", "fix:"), visible(&f.fix));
-    }
-    out
-}
-
-/// A whole report as text: each finding, then the verdict.
-pub fn report_text(r: &Report, style: Style) -> String {
-    let mut out = String::new();
-    for f in &r.findings {
-        out += &finding_text(f, style);
-        out.push('\n');
-    }
-    let verdict = match r.verdict {
-        Verdict::Ok => style.paint("1;32", "ok"),
-        Verdict::Silent => style.paint("1;33", "silent"),
-        v => style.paint("1;31", v.as_str()),
-    };
-    out += &format!("{}: {verdict} — {}\n", r.op, verdict_meaning(r.verdict));
-    out
-}
-
-#[derive(Serialize)]
-struct JsonReport<'a> {
-    schema_version: u32,
-    #[serde(flatten)]
-    report: &'a Report,
-}
-
-/// A report as a JSON document: `schema_version`, `op`, `verdict`, `findings`.
-pub fn report_json(r: &Report) -> String {
-    serde_json::to_string_pretty(&JsonReport {
-        schema_version: SCHEMA_VERSION,
-        report: r,
-    })
-    .expect("reports serialize")
-}
-
-/// The rule list, one line per rule.
-pub fn rules_text(rules: &[Rule], style: Style) -> String {
-    rules
-        .iter()
-        .map(|r| {
-            format!(
-                "{}  {:<34} {}\n",
-                style.paint("1", r.code),
-                r.name,
-                r.summary()
-            )
-        })
-        .collect()
-}
-
-/// docs/rules.md: every rule's documentation, generated from the rules' doc comments.
-pub fn rules_markdown(rules: &[Rule]) -> String {
-    let mut out = String::from(
-        "# labelguard rules\n\n<!-- Generated by `labelguard rules --format markdown` from the rules' doc comments; do not edit. -->\n\n| code | name | severity | summary |\n| --- | --- | --- | --- |\n",
-    );
-    for r in rules {
-        out += &format!(
-            "| [{}](#{}) | {} | {} | {} |\n",
-            r.code,
-            r.code.to_lowercase(),
-            r.name,
-            r.severity.as_str(),
-            r.summary().replace('|', "\\|")
-        );
-    }
-    for r in rules {
-        let doc = r.documentation();
-        let mut lines = doc.lines();
-        let title = lines.next().unwrap_or("");
-        out += &format!(
-            "\n## {}\n\n`{}` · severity: {}\n\n{title}\n",
-            r.code,
-            r.name,
-            r.severity.as_str()
-        );
-        for line in lines {
-            // Rule docs use level-2 headings; nest them under the rule's own heading.
-            if let Some(h) = line.strip_prefix("## ") {
-                out += &format!("### {h}\n");
-            } else {
-                out += line;
-                out.push('\n');
-            }
-        }
-    }
-    out
-}
-
-/// The rules as JSON, for tools.
-pub fn rules_json(rules: &[Rule]) -> String {
-    let list: Vec<serde_json::Value> = rules
-        .iter()
-        .map(|r| {
-            serde_json::json!({
-                "code": r.code, "name": r.name, "severity": r.severity,
-                "summary": r.summary(), "documentation": r.documentation(),
-            })
-        })
-        .collect();
-    serde_json::to_string_pretty(&list).expect("rules serialize")
-}

@@ -8,7 +8,7 @@
 //! error. Paths in the file are relative to the file.
 
 use crate::glob::Glob;
-use crate::layout::LayoutKind;
+use crate::layout_kind::LayoutKind;
 use crate::preset::{self, Preset};
 use crate::weights::Method;
 use serde::Deserialize;

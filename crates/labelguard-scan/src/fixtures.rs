@@ -1,5 +1,6 @@
 //! Test data made in code: small masks in every format the scan reads, broken files, and a
-//! Cityscapes-like tree. Used by this crate's tests and the CLI's; not part of the API.
+//! Cityscapes-like tree. Compiled for this crate's tests and, with the `test-fixtures` feature,
+//! for the tests of the crates above it and the fuzz seeds; not part of the API.
 
 use std::path::Path;
 

@@ -1,4 +1,4 @@
-//! A small glob matcher for include/exclude filters and mask patterns.
+//! Glob patterns for include/exclude filters and mask patterns, matched by `globset`.
 //!
 //! Paths are matched relative to the scanned root with `/` separators. `*` matches within one
 //! path component, `**` across components, `?` one character, `[a-z]` / `[!0-9]` a class, and
@@ -6,40 +6,41 @@
 //! any depth (`*.png`), while one with `/` matches the whole relative path (`gtFine/**/*.png`).
 //! Matching is on Unicode scalar values of the (lossily decoded) path.
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+use globset::{GlobBuilder, GlobMatcher};
+
+#[derive(Clone, Debug)]
 pub struct Glob {
     text: String,
-    alternatives: Vec<Vec<char>>,
+    matcher: GlobMatcher,
     basename_only: bool,
 }
+
+impl PartialEq for Glob {
+    fn eq(&self, other: &Glob) -> bool {
+        self.text == other.text
+    }
+}
+
+impl Eq for Glob {}
 
 impl Glob {
     pub fn new(pattern: &str) -> Result<Glob, String> {
         if pattern.is_empty() {
             return Err("empty glob pattern".into());
         }
-        let alternatives = expand_braces(pattern)?;
-        for alt in &alternatives {
-            let mut depth = 0i32;
-            for c in alt.chars() {
-                match c {
-                    '[' => depth += 1,
-                    ']' if depth > 0 => depth -= 1,
-                    _ => {}
-                }
-            }
-            if depth != 0 {
-                return Err(format!("glob '{pattern}': unclosed '['"));
-            }
-        }
-        let pattern_trimmed = pattern.trim_start_matches("./");
+        let trimmed = pattern.trim_start_matches("./");
+        let matcher = GlobBuilder::new(trimmed)
+            // `*` and `?` stay inside one path component; `**` crosses them.
+            .literal_separator(true)
+            // A backslash is a character of the name, not an escape.
+            .backslash_escape(false)
+            .build()
+            .map_err(|e| format!("glob '{pattern}': {}", e.kind()))?
+            .compile_matcher();
         Ok(Glob {
             text: pattern.to_string(),
-            basename_only: !pattern_trimmed.contains('/'),
-            alternatives: alternatives
-                .iter()
-                .map(|a| a.trim_start_matches("./").chars().collect())
-                .collect(),
+            matcher,
+            basename_only: !trimmed.contains('/'),
         })
     }
 
@@ -54,14 +55,14 @@ impl Glob {
         } else {
             rel
         };
-        let s: Vec<char> = subject.chars().collect();
-        self.alternatives.iter().any(|p| match_here(p, &s))
+        self.matcher.is_match(subject)
     }
 
     /// The literal directory prefix before the first wildcard (`gtFine/train` for
-    /// `gtFine/train/**/*.png`): the `{subdir}` of an image template is relative to it.
+    /// `gtFine/train/**/*.png`): the `{subdir}` of an image template is relative to it. With
+    /// `{a,b}` alternatives, the prefix of the first one.
     pub fn literal_prefix(&self) -> String {
-        let alt: String = self.alternatives[0].iter().collect();
+        let alt = first_alternative(self.text.trim_start_matches("./"));
         let mut prefix = Vec::new();
         for comp in alt.split('/') {
             if comp.contains(['*', '?', '[', '{']) {
@@ -77,106 +78,34 @@ impl Glob {
     }
 }
 
-fn expand_braces(p: &str) -> Result<Vec<String>, String> {
-    let Some(open) = p.find('{') else {
-        return Ok(vec![p.to_string()]);
-    };
-    let mut depth = 0;
-    let mut close = None;
-    for (i, c) in p[open..].char_indices() {
+/// The pattern with each `{a,b,...}` group replaced by its first option.
+fn first_alternative(p: &str) -> String {
+    let mut out = String::new();
+    // Depth of the groups we are in, and whether we are past the first option at each.
+    let mut skipping: Vec<bool> = Vec::new();
+    for c in p.chars() {
         match c {
-            '{' => depth += 1,
-            '}' => {
-                depth -= 1;
-                if depth == 0 {
-                    close = Some(open + i);
-                    break;
+            '{' => {
+                skipping.push(skipping.last().copied().unwrap_or(false));
+                continue;
+            }
+            '}' if !skipping.is_empty() => {
+                skipping.pop();
+                continue;
+            }
+            ',' if !skipping.is_empty() => {
+                if let Some(s) = skipping.last_mut() {
+                    *s = true;
                 }
+                continue;
             }
             _ => {}
         }
-    }
-    let close = close.ok_or_else(|| format!("glob '{p}': unclosed '{{'"))?;
-    let inner = &p[open + 1..close];
-    let mut parts = Vec::new();
-    let (mut depth, mut start) = (0, 0);
-    for (i, c) in inner.char_indices() {
-        match c {
-            '{' => depth += 1,
-            '}' => depth -= 1,
-            ',' if depth == 0 => {
-                parts.push(&inner[start..i]);
-                start = i + 1;
-            }
-            _ => {}
+        if !skipping.iter().any(|s| *s) {
+            out.push(c);
         }
     }
-    parts.push(&inner[start..]);
-    let mut out = Vec::new();
-    for part in parts {
-        for rest in expand_braces(&format!("{}{}{}", &p[..open], part, &p[close + 1..]))? {
-            out.push(rest);
-        }
-    }
-    Ok(out)
-}
-
-fn match_here(p: &[char], s: &[char]) -> bool {
-    match p.first() {
-        None => s.is_empty(),
-        Some('*') if p.get(1) == Some(&'*') => {
-            // `**/` matches zero or more whole components; a bare `**` anything.
-            let rest = if p.get(2) == Some(&'/') {
-                &p[3..]
-            } else {
-                &p[2..]
-            };
-            if match_here(rest, s) {
-                return true;
-            }
-            (0..s.len())
-                .any(|i| (s[i] == '/' || p.get(2) != Some(&'/')) && match_here(rest, &s[i + 1..]))
-        }
-        Some('*') => {
-            let rest = &p[1..];
-            for i in 0..=s.len() {
-                if match_here(rest, &s[i..]) {
-                    return true;
-                }
-                if i < s.len() && s[i] == '/' {
-                    break;
-                }
-            }
-            false
-        }
-        Some('?') => !s.is_empty() && s[0] != '/' && match_here(&p[1..], &s[1..]),
-        Some('[') => {
-            let Some(end) = p.iter().skip(1).position(|&c| c == ']').map(|e| e + 1) else {
-                return false;
-            };
-            if s.is_empty() || s[0] == '/' {
-                return false;
-            }
-            let class = &p[1..end];
-            let (negate, class) = match class.first() {
-                Some('!') | Some('^') => (true, &class[1..]),
-                _ => (false, class),
-            };
-            let mut hit = false;
-            let mut i = 0;
-            while i < class.len() {
-                if i + 2 < class.len() && class[i + 1] == '-' {
-                    hit |= class[i] <= s[0] && s[0] <= class[i + 2];
-                    i += 3;
-                } else {
-                    hit |= class[i] == s[0];
-                    i += 1;
-                }
-            }
-            hit != negate && match_here(&p[end + 1..], &s[1..])
-        }
-        Some(&c) => !s.is_empty() && s[0] == c && match_here(&p[1..], &s[1..]),
-    }
+    out
 }
 
 #[cfg(test)]
@@ -214,5 +143,7 @@ mod tests {
         assert_eq!(Glob::new("a/b/*.png").unwrap().literal_prefix(), "a/b");
         assert_eq!(Glob::new("a/b/c.png").unwrap().literal_prefix(), "a/b");
         assert_eq!(Glob::new("*.png").unwrap().literal_prefix(), "");
+        assert_eq!(Glob::new("a/{b,c}/*.png").unwrap().literal_prefix(), "a/b");
+        assert!(m("./masks/*.png", "masks/a.png"));
     }
 }

@@ -5,6 +5,7 @@
 //! runs to the bins, so the work is per transition, not per pixel. Min, max, the set of ids and
 //! the range check all derive from the 256 bins, so a clean mask costs one read of its pixels.
 
+use labelguard_core::{DType, TensorView};
 use std::collections::BTreeMap;
 
 /// What one pass over a u8 mask found besides the histogram: for each id, how many of its
@@ -190,6 +191,45 @@ pub fn hist_u16(data: &[u16]) -> Vec<(i64, u64)> {
         .filter(|(_, &c)| c > 0)
         .map(|(v, &c)| (v as i64, c))
         .collect()
+}
+
+/// Adds `add` to the sorted histogram `into`.
+pub fn merge_hist(into: &mut Vec<(i64, u64)>, add: &[(i64, u64)]) {
+    if into.is_empty() {
+        into.extend_from_slice(add);
+        return;
+    }
+    let mut m: BTreeMap<i64, u64> = into.iter().copied().collect();
+    for (v, c) in add {
+        *m.entry(*v).or_insert(0) += c;
+    }
+    *into = m.into_iter().collect();
+}
+
+/// The histogram of an integer view, with the fastest kernel for its dtype: for u8 masks
+/// the run pass, which also yields the resize-artefact trigger.
+pub fn histogram_with_runs(view: &TensorView<'_>) -> (Vec<(i64, u64)>, u64, Option<RunStats>) {
+    if view.is_contiguous() {
+        match view.dtype() {
+            DType::U8 => {
+                let mut bins = [0u64; 256];
+                let mut runs = RunStats::default();
+                hist_u8_runs(view.bytes(), &mut bins, &mut runs);
+                return (sparse_u8(&bins), 0, Some(runs));
+            }
+            DType::U16 => {
+                let data: Vec<u16> = view
+                    .bytes()
+                    .chunks_exact(2)
+                    .map(|b| u16::from_le_bytes([b[0], b[1]]))
+                    .collect();
+                return (hist_u16(&data), 0, None);
+            }
+            _ => {}
+        }
+    }
+    let (h, overflow) = hist_values(view.offsets().map(|o| view.read_i64(o)));
+    (h, overflow, None)
 }
 
 #[cfg(test)]

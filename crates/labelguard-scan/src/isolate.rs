@@ -5,10 +5,9 @@
 //! panic's message and location are captured by a hook (instead of being printed over the
 //! progress bar) and put in the finding, bounded in length like every echoed value.
 
-use crate::analyze::{analyze_item, finding_from_problem, Buffers, Ctx, FileKind, FileResult};
+use crate::analyze::{analyze_item, Buffers, Ctx, FileKind, FileResult};
+use crate::checks::lg620_internal_error::internal_error;
 use crate::layout::Item;
-use crate::walk::Problem;
-use labelguard_core::rules::LG620;
 use std::cell::{Cell, RefCell};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Once;
@@ -62,16 +61,6 @@ pub fn isolated<T>(f: impl FnOnce() -> T) -> Result<T, String> {
     })
 }
 
-/// LG620 for a panic met while reading a file.
-pub fn internal_error(message: &str) -> Problem {
-    Problem::new(
-        &LG620,
-        format!("internal error while reading: {message} (please report)"),
-    )
-    .hint("labelguard failed on this file, so it could not tell whether the file is fine")
-    .fix("report it with the file to labelguard's issue tracker; meanwhile check the file by hand or exclude it")
-}
-
 /// [`analyze_item`] with a panic turned into an LG620 finding on the item. The thread's
 /// buffers are replaced after a panic, since the panic may have left them half-updated.
 pub fn analyze_item_isolated(item: &Item, ctx: &Ctx<'_>, bufs: &mut Buffers) -> FileResult {
@@ -83,8 +72,7 @@ pub fn analyze_item_isolated(item: &Item, ctx: &Ctx<'_>, bufs: &mut Buffers) -> 
         Err(message) => {
             *bufs = Buffers::default();
             let mut r = FileResult::new(item, FileKind::Other);
-            r.findings
-                .push(finding_from_problem(internal_error(&message)));
+            r.findings.push(internal_error(&message));
             r
         }
     }
@@ -111,7 +99,7 @@ mod tests {
         );
         assert_eq!(isolated(|| 7), Ok(7));
         let p = internal_error("x");
-        assert_eq!(p.rule.code, "LG620");
+        assert_eq!(p.code, "LG620");
         assert!(p.message.starts_with("internal error while reading: x"));
     }
 }

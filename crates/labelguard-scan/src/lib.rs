@@ -5,41 +5,62 @@
 //! ```text
 //! paths ──walk──▶ entries ──layout──▶ items ──(rayon, per file)──▶ read ──▶ tensor view
 //!   ──▶ core's class-id analysis + the LG6xx checks ──▶ FileResult ──fold──▶ Aggregate
-//!   ──finalize──▶ ScanReport ──▶ renderers (text, JSON, SARIF, JUnit, GitHub, HTML)
+//!   ──finalize──▶ ScanReport
+//!   (rendered by labelguard-report: text, JSON, SARIF, JUnit, GitHub, HTML)
 //! ```
 //!
 //! * [`walk`] lists files without following loops or opening FIFOs; [`layout`] recognises
-//!   Cityscapes, Pascal VOC, ADE20K, `images/` + `masks/`, ImageFolder and custom pairings.
+//!   Cityscapes, Pascal VOC, ADE20K, `images/` + `masks/`, ImageFolder and custom pairings
+//!   (one file per layout; the layout names are the leaf [`layout_kind`], shared with
+//!   [`config`]).
 //! * [`read`] decodes masks (PNG with palette indices kept, TIFF), arrays (via
-//!   `labelguard-io`), label tables (CSV/TSV, JSONL, Parquet) and image headers, each with
-//!   hard limits checked before anything is allocated.
-//! * [`analyze`] turns one decoded file into findings and a class histogram, reusing
+//!   `labelguard-io`), label tables (CSV/TSV, JSONL, Parquet), image headers and class-weight
+//!   files, each with hard limits checked before anything is allocated.
+//! * [`analyze`] turns one decoded file into findings, a class histogram ([`hist`]) and, when
+//!   asked, an overlay's pixels; one file per kind of input, reusing
 //!   `labelguard_core::class_ids` for every class-id verdict.
-//! * [`pipeline`] runs the files in parallel over a bounded set of buffers; only files with
-//!   findings are kept, so memory does not grow with clean files.
+//! * [`checks`] holds the dataset rules' checks, one file per rule (`lg605_resize_artefacts.rs`
+//!   beside `labelguard_core::rules::lg605_resize_artefacts`); a file the scan cannot use is a
+//!   finding too ([`problem`]), so scan has one finding type, `labelguard_core::Finding`.
+//! * [`pipeline`] runs the files in parallel over a bounded set of buffers ([`isolate`] turns
+//!   a panic into an LG620 finding); only files with findings are kept, so memory does not
+//!   grow with clean files.
 //! * [`report`] is the aggregate model: it serialises to the versioned JSON schema and merges
-//!   shards back into exactly the report an unsharded scan gives.
+//!   shards back into exactly the report an unsharded scan gives; [`overlay`] encodes the
+//!   overlays it carries as PNG.
+//!
+//! Arrows point one way: `analyze` calls `checks`, `read` and `hist`; a check calls no
+//! analysis; `layout` reads `config`, which reads only `layout_kind`.
+
+// Readers return their failure as the finding that reports it (one finding type, see
+// `problem`); it is returned at most once per file, so its size (176 bytes) costs nothing.
+#![allow(clippy::result_large_err)]
 
 pub mod analyze;
-mod binary;
+pub mod checks;
 pub mod colours;
 pub mod config;
 mod datasets;
-#[doc(hidden)]
+#[cfg(any(test, feature = "test-fixtures"))]
 pub mod fixtures;
 pub mod glob;
 pub mod hist;
 pub mod isolate;
 pub mod layout;
+pub mod layout_kind;
+pub mod overlay;
 mod parts;
 pub mod pipeline;
+pub mod problem;
 pub mod progress;
 pub mod read;
-pub mod render;
 pub mod repair;
 pub mod report;
 pub mod walk;
 pub mod weights;
+
+// The report (its own room, moving to the output crate) reaches LG615 by its old name.
+use checks::lg615_binary_255_masks as binary;
 
 pub use config::{ConfigFile, ScanOptions, Shard};
 pub use labelguard_labels::{preset, Preset, PRESETS};

@@ -17,7 +17,7 @@ impl ScanReport {
             let name = part.settings.roots.join(", ");
             // `path` stays null (a dataset finding); the message names the dataset.
             dataset.extend(part.dataset.iter().cloned().map(|mut f| {
-                f.message = format!("{name}: {}", f.message);
+                f.finding.message = format!("{name}: {}", f.finding.message);
                 f
             }));
             overlays.extend(part.overlays.iter().cloned());

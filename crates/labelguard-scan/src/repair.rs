@@ -4,7 +4,8 @@
 //! (`files[].findings[].repair`), so that CI can turn a scan into a plan for `labelguard
 //! fix`. The repairs and their value tables live in `labelguard-labels`, once.
 
-use crate::report::{FindingRecord, Settings};
+use crate::report::Settings;
+use labelguard_core::Finding;
 pub use labelguard_labels::repair::{table, void_target, Repair, RepairKind};
 
 /// The message part of an LG606 finding whose colours all map through the palette.
@@ -19,13 +20,13 @@ pub fn repair(kind: RepairKind, rule: Option<&str>, settings: &Settings, values:
 }
 
 /// The repair a finding proposes, if its rule has one.
-pub fn propose(f: &FindingRecord, settings: &Settings) -> Option<Repair> {
+pub fn propose(f: &Finding, settings: &Settings) -> Option<Repair> {
     let values: Vec<i64> = f
         .values
         .iter()
         .filter_map(|v| v.value.parse().ok())
         .collect();
-    let kind = match f.code.as_str() {
+    let kind = match f.code {
         "LG105" => RepairKind::CityscapesTrainIds,
         "LG104" => RepairKind::OneBased,
         "LG106" => RepairKind::ReduceZeroLabel,
@@ -49,7 +50,7 @@ pub fn propose(f: &FindingRecord, settings: &Settings) -> Option<Repair> {
         RepairKind::VoidToIgnore => vec![if f.code == "LG107" { -1 } else { 255 }],
         _ => values,
     };
-    let r = repair(kind, Some(&f.code), settings, &values);
+    let r = repair(kind, Some(f.code), settings, &values);
     // A value table that moves nothing (void already at the ignore value) is no repair.
     (!kind.is_value_map() || !r.map.is_empty()).then_some(r)
 }

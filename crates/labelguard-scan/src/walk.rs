@@ -2,42 +2,16 @@
 //! reported instead of followed, FIFOs and devices are reported without being opened, and
 //! names that are not UTF-8 are kept byte-exact (and flagged).
 
+use crate::checks::lg601_unreadable_file::{io_problem, special_file_problem};
 use crate::glob::Glob;
+use crate::problem::problem;
 use labelguard_core::rules::LG601;
-use labelguard_core::Rule;
+use labelguard_core::Finding;
 use std::collections::HashSet;
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-
-/// A problem found about a path before reading it, or while reading it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Problem {
-    pub rule: &'static Rule,
-    pub message: String,
-    pub hint: Option<String>,
-    pub fix: Option<String>,
-}
-
-impl Problem {
-    pub fn new(rule: &'static Rule, message: impl Into<String>) -> Problem {
-        Problem {
-            rule,
-            message: message.into(),
-            hint: None,
-            fix: None,
-        }
-    }
-    pub fn hint(mut self, h: impl Into<String>) -> Problem {
-        self.hint = Some(h.into());
-        self
-    }
-    pub fn fix(mut self, f: impl Into<String>) -> Problem {
-        self.fix = Some(f.into());
-        self
-    }
-}
 
 /// One path under the root.
 #[derive(Clone, Debug)]
@@ -55,30 +29,12 @@ pub struct Entry {
 #[derive(Clone, Debug)]
 pub enum EntryKind {
     File { len: u64 },
-    Problem(Problem),
+    Problem(Finding),
 }
 
 /// Directories that hold version-control data, never labels.
 const SKIPPED_DIRS: &[&str] = &[".git", ".hg", ".svn"];
 const MAX_DEPTH: usize = 256;
-
-/// Maps an I/O error on a path to the LG601 problem that explains it.
-pub fn io_problem(what: &str, e: &std::io::Error) -> Problem {
-    use std::io::ErrorKind::*;
-    let p = Problem::new(&LG601, format!("{what}: {e}"));
-    match e.kind() {
-        PermissionDenied => p
-            .hint("the scanning user may not read it; a DataLoader worker running as the same user will fail the same way")
-            .fix("fix the permissions (chmod a+r), or exclude the path"),
-        NotFound => p
-            .hint("a dangling symlink, or the file was removed during the scan")
-            .fix("restore the link target or remove the link"),
-        _ if e.raw_os_error() == Some(libc::ELOOP) => p
-            .hint("a symlink that points to itself or into a cycle")
-            .fix("remove the looping symlink"),
-        _ => p,
-    }
-}
 
 fn join_rel(parent: &str, name: &OsStr) -> String {
     let n = name.to_string_lossy();
@@ -148,7 +104,7 @@ impl Filter<'_> {
     }
 }
 
-fn problem_entry(path: &Path, rel: &str, rel_bytes: &[u8], p: Problem) -> Entry {
+fn problem_entry(path: &Path, rel: &str, rel_bytes: &[u8], p: Finding) -> Entry {
     Entry {
         path: path.to_path_buf(),
         rel: rel.to_string(),
@@ -265,7 +221,7 @@ fn walk_dir(
                     &path,
                     &child_rel,
                     &child_bytes,
-                    Problem::new(&LG601, format!("directory symlink loop: this link points back to {target}; not followed"))
+                    problem(&LG601, format!("directory symlink loop: this link points back to {target}; not followed"))
                         .hint("os.walk(followlinks=True) and glob('**', recursive=True) recurse through such a loop until they fail")
                         .fix("remove the link, or exclude it with --exclude"),
                 ));
@@ -280,7 +236,7 @@ fn walk_dir(
                     &path,
                     &child_rel,
                     &child_bytes,
-                    Problem::new(
+                    problem(
                         &LG601,
                         format!("directory nesting deeper than {MAX_DEPTH} levels; not followed"),
                     ),
@@ -321,22 +277,6 @@ fn walk_dir(
             ));
         }
     }
-}
-
-/// LG601 for a FIFO, socket or device: never opened, because opening a FIFO blocks.
-pub fn special_file_problem(t: &std::fs::FileType) -> Problem {
-    let what = if t.is_fifo() {
-        "a FIFO (named pipe)"
-    } else if t.is_socket() {
-        "a socket"
-    } else if t.is_char_device() || t.is_block_device() {
-        "a device file"
-    } else {
-        "not a regular file"
-    };
-    Problem::new(&LG601, format!("{what}, not a regular file; not opened"))
-        .hint("opening a FIFO blocks until a writer appears: a DataLoader worker that opens it hangs forever")
-        .fix("remove it from the dataset, or exclude it")
 }
 
 #[cfg(test)]
@@ -410,7 +350,7 @@ mod tests {
     fn permission_errors_explain_themselves() {
         let e = std::io::Error::from(std::io::ErrorKind::PermissionDenied);
         let p = io_problem("cannot open", &e);
-        assert_eq!(p.rule.code, "LG601");
-        assert!(p.fix.unwrap().contains("chmod"));
+        assert_eq!(p.code, "LG601");
+        assert!(p.fix.contains("chmod"));
     }
 }

@@ -31,7 +31,7 @@ fn codes(r: &ScanReport) -> Vec<(String, String)> {
                 .as_deref()
                 .map(|p| p.rsplit('/').next().unwrap().to_string())
                 .unwrap_or_default();
-            (name, f.code.clone())
+            (name, f.finding.code.to_string())
         })
         .collect()
 }
@@ -69,9 +69,9 @@ fn png_grey_16_bit_palette_and_tiff_masks() {
             .all_findings()
             .find(|x| x.path.as_deref().unwrap().ends_with(f))
             .unwrap_or_else(|| panic!("{f}"));
-        assert_eq!(finding.code, "LG101", "{f}");
-        assert_eq!(finding.locations[0].index, vec![5, 7], "{f}");
-        assert_eq!(finding.locations[0].value, "9");
+        assert_eq!(finding.finding.code, "LG101", "{f}");
+        assert_eq!(finding.finding.locations[0].index, vec![5, 7], "{f}");
+        assert_eq!(finding.finding.locations[0].value, "9");
     }
     assert!(has(&r, "deep.png", "LG101") && has(&r, "t16.tiff", "LG101"));
     assert_eq!(count(&r, 300), 2);
@@ -116,10 +116,10 @@ fn colour_masks_are_mapped_through_the_palette() {
         .all_findings()
         .find(|f| f.path.as_deref().unwrap().ends_with("colour.png"))
         .unwrap();
-    assert_eq!(f.code, "LG606");
-    assert_eq!(f.count, Some(1));
-    assert_eq!(f.locations[0].index, vec![5, 10]);
-    assert_eq!(f.locations[0].value, "(60, 30, 130)");
+    assert_eq!(f.finding.code, "LG606");
+    assert_eq!(f.finding.count, Some(1));
+    assert_eq!(f.finding.locations[0].index, vec![5, 10]);
+    assert_eq!(f.finding.locations[0].value, "(60, 30, 130)");
     assert_eq!(
         count(&r, 13),
         90 - 1,
@@ -134,14 +134,22 @@ fn colour_masks_are_mapped_through_the_palette() {
         .all_findings()
         .find(|f| f.path.as_deref().unwrap().ends_with("grey3.png"))
         .unwrap();
-    assert!(g.message.contains("equal channels"), "{}", g.message);
+    assert!(
+        g.finding.message.contains("equal channels"),
+        "{}",
+        g.finding.message
+    );
     // Without a palette the colours are only counted.
     let r = scan(root, &opts(classes(19, 255)));
     let f = r
         .all_findings()
         .find(|f| f.path.as_deref().unwrap().ends_with("colour.png"))
         .unwrap();
-    assert!(f.message.contains("4 distinct colours"), "{}", f.message);
+    assert!(
+        f.finding.message.contains("4 distinct colours"),
+        "{}",
+        f.finding.message
+    );
 }
 
 #[test]
@@ -196,7 +204,7 @@ fn arrays_npy_npz_safetensors_and_their_shape_rules() {
         .all_findings()
         .find(|f| f.path.as_deref().unwrap().ends_with("ok.npy"))
         .unwrap();
-    assert_eq!(ok.locations[0].index, vec![0, 0, 3], "[n, y, x]");
+    assert_eq!(ok.finding.locations[0].index, vec![0, 0, 3], "[n, y, x]");
     // The float array's whole values are still counted.
     assert_eq!(r.histogram.classes[&2].count, 16 + 16 + 1);
 }
@@ -284,9 +292,9 @@ fn label_tables_csv_tsv_jsonl_parquet() {
     );
     let p = r
         .all_findings()
-        .find(|f| f.code == "LG101" && f.path.as_deref().unwrap().ends_with("e.parquet"))
+        .find(|f| f.finding.code == "LG101" && f.path.as_deref().unwrap().ends_with("e.parquet"))
         .unwrap();
-    assert_eq!(p.locations[0].index, vec![3]);
+    assert_eq!(p.finding.locations[0].index, vec![3]);
     assert_eq!(r.histogram.unit, "samples");
     assert_eq!(r.histogram.classes[&0].name.as_deref(), Some("cat"));
 }
@@ -421,19 +429,28 @@ fn dataset_rules_resize_artefacts_and_class_weights() {
     let r = scan(root, &o);
     assert!(has(&r, "bilinear.png", "LG605"), "{:?}", codes(&r));
     assert!(has(&r, "weights.json", "LG301") && has(&r, "weights.json", "LG302"));
-    let never = r.dataset.iter().find(|f| f.code == "LG609").expect("LG609");
+    let never = r
+        .dataset
+        .iter()
+        .find(|f| f.finding.code == "LG609")
+        .expect("LG609");
     assert!(
-        never.message.starts_with("13 of 21 classes"),
+        never.finding.message.starts_with("13 of 21 classes"),
         "{}",
-        never.message
+        never.finding.message
     );
-    let split = r.dataset.iter().find(|f| f.code == "LG610").expect("LG610");
+    let split = r
+        .dataset
+        .iter()
+        .find(|f| f.finding.code == "LG610")
+        .expect("LG610");
     assert!(
-        split.message.contains("1 only in val") && split.message.contains("3 only in train"),
+        split.finding.message.contains("1 only in val")
+            && split.finding.message.contains("3 only in train"),
         "{}",
-        split.message
+        split.finding.message
     );
-    assert!(r.dataset.iter().any(|f| f.code == "LG611"));
+    assert!(r.dataset.iter().any(|f| f.finding.code == "LG611"));
     let w = r.weights.as_ref().unwrap();
     assert_eq!(w.computed_on, "train");
     let inv = &w
@@ -449,7 +466,7 @@ fn dataset_rules_resize_artefacts_and_class_weights() {
     let strict = scan(root, &ScanOptions { strict: true, ..o });
     assert!(strict
         .all_findings()
-        .all(|f| f.severity != labelguard_core::Severity::Warning));
+        .all(|f| f.finding.severity != labelguard_core::Severity::Warning));
 }
 
 #[test]

@@ -6,8 +6,10 @@
 
 use super::mask::{is_tiff, png_dimensions, PNG_END, PNG_MAGIC};
 use super::{describe_magic, open_regular};
-use crate::walk::{io_problem, Problem};
+use crate::checks::lg601_unreadable_file::io_problem;
+use crate::problem::problem;
 use labelguard_core::rules::LG602;
+use labelguard_core::Finding;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
@@ -21,7 +23,7 @@ pub struct ImageHeader {
 const HEAD: usize = 64 * 1024;
 
 /// Reads the size of an image file (PNG, JPEG, GIF, BMP, WebP, TIFF) and checks its end marker.
-pub fn image_header(path: &Path) -> Result<ImageHeader, Problem> {
+pub fn image_header(path: &Path) -> Result<ImageHeader, Finding> {
     let (mut file, len) = open_regular(path)?;
     if len == 0 {
         return Err(super::empty_file());
@@ -36,7 +38,7 @@ pub fn image_header(path: &Path) -> Result<ImageHeader, Problem> {
         .map_err(|e| io_problem("cannot read", &e))?;
     let tail = &tail[..tail_len];
     let truncated = |format: &str, marker: &str| {
-        Problem::new(&LG602, format!("truncated {format}: the file does not end with its {marker} marker"))
+        problem(&LG602, format!("truncated {format}: the file does not end with its {marker} marker"))
             .hint("an interrupted copy or download; Pillow raises 'image file is truncated' when it loads the pixels")
             .fix("re-copy or re-download the image")
     };
@@ -93,15 +95,15 @@ pub fn image_header(path: &Path) -> Result<ImageHeader, Problem> {
                 height: h,
             });
         }
-        return Err(Problem::new(&LG602, "corrupt WebP header"));
+        return Err(problem(&LG602, "corrupt WebP header"));
     }
     if is_tiff(&head) {
         let reader = std::io::BufReader::new(file);
         let mut dec = tiff::decoder::Decoder::new(reader)
-            .map_err(|e| Problem::new(&LG602, format!("corrupt TIFF: {e}")))?;
+            .map_err(|e| problem(&LG602, format!("corrupt TIFF: {e}")))?;
         let (w, h) = dec
             .dimensions()
-            .map_err(|e| Problem::new(&LG602, format!("corrupt TIFF: {e}")))?;
+            .map_err(|e| problem(&LG602, format!("corrupt TIFF: {e}")))?;
         return Ok(ImageHeader {
             format: "TIFF",
             width: w as u64,
@@ -109,7 +111,7 @@ pub fn image_header(path: &Path) -> Result<ImageHeader, Problem> {
         });
     }
     let (what, hint) = describe_magic(&head);
-    let p = Problem::new(&LG602, format!("{what}: not an image (wrong magic bytes)"))
+    let p = problem(&LG602, format!("{what}: not an image (wrong magic bytes)"))
         .fix("replace it with the real image, or remove the sample");
     Err(match hint {
         Some(h) => p.hint(h),
@@ -118,9 +120,9 @@ pub fn image_header(path: &Path) -> Result<ImageHeader, Problem> {
 }
 
 /// Walks the JPEG marker segments to the first SOFn, seeking over large APPn segments.
-fn jpeg_dimensions(file: &mut std::fs::File, len: u64) -> Result<(u64, u64), Problem> {
+fn jpeg_dimensions(file: &mut std::fs::File, len: u64) -> Result<(u64, u64), Finding> {
     let corrupt = |m: &str| {
-        Problem::new(&LG602, format!("corrupt JPEG: {m}")).fix("re-copy or re-download the image")
+        problem(&LG602, format!("corrupt JPEG: {m}")).fix("re-copy or re-download the image")
     };
     let mut pos = 2u64;
     for _ in 0..4096 {
@@ -218,7 +220,7 @@ mod tests {
             }
         );
         std::fs::write(&j, jpeg_stub(false)).unwrap();
-        assert_eq!(image_header(&j).unwrap_err().rule.code, "LG602");
+        assert_eq!(image_header(&j).unwrap_err().code, "LG602");
         let p = dir.path().join("a.png");
         let png = super::super::mask::tests::png_bytes(
             5,
@@ -233,7 +235,7 @@ mod tests {
         std::fs::write(&p, &png[..png.len() - 5]).unwrap();
         assert!(image_header(&p).unwrap_err().message.contains("truncated"));
         std::fs::write(&p, b"").unwrap();
-        assert_eq!(image_header(&p).unwrap_err().rule.code, "LG603");
+        assert_eq!(image_header(&p).unwrap_err().code, "LG603");
         std::fs::write(&p, b"<html>404</html>").unwrap();
         assert!(image_header(&p).unwrap_err().message.contains("HTML"));
     }

@@ -7,9 +7,10 @@
 
 use super::inflate_bound::{can_hold, png_idat_bytes, DEFLATE_MAX_RATIO, TIFF_MAX_RATIO};
 use super::not_a_mask;
-use crate::walk::Problem;
+use crate::problem::problem;
 use labelguard_core::rules::{LG602, LG603, LG604};
 use labelguard_core::DType;
+use labelguard_core::Finding;
 use std::io::Cursor;
 
 /// What was decoded into the caller's buffer: `height x width x channels` samples of `dtype`
@@ -47,12 +48,12 @@ pub fn is_tiff(bytes: &[u8]) -> bool {
 }
 
 /// Width and height from a PNG's `IHDR`, without decoding anything.
-pub fn png_dimensions(bytes: &[u8]) -> Result<(u32, u32), Problem> {
+pub fn png_dimensions(bytes: &[u8]) -> Result<(u32, u32), Finding> {
     if bytes.len() < 33 {
         return Err(truncated("the file ends inside the PNG header"));
     }
     if &bytes[12..16] != b"IHDR" {
-        return Err(Problem::new(
+        return Err(problem(
             &LG602,
             "the PNG does not start with its IHDR header chunk",
         ));
@@ -65,7 +66,7 @@ pub fn png_dimensions(bytes: &[u8]) -> Result<(u32, u32), Problem> {
 /// LG602 for a PNG whose pixels decoded but whose `IEND` chunk is missing or cut (a copy
 /// interrupted in the last bytes): the `png` crate stops reading after the image data, so
 /// this is checked on the bytes. Data appended after `IEND` is not flagged.
-pub fn png_end_problem(bytes: &[u8]) -> Option<Problem> {
+pub fn png_end_problem(bytes: &[u8]) -> Option<Finding> {
     let tail = &bytes[bytes.len().saturating_sub(4096)..];
     (!tail.windows(PNG_END.len()).any(|w| w == PNG_END)).then(|| {
         truncated(
@@ -74,8 +75,8 @@ pub fn png_end_problem(bytes: &[u8]) -> Option<Problem> {
     })
 }
 
-fn truncated(detail: &str) -> Problem {
-    Problem::new(&LG602, format!("truncated: {detail}"))
+fn truncated(detail: &str) -> Finding {
+    problem(&LG602, format!("truncated: {detail}"))
         .hint("an interrupted copy or download; Pillow raises 'image file is truncated' when it loads this mask")
         .fix("re-copy or regenerate the file")
 }
@@ -87,9 +88,9 @@ pub fn check_pixels(
     height: u64,
     frames: u64,
     max_pixels: u64,
-) -> Result<(), Problem> {
+) -> Result<(), Finding> {
     if width == 0 || height == 0 || frames == 0 {
-        return Err(Problem::new(
+        return Err(problem(
             &LG603,
             format!("the {format} header says {width}x{height}: the image has no pixels"),
         )
@@ -97,7 +98,7 @@ pub fn check_pixels(
     }
     let pixels = width as u128 * height as u128 * frames as u128;
     if pixels > max_pixels as u128 {
-        return Err(Problem::new(
+        return Err(problem(
             &LG604,
             format!(
                 "the {format} header claims {width}x{height}{} = {pixels} pixels, more than the limit of {max_pixels}; not decoded",
@@ -116,7 +117,7 @@ pub fn decode_mask(
     max_pixels: u64,
     out: &mut Vec<u8>,
     scratch: &mut Vec<u8>,
-) -> Result<MaskImage, Problem> {
+) -> Result<MaskImage, Finding> {
     if bytes.starts_with(PNG_MAGIC) {
         let (w, h) = png_dimensions(bytes)?;
         check_pixels("PNG", w as u64, h as u64, 1, max_pixels)?;
@@ -141,7 +142,7 @@ pub fn decode_mask(
 
 /// LG602 (truncated) when the compressed data present cannot hold the rows the header claims,
 /// checked before anything is allocated (see `inflate_bound`).
-fn check_png_data(bytes: &[u8], w: u32, h: u32) -> Result<(), Problem> {
+fn check_png_data(bytes: &[u8], w: u32, h: u32) -> Result<(), Finding> {
     let (depth, colour) = (bytes[24] as u128, bytes[25]);
     let samples = match colour {
         2 => 3,
@@ -160,19 +161,19 @@ fn check_png_data(bytes: &[u8], w: u32, h: u32) -> Result<(), Problem> {
     )))
 }
 
-fn png_error(e: png::DecodingError) -> Problem {
+fn png_error(e: png::DecodingError) -> Finding {
     match e {
         png::DecodingError::IoError(io) if io.kind() == std::io::ErrorKind::UnexpectedEof => {
             truncated("the PNG data ends before the last row")
         }
-        png::DecodingError::LimitsExceeded => Problem::new(
+        png::DecodingError::LimitsExceeded => problem(
             &LG604,
             "the PNG needs more memory than the limits allow; not decoded",
         )
         .fix("raise --max-pixels if this is a real mask"),
         other => {
             let msg = other.to_string();
-            let p = Problem::new(&LG602, format!("corrupt PNG: {msg}"));
+            let p = problem(&LG602, format!("corrupt PNG: {msg}"));
             if msg.to_ascii_lowercase().contains("crc") {
                 p.hint(
                     "a chunk's checksum does not match its bytes: the file was damaged in transfer",
@@ -186,7 +187,7 @@ fn png_error(e: png::DecodingError) -> Problem {
 }
 
 /// The general path: every PNG the `png` crate reads, and its exact errors.
-fn decode_png(bytes: &[u8], max_pixels: u64, out: &mut Vec<u8>) -> Result<MaskImage, Problem> {
+fn decode_png(bytes: &[u8], max_pixels: u64, out: &mut Vec<u8>) -> Result<MaskImage, Finding> {
     let mut decoder = png::Decoder::new(Cursor::new(bytes));
     decoder.set_transformations(png::Transformations::IDENTITY);
     // 8 bytes per pixel covers 16-bit RGBA; the header check above already bounds the size.
@@ -202,12 +203,12 @@ fn decode_png(bytes: &[u8], max_pixels: u64, out: &mut Vec<u8>) -> Result<MaskIm
             .collect::<Vec<[u8; 3]>>()
     });
     if color == png::ColorType::Indexed && palette.is_none() {
-        return Err(Problem::new(&LG602, "palette (indexed) PNG without its PLTE chunk: the file is invalid")
+        return Err(problem(&LG602, "palette (indexed) PNG without its PLTE chunk: the file is invalid")
             .hint("the PNG specification requires PLTE for colour type 3; libpng and Pillow reject the file")
             .fix("re-save the mask as a greyscale ('L') PNG, or regenerate it"));
     }
     let size = reader.output_buffer_size().ok_or_else(|| {
-        Problem::new(
+        problem(
             &LG604,
             "the PNG's decoded size does not fit in memory; not decoded",
         )
@@ -267,22 +268,22 @@ fn unpack_low_bits(
     }
 }
 
-fn tiff_error(e: tiff::TiffError) -> Problem {
+fn tiff_error(e: tiff::TiffError) -> Finding {
     match e {
         tiff::TiffError::IoError(io) if io.kind() == std::io::ErrorKind::UnexpectedEof => {
             truncated("the TIFF data ends early")
         }
-        tiff::TiffError::LimitsExceeded => Problem::new(
+        tiff::TiffError::LimitsExceeded => problem(
             &LG604,
             "the TIFF needs more memory than the limits allow; not decoded",
         )
         .fix("raise --max-pixels if this is a real mask"),
-        other => Problem::new(&LG602, format!("corrupt or unsupported TIFF: {other}"))
+        other => problem(&LG602, format!("corrupt or unsupported TIFF: {other}"))
             .fix("re-save the mask as an uncompressed, LZW or deflate TIFF, or as a PNG"),
     }
 }
 
-fn decode_tiff(bytes: &[u8], max_pixels: u64, out: &mut Vec<u8>) -> Result<MaskImage, Problem> {
+fn decode_tiff(bytes: &[u8], max_pixels: u64, out: &mut Vec<u8>) -> Result<MaskImage, Finding> {
     let mut limits = tiff::decoder::Limits::default();
     let budget = max_pixels.saturating_mul(8).min(usize::MAX as u64) as usize;
     limits.decoding_buffer_size = budget;
@@ -364,7 +365,7 @@ fn decode_tiff(bytes: &[u8], max_pixels: u64, out: &mut Vec<u8>) -> Result<MaskI
         }
         #[allow(unreachable_patterns)]
         _ => {
-            return Err(Problem::new(
+            return Err(problem(
                 &LG602,
                 "TIFF sample format not supported for masks (16-bit float?)",
             )
@@ -490,7 +491,7 @@ pub(crate) mod tests {
         g[29..33].copy_from_slice(&crc.to_be_bytes());
         let mut buf = Vec::new();
         let e = decode_mask(&g, 1 << 28, &mut buf, &mut Vec::new()).unwrap_err();
-        assert_eq!(e.rule.code, "LG604");
+        assert_eq!(e.code, "LG604");
         assert!(buf.capacity() == 0, "nothing allocated");
         let small = png_bytes(
             4,
@@ -503,7 +504,6 @@ pub(crate) mod tests {
         assert_eq!(
             decode_mask(&small, 15, &mut buf, &mut Vec::new())
                 .unwrap_err()
-                .rule
                 .code,
             "LG604"
         );
@@ -518,7 +518,7 @@ pub(crate) mod tests {
             assert!(b.len() < 70);
             let (mut buf, mut aux) = (Vec::new(), Vec::new());
             let e = decode_mask(&b, 1 << 28, &mut buf, &mut aux).unwrap_err();
-            assert_eq!(e.rule.code, "LG602");
+            assert_eq!(e.code, "LG602");
             assert!(e.message.contains("cannot hold"), "{}", e.message);
             assert_eq!((buf.capacity(), aux.capacity()), (0, 0));
         }
@@ -539,14 +539,12 @@ pub(crate) mod tests {
         assert_eq!(
             decode_mask(cut, 1 << 28, &mut buf, &mut Vec::new())
                 .unwrap_err()
-                .rule
                 .code,
             "LG602"
         );
         assert_eq!(
             decode_mask(&good[..20], 1 << 28, &mut buf, &mut Vec::new())
                 .unwrap_err()
-                .rule
                 .code,
             "LG602"
         );
@@ -555,7 +553,6 @@ pub(crate) mod tests {
         assert_eq!(
             decode_mask(&bad_crc, 1 << 28, &mut buf, &mut Vec::new())
                 .unwrap_err()
-                .rule
                 .code,
             "LG602"
         );
@@ -580,14 +577,13 @@ pub(crate) mod tests {
         let len = u32::from_be_bytes(p[plte..plte + 4].try_into().unwrap()) as usize;
         let no_plte = [&p[..plte], &p[plte + 12 + len..]].concat();
         let e = decode_mask(&no_plte, 1 << 28, &mut buf, &mut Vec::new()).unwrap_err();
-        assert_eq!(e.rule.code, "LG602");
+        assert_eq!(e.code, "LG602");
         // Zero-sized header.
         let mut zero = good.clone();
         zero[16..20].copy_from_slice(&0u32.to_be_bytes());
         assert_eq!(
             decode_mask(&zero, 1 << 28, &mut buf, &mut Vec::new())
                 .unwrap_err()
-                .rule
                 .code,
             "LG603"
         );

@@ -1,7 +1,8 @@
 //! Readers: bytes in, pixels or labels out, with hard limits checked before anything large is
-//! allocated. Every failure is a [`Problem`] naming the rule (LG601 unreadable, LG602 corrupt,
+//! allocated. Every failure is a [`Finding`] naming the rule (LG601 unreadable, LG602 corrupt,
 //! LG603 empty, LG604 bomb), never a panic.
 
+pub mod class_weights;
 pub mod fastpng;
 pub mod header;
 pub mod inflate_bound;
@@ -9,8 +10,11 @@ pub mod line_cap;
 pub mod mask;
 pub mod table;
 
-use crate::walk::{io_problem, special_file_problem, Problem};
-use labelguard_core::rules::{LG602, LG603};
+use crate::checks::lg601_unreadable_file::{io_problem, special_file_problem};
+pub use crate::checks::lg603_empty_file::empty_file;
+use crate::problem::problem;
+use labelguard_core::rules::{LG602, LG604};
+use labelguard_core::Finding;
 use std::io::Read;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
@@ -18,7 +22,7 @@ use std::path::Path;
 /// Opens a file for reading without ever blocking: `O_NONBLOCK` makes opening a FIFO return
 /// at once (the walker reports FIFOs before this, but a path can change between the two),
 /// and the opened file is checked to be a regular file before it is read.
-pub fn open_regular(path: &Path) -> Result<(std::fs::File, u64), Problem> {
+pub fn open_regular(path: &Path) -> Result<(std::fs::File, u64), Finding> {
     let file = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NONBLOCK)
@@ -26,7 +30,7 @@ pub fn open_regular(path: &Path) -> Result<(std::fs::File, u64), Problem> {
         .map_err(|e| io_problem("cannot open", &e))?;
     let meta = file.metadata().map_err(|e| io_problem("cannot stat", &e))?;
     if meta.is_dir() {
-        return Err(Problem::new(&LG602, "is a directory, not a file"));
+        return Err(problem(&LG602, "is a directory, not a file"));
     }
     if !meta.is_file() {
         return Err(special_file_problem(&meta.file_type()));
@@ -35,13 +39,13 @@ pub fn open_regular(path: &Path) -> Result<(std::fs::File, u64), Problem> {
 }
 
 /// Reads a whole file into `buf` (whose capacity is reused across files).
-pub fn read_file(path: &Path, max_bytes: u64, buf: &mut Vec<u8>) -> Result<(), Problem> {
+pub fn read_file(path: &Path, max_bytes: u64, buf: &mut Vec<u8>) -> Result<(), Finding> {
     let (file, len) = open_regular(path)?;
     if len == 0 {
         return Err(empty_file());
     }
     if len > max_bytes {
-        return Err(Problem::new(
+        return Err(problem(
             &LG602,
             format!("is {len} bytes, more than the {max_bytes}-byte limit for one label file"),
         ));
@@ -55,12 +59,6 @@ pub fn read_file(path: &Path, max_bytes: u64, buf: &mut Vec<u8>) -> Result<(), P
         return Err(empty_file());
     }
     Ok(())
-}
-
-pub fn empty_file() -> Problem {
-    Problem::new(&LG603, "is empty (0 bytes)")
-        .hint("an interrupted copy or download, or a placeholder created by a script")
-        .fix("regenerate or re-download the file, or drop the sample")
 }
 
 /// What a file's first bytes say it is, for the message of a file that is not a mask.
@@ -105,9 +103,9 @@ pub fn describe_magic(bytes: &[u8]) -> (String, Option<String>) {
 }
 
 /// LG602 for a file whose magic bytes name no format labelguard reads as a mask.
-pub fn not_a_mask(bytes: &[u8]) -> Problem {
+pub fn not_a_mask(bytes: &[u8]) -> Finding {
     let (what, hint) = describe_magic(bytes);
-    let p = Problem::new(
+    let p = problem(
         &LG602,
         format!("{what}: not a PNG, TIFF or array mask (wrong magic bytes)"),
     )
@@ -115,5 +113,27 @@ pub fn not_a_mask(bytes: &[u8]) -> Problem {
     match hint {
         Some(h) => p.hint(h),
         None => p,
+    }
+}
+
+/// The finding for an array file `labelguard-io` could not read.
+pub fn array_read_problem(e: labelguard_io::ReadError) -> Finding {
+    use labelguard_io::ReadError as E;
+    match e {
+        E::Io { error, .. } => io_problem("cannot read", &error),
+        E::UnknownFormat { .. } => problem(
+            &LG602,
+            "not a .npy, .npz or .safetensors file (wrong magic bytes)",
+        )
+        .fix("replace it with the real array, or exclude it"),
+        E::TooLarge { message, .. } => problem(&LG604, format!("{message}; not read"))
+            .fix("raise --max-pixels if this is a real label array"),
+        E::Malformed { message, .. } => {
+            if message.contains("empty") {
+                empty_file()
+            } else {
+                problem(&LG602, format!("corrupt array file: {message}")).fix("regenerate the file")
+            }
+        }
     }
 }

@@ -4,8 +4,9 @@
 //! anything else (an unknown name, an empty cell, a fraction) is recorded with its row so
 //! that the finding can point at it. Rows are 0-based data rows (the header is not counted).
 
-use crate::walk::Problem;
+use crate::problem::problem;
 use labelguard_core::rules::LG602;
+use labelguard_core::Finding;
 use std::collections::HashMap;
 use std::io::{BufRead, Read};
 use std::path::Path;
@@ -89,17 +90,17 @@ pub enum TableError {
         wanted: String,
         available: Vec<String>,
     },
-    Problem(Problem),
+    Problem(Finding),
 }
 
-impl From<Problem> for TableError {
-    fn from(p: Problem) -> Self {
+impl From<Finding> for TableError {
+    fn from(p: Finding) -> Self {
         TableError::Problem(p)
     }
 }
 
 fn corrupt(m: impl Into<String>) -> TableError {
-    TableError::Problem(Problem::new(&LG602, m).fix("repair or regenerate the table"))
+    TableError::Problem(problem(&LG602, m).fix("repair or regenerate the table"))
 }
 
 struct Builder<'a> {
@@ -417,7 +418,7 @@ fn read_parquet(
 
 #[cfg(not(feature = "parquet"))]
 fn read_parquet(_: std::fs::File, _: Option<&str>, _: &mut Builder<'_>) -> Result<(), TableError> {
-    Err(TableError::Problem(Problem::new(
+    Err(TableError::Problem(problem(
         &LG602,
         "Parquet support was not compiled in (build labelguard-scan with the 'parquet' feature)",
     )))

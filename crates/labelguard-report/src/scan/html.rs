@@ -2,12 +2,32 @@
 //! class histogram as an SVG chart, every finding, and for each file with bad pixels a picture
 //! of the mask with those pixels marked (red: ids PyTorch rejects, yellow: resize artefacts).
 
-use super::machine::xml as esc;
-use super::{base64, thousands};
-use crate::report::{FindingRecord, ScanReport};
+use crate::thousands;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use base64::Engine;
 use labelguard_core::finding::shape_str;
+use labelguard_core::Finding;
 use labelguard_core::Severity;
+use labelguard_scan::report::ScanReport;
 use std::collections::HashMap;
+
+/// XML-escapes text and attribute values; control characters XML 1.0 forbids are dropped.
+fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out += "&amp;",
+            '<' => out += "&lt;",
+            '>' => out += "&gt;",
+            '"' => out += "&quot;",
+            '\'' => out += "&apos;",
+            '\t' | '\n' | '\r' => out.push(c),
+            c if (c as u32) < 0x20 || c == '\u{fffe}' || c == '\u{ffff}' => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
 
 const CSS: &str = "body{font:14px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:1100px;color:#222;padding:0 1rem}
 h1{font-size:1.5rem}h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid #ddd}
@@ -46,7 +66,7 @@ fn rich(text: &str) -> String {
 
 /// At most this many files are detailed in the page (unreadable first, then the worst); the
 /// rest are counted, so a 10,000-file dataset gives a page of bounded size.
-pub const MAX_FILES: usize = 500;
+const MAX_FILES: usize = 500;
 /// Histograms longer than this are folded (ADE20K's 150 classes).
 const FOLD_ROWS: usize = 40;
 /// Small overlay pictures are shown at least this large (nearest-neighbour).
@@ -59,13 +79,13 @@ fn png_size(png: &[u8]) -> Option<(u32, u32)> {
     Some((w, h))
 }
 
-fn finding_html(f: &FindingRecord) -> String {
+fn finding_html(f: &Finding) -> String {
     let mut s = format!(
         "<div class=\"finding\"><span class=\"{}\">{}</span> <b>{}</b> {} <small>({})</small><br>{}",
         sev_class(f.severity),
         f.severity.as_str(),
-        esc(&f.code),
-        esc(&f.rule),
+        esc(f.code),
+        esc(f.rule),
         f.verdict,
         rich(&f.message)
     );
@@ -162,7 +182,7 @@ fn chart(r: &ScanReport, palette: Option<&[[u8; 3]]>) -> String {
 }
 
 /// The whole page: one section per dataset when the scan found several.
-pub fn render(r: &ScanReport, palette: Option<&[[u8; 3]]>) -> String {
+pub fn html(r: &ScanReport, palette: Option<&[[u8; 3]]>) -> String {
     let st = &r.settings;
     let mut h = format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>labelguard scan: {}</title><style>{CSS}</style></head><body>\n<h1>labelguard scan: {}</h1>\n",
@@ -255,7 +275,7 @@ fn body(r: &ScanReport, palette: Option<&[[u8; 3]]>) -> String {
     if !r.dataset.is_empty() {
         h += "<h2>Dataset</h2>\n";
         for f in &r.dataset {
-            h += &finding_html(f);
+            h += &finding_html(&f.finding);
         }
     }
     let overlays: HashMap<&str, &Vec<u8>> = r
@@ -287,12 +307,12 @@ fn body(r: &ScanReport, palette: Option<&[[u8; 3]]>) -> String {
                 f.shape.as_ref().map(|s| shape_str(s)).unwrap_or_default()
             );
             for x in &f.findings {
-                h += &finding_html(x);
+                h += &finding_html(&x.finding);
             }
             if let Some(png) = overlays.get(f.path.as_str()) {
                 let (w, ht) = png_size(png).unwrap_or((MIN_PICTURE, MIN_PICTURE));
                 let k = (MIN_PICTURE / w.max(ht).max(1)).max(1);
-                h += &format!("<img class=\"overlay\" width=\"{}\" height=\"{}\" alt=\"bad pixels of {}\" src=\"data:image/png;base64,{}\">\n", w * k, ht * k, esc(&f.path), base64(png));
+                h += &format!("<img class=\"overlay\" width=\"{}\" height=\"{}\" alt=\"bad pixels of {}\" src=\"data:image/png;base64,{}\">\n", w * k, ht * k, esc(&f.path), BASE64.encode(png));
             }
             h += "</details>\n";
         }

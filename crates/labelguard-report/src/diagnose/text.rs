@@ -1,17 +1,7 @@
-//! Renderers for diagnoses: text for people (built on the shared finding renderer) and JSON.
+//! Diagnoses as text for people, built on the shared finding block.
 
-use crate::conclude::thousands;
-use crate::model::{LogReport, Outcome};
-use labelguard_report::{finding_text, visible, Style, SCHEMA_VERSION};
-use serde::Serialize;
-
-fn paint(style: Style, code: &str, text: &str) -> String {
-    if style.color {
-        format!("\x1b[{code}m{text}\x1b[0m")
-    } else {
-        text.to_string()
-    }
-}
+use crate::{finding_text, look, thousands, visible, Style};
+use labelguard_diagnose::{Confidence, LogReport, Outcome};
 
 /// The diagnoses of one or more logs as text.
 pub fn text(reports: &[LogReport], style: Style) -> String {
@@ -30,14 +20,14 @@ pub fn text(reports: &[LogReport], style: Style) -> String {
             }
             let mut facts = format!("op: {}", visible(&d.op));
             // A confident answer needs no list of the ops it was chosen from.
-            if !d.candidates.is_empty() && d.confidence < crate::model::Confidence::High {
+            if !d.candidates.is_empty() && d.confidence < Confidence::High {
                 facts += &format!(" (one of {})", visible(&d.candidates.join(", ")));
             }
             if let Some(k) = &d.kernel {
                 facts += &format!(" · kernel: {}", visible(k));
             }
             facts += &format!(" · confidence: {}", d.confidence.as_str());
-            out += &format!("  {}\n", paint(style, "2", &facts));
+            out += &format!("  {}\n", style.paint(look::LABEL, &facts));
             for l in lines {
                 out += l;
                 out.push('\n');
@@ -45,7 +35,7 @@ pub fn text(reports: &[LogReport], style: Style) -> String {
             if !d.suspects.is_empty() {
                 out += &format!(
                     "  {} {} (named in a traceback that cannot be trusted)\n",
-                    paint(style, "2", "suspects:"),
+                    style.paint(look::LABEL, "suspects:"),
                     visible(&d.suspects.join(", "))
                 );
             }
@@ -66,11 +56,11 @@ pub fn text(reports: &[LogReport], style: Style) -> String {
                 };
                 out += &format!(
                     "  {} {at} in {}{code}{trust}\n",
-                    paint(style, "1;36", "your code:"),
+                    style.paint(look::INFO, "your code:"),
                     visible(&u.frame.function)
                 );
             }
-            out += &format!("  {}\n", paint(style, "2", "evidence:"));
+            out += &format!("  {}\n", style.paint(look::LABEL, "evidence:"));
             for e in &d.evidence {
                 let group = match (e.count, e.last_line) {
                     (1, _) => String::new(),
@@ -94,55 +84,13 @@ pub fn text(reports: &[LogReport], style: Style) -> String {
         .unwrap_or(Outcome::NoError);
     let errors = reports.iter().map(|r| r.findings.len()).sum::<usize>();
     out += &match outcome {
-        Outcome::NoError => paint(style, "1;32", "no error found in the log"),
-        Outcome::Explained => format!("{} — {} finding(s)", paint(style, "1;32", "explained"), errors),
+        Outcome::NoError => style.paint(look::GOOD, "no error found in the log"),
+        Outcome::Explained => format!("{} — {} finding(s)", style.paint(look::GOOD, "explained"), errors),
         Outcome::Unexplained => format!(
             "{} — labelguard found an error it cannot explain; `labelguard run --sync -- <command>` localises it",
-            paint(style, "1;31", "unexplained")
+            style.paint(look::ERROR, "unexplained")
         ),
     };
     out.push('\n');
     out
-}
-
-#[derive(Serialize)]
-struct JsonDoc<'a> {
-    schema_version: u32,
-    outcome: Outcome,
-    findings: Vec<&'a crate::Diagnosis>,
-    logs: Vec<JsonLog<'a>>,
-}
-
-#[derive(Serialize)]
-struct JsonLog<'a> {
-    outcome: Outcome,
-    #[serde(skip_serializing_if = "<[String]>::is_empty")]
-    pytorch: &'a [String],
-    inputs: &'a [crate::SourceSummary],
-    findings: usize,
-}
-
-/// The diagnoses as one JSON document: `schema_version`, `outcome`, `findings` (of every log,
-/// each evidence line naming its source), and `logs` (per log: its outcome, what the wording
-/// says about the PyTorch build, the bytes and lines read, and how many findings it has).
-pub fn json(reports: &[LogReport]) -> String {
-    let doc = JsonDoc {
-        schema_version: SCHEMA_VERSION,
-        outcome: reports
-            .iter()
-            .map(|r| r.outcome)
-            .max()
-            .unwrap_or(Outcome::NoError),
-        findings: reports.iter().flat_map(|r| &r.findings).collect(),
-        logs: reports
-            .iter()
-            .map(|r| JsonLog {
-                outcome: r.outcome,
-                pytorch: &r.pytorch,
-                inputs: &r.inputs,
-                findings: r.findings.len(),
-            })
-            .collect(),
-    };
-    serde_json::to_string_pretty(&doc).expect("diagnoses serialize")
 }

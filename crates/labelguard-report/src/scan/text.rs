@@ -1,22 +1,10 @@
 //! The text report: what a person reads after `labelguard scan DATA`.
 
-use super::{thousands, to_finding};
-use crate::layout::LayoutKind;
-use crate::report::ScanReport;
-use labelguard_core::Severity;
-use labelguard_report::{finding_text, visible, Style};
+use crate::{finding_text, look, thousands, visible, Style};
+use labelguard_scan::layout::LayoutKind;
+use labelguard_scan::report::{ClassRow, ScanReport};
 
-/// How many files the text report details; the rest are counted (JSON has them all).
-pub const WORST_FILES: usize = 25;
 const BAR: usize = 32;
-
-fn paint(style: Style, code: &str, text: &str) -> String {
-    if style.color {
-        format!("\x1b[{code}m{text}\x1b[0m")
-    } else {
-        text.to_string()
-    }
-}
 
 fn bar(fraction: f64) -> String {
     const PARTS: [&str; 8] = ["", "▏", "▎", "▍", "▌", "▋", "▊", "▉"];
@@ -35,18 +23,15 @@ pub fn plural(n: u64, word: &str) -> String {
     format!("{} {word}{}", thousands(n), if n == 1 { "" } else { many })
 }
 
-pub fn render(r: &ScanReport, style: Style) -> String {
-    render_files(r, style, Some(WORST_FILES))
-}
-
-/// The text report detailing at most `max_files` files (`None`: every file, `--show all`).
-pub fn render_files(r: &ScanReport, style: Style, max_files: Option<usize>) -> String {
+/// The text report detailing at most `max_files` files (`None`: every file, `--show all`);
+/// the rest are counted (JSON has them all).
+pub fn text(r: &ScanReport, style: Style, max_files: Option<usize>) -> String {
     if r.datasets.is_empty() {
         return render_one(r, style, max_files);
     }
     let mut out = format!(
         "{} {}: {} datasets, {}\n",
-        paint(style, "1", "labelguard scan"),
+        style.paint(look::HEADING, "labelguard scan"),
         r.settings.roots.join(", "),
         r.datasets.len(),
         plural(r.summary.files_scanned, "file"),
@@ -62,9 +47,8 @@ pub fn render_files(r: &ScanReport, style: Style, max_files: Option<usize>) -> S
     for (i, d) in r.datasets.iter().enumerate() {
         out += &format!(
             "\n{}\n",
-            paint(
-                style,
-                "1;7",
+            style.paint(
+                look::BANNER,
                 &format!("── Dataset {} of {} ──", i + 1, r.datasets.len())
             )
         );
@@ -110,7 +94,7 @@ fn render_one(r: &ScanReport, style: Style, max_files: Option<usize>) -> String 
     );
     out += &format!(
         "{} {} ({} layout){}: {}, {classes}{extra}\n",
-        paint(style, "1", "labelguard scan"),
+        style.paint(look::HEADING, "labelguard scan"),
         visible(&st.roots.join(", ")),
         layout_names(r),
         r.shard
@@ -119,14 +103,10 @@ fn render_one(r: &ScanReport, style: Style, max_files: Option<usize>) -> String 
         plural(r.summary.files_scanned, "file"),
     );
     if !r.rules.is_empty() {
-        out += &format!("\n{}\n", paint(style, "1", "Findings by rule"));
+        out += &format!("\n{}\n", style.paint(look::HEADING, "Findings by rule"));
         for rc in &r.rules {
             let sev = format!("{:<7}", rc.severity.as_str());
-            let sev = match rc.severity {
-                Severity::Error => paint(style, "1;31", &sev),
-                Severity::Warning => paint(style, "1;33", &sev),
-                Severity::Info => paint(style, "1;36", &sev),
-            };
+            let sev = style.paint(look::severity(rc.severity), &sev);
             let files = if rc.files == 0 {
                 "the dataset".to_string()
             } else {
@@ -134,7 +114,7 @@ fn render_one(r: &ScanReport, style: Style, max_files: Option<usize>) -> String 
             };
             out += &format!(
                 "  {sev}  {}  {:<28} {:>6} in {:<12} {}\n",
-                paint(style, "1", &rc.code),
+                style.paint(look::HEADING, &rc.code),
                 rc.name,
                 thousands(rc.findings),
                 files,
@@ -149,7 +129,7 @@ fn render_one(r: &ScanReport, style: Style, max_files: Option<usize>) -> String 
         } else {
             "Worst files (unreadable first)"
         };
-        out += &format!("\n{}\n", paint(style, "1", title));
+        out += &format!("\n{}\n", style.paint(look::HEADING, title));
         for f in &worst {
             // "all" is no split: only a named split is worth a word.
             let mut about: Vec<String> = Vec::new();
@@ -159,13 +139,13 @@ fn render_one(r: &ScanReport, style: Style, max_files: Option<usize>) -> String 
             if f.bad_elements > 0 {
                 about.push(format!("{} bad elements", thousands(f.bad_elements)));
             }
-            out += &format!("\n{}", paint(style, "1;4", &visible(&f.path)));
+            out += &format!("\n{}", style.paint(look::FILE, &visible(&f.path)));
             if !about.is_empty() {
                 out += &format!("  {}", about.join(", "));
             }
             out.push('\n');
             for finding in &f.findings {
-                for line in finding_text(&to_finding(finding), style).lines() {
+                for line in finding_text(&finding.finding, style).lines() {
                     out += &format!("  {line}\n");
                 }
             }
@@ -178,9 +158,9 @@ fn render_one(r: &ScanReport, style: Style, max_files: Option<usize>) -> String 
         }
     }
     if !r.dataset.is_empty() {
-        out += &format!("\n{}\n", paint(style, "1", "Dataset"));
+        out += &format!("\n{}\n", style.paint(look::HEADING, "Dataset"));
         for f in &r.dataset {
-            for line in finding_text(&to_finding(f), style).lines() {
+            for line in finding_text(&f.finding, style).lines() {
                 out += &format!("  {line}\n");
             }
         }
@@ -190,7 +170,7 @@ fn render_one(r: &ScanReport, style: Style, max_files: Option<usize>) -> String 
         if let Some(s) = w.suggestions.iter().find(|s| s.method == w.selected) {
             out += &format!(
                 "\n{} ({}, {}): {}\n",
-                paint(style, "1", "Suggested class weights"),
+                style.paint(look::HEADING, "Suggested class weights"),
                 s.method.as_str(),
                 if w.computed_on == "all" {
                     "all files".to_string()
@@ -212,10 +192,10 @@ fn render_one(r: &ScanReport, style: Style, max_files: Option<usize>) -> String 
 fn verdict_line(r: &ScanReport, style: Style) -> String {
     let s = &r.summary;
     let verdict = match s.status.as_str() {
-        "errors" => paint(style, "1;31", "errors"),
-        "warnings" => paint(style, "1;33", "warnings"),
-        "unchecked" => paint(style, "1;33", "unchecked"),
-        _ => paint(style, "1;32", "ok"),
+        "errors" => style.paint(look::ERROR, "errors"),
+        "warnings" => style.paint(look::WARNING, "warnings"),
+        "unchecked" => style.paint(look::WARNING, "unchecked"),
+        _ => style.paint(look::GOOD, "ok"),
     };
     let mut line = format!(
         "{verdict}: {}, {} in {} of {}{}{}",
@@ -271,10 +251,10 @@ fn histogram(r: &ScanReport, style: Style) -> String {
     }
     let mut out = format!(
         "\n{} ({})\n",
-        paint(style, "1", "Class histogram"),
+        style.paint(look::HEADING, "Class histogram"),
         r.histogram.unit
     );
-    let label = |c: &crate::report::ClassRow| -> String {
+    let label = |c: &ClassRow| -> String {
         match (c.role.as_str(), &c.name) {
             ("ignore", _) => "(ignore)".to_string(),
             ("out_of_range", _) => "(out of range)".to_string(),
@@ -306,15 +286,14 @@ fn histogram(r: &ScanReport, style: Style) -> String {
                 count,
                 c.fraction * 100.0,
                 if c.count == 0 {
-                    paint(style, "33", "never seen")
+                    style.paint(look::NEVER_SEEN, "never seen")
                 } else {
-                    paint(style, "36", &bar(c.fraction / max))
+                    style.paint(look::BAR, &bar(c.fraction / max))
                 }
             ),
             "ignore" => format!("  {:>5} {:<name_w$} {:>14}", c.id, name, count),
-            _ => paint(
-                style,
-                "31",
+            _ => style.paint(
+                look::OUT_OF_RANGE,
                 &format!(
                     "  {:>5} {:<name_w$} {:>14} {:>6.2}%",
                     c.id,

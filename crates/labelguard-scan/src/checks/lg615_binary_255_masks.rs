@@ -1,11 +1,13 @@
-//! Binary datasets stored as 0/255: the foreground is 255. Found once for the whole dataset
+//! LG615 binary-255-masks: binary datasets stored as 0/255: the foreground is 255. Found once for the whole dataset
 //! (LG615) instead of once per mask, with 255 shown as the foreground rather than as void,
 //! and class weights computed on the mapped classes 0 and 1 (blur artefacts left out).
+//! Documentation: `labelguard_core::rules::lg615_binary_255_masks`.
 
-use crate::report::{record, FindingRecord, ScanReport, SplitCount, ValueRecord, Weights};
+use crate::report::{ScanFinding, ScanReport, SplitCount, Weights};
 use crate::weights::suggest;
+use labelguard_core::finding::ValueCount;
 use labelguard_core::rules::{LG101, LG103, LG615};
-use labelguard_core::Verdict;
+use labelguard_core::{Finding, Verdict};
 
 /// Share of labelled pixels that must be exactly 0 or 255 (the rest: blur artefacts).
 const BINARY_SHARE: f64 = 0.99;
@@ -25,7 +27,7 @@ fn counts(r: &ScanReport) -> Option<(u64, u64, u64)> {
 
 /// The LG615 finding when the dataset is binary 0/255 (empty otherwise). Drops the per-file
 /// findings that only say "255 is out of range / not ignored" and shows 255 as the foreground.
-pub fn apply(r: &mut ScanReport) -> Vec<FindingRecord> {
+pub fn apply(r: &mut ScanReport) -> Vec<ScanFinding> {
     let Some((zero, fg, other)) = counts(r) else {
         return Vec::new();
     };
@@ -42,7 +44,7 @@ pub fn apply(r: &mut ScanReport) -> Vec<FindingRecord> {
             format!("255 is outside {c}: a device-side assert on CUDA"),
         )
     };
-    let mut f = record(
+    let mut f = Finding::new(
         &LG615,
         verdict,
         format!(
@@ -51,21 +53,22 @@ pub fn apply(r: &mut ScanReport) -> Vec<FindingRecord> {
             zero,
             if other > 0 { format!(", {other} of other ids") } else { String::new() }
         ),
-        Some("binary masks saved by image editors and many binary-segmentation datasets use 255 for the foreground; here 255 is the foreground class".into()),
-        "map the masks to 0/1 where they are loaded (target = (mask > 127).long()), give the model 2 outputs, and keep 255 out of ignore_index",
-    );
+    )
+    .hint("binary masks saved by image editors and many binary-segmentation datasets use 255 for the foreground; here 255 is the foreground class")
+    .fix("map the masks to 0/1 where they are loaded (target = (mask > 127).long()), give the model 2 outputs, and keep 255 out of ignore_index");
     f.count = Some(fg);
     f.values = vec![
-        ValueRecord {
+        ValueCount {
             value: "0 (background)".into(),
             count: zero,
         },
-        ValueRecord {
+        ValueCount {
             value: "255 (foreground)".into(),
             count: fg,
         },
     ];
-    let only_255 = |x: &FindingRecord| {
+    let only_255 = |x: &ScanFinding| {
+        let x = &x.finding;
         (x.code == LG101.code || x.code == LG103.code)
             && !x.values.is_empty()
             && x.values.iter().all(|v| v.value == "255")
@@ -86,7 +89,7 @@ pub fn apply(r: &mut ScanReport) -> Vec<FindingRecord> {
             row.count as f64 / counted as f64
         };
     }
-    vec![f]
+    vec![ScanFinding::about_dataset(f)]
 }
 
 /// Weights of the mapped classes 0 (background) and 1 (foreground, stored as 255); blur

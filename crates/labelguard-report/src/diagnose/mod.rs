@@ -1,0 +1,7 @@
+//! The diagnoses of logs (`labelguard diagnose`, `labelguard run`).
+
+mod json;
+mod text;
+
+pub use json::json;
+pub use text::text;

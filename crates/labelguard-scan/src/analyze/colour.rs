@@ -1,0 +1,94 @@
+//! Colour masks (three or four channels): a grey mask saved as RGB is checked through one
+//! channel; a colour-coded mask is mapped to ids with the palette (`--palette`, a preset) and
+//! checked as ids, or reported with its colours when there is no palette. The LG606 findings
+//! themselves are built in [`crate::checks::lg606_colour_mask`].
+
+use super::class_ids::class_check;
+use super::mask::channel_view;
+use super::{Ctx, FileResult};
+use crate::checks::lg606_colour_mask as lg606;
+use crate::read::mask::MaskImage;
+use labelguard_core::finding::MAX_LOCATIONS;
+use labelguard_core::{DType, Location, TensorView};
+use std::collections::BTreeMap;
+
+pub(crate) fn colour_mask(
+    r: &mut FileResult,
+    img: &MaskImage,
+    pixels: &[u8],
+    ctx: &Ctx<'_>,
+    aux: &mut Vec<u8>,
+) {
+    let (h, w, ch) = (img.height, img.width, img.channels);
+    let shape = format!("[{h}, {w}, {ch}]");
+    if img.dtype != DType::U8 || ch < 3 {
+        r.findings
+            .push(lg606::unsupported_channels(ch, img.dtype, &shape));
+        return;
+    }
+    let px = |i: usize| [pixels[i * ch], pixels[i * ch + 1], pixels[i * ch + 2]];
+    let n = h * w;
+    if (0..n).all(|i| {
+        let p = px(i);
+        p[0] == p[1] && p[1] == p[2]
+    }) {
+        r.findings.push(lg606::grey_saved_as_colour(ch, &shape));
+        let view = channel_view(img, pixels, 0, aux);
+        class_check(r, &view, "mask", ctx, ctx.opts.palette.as_deref());
+        return;
+    }
+    let Some(palette) = &ctx.palette else {
+        let mut colours: BTreeMap<[u8; 3], u64> = BTreeMap::new();
+        for i in 0..n {
+            let c = px(i);
+            if colours.len() < 4096 || colours.contains_key(&c) {
+                *colours.entry(c).or_insert(0) += 1;
+            }
+        }
+        r.findings
+            .push(lg606::colours_without_palette(&shape, &colours));
+        return;
+    };
+    // Map colours to ids; unknown colours become the ignore value so they are reported once.
+    let ignore = ctx
+        .opts
+        .ignore_index
+        .clamp(i32::MIN as i64, i32::MAX as i64) as i32;
+    // Ids as i32 little-endian bytes, 4 per pixel (a palette has far fewer than 2^31 entries).
+    let mut ids: Vec<u8> = Vec::with_capacity(n * 4);
+    let mut unknown = 0u64;
+    let mut first: Vec<Location> = Vec::new();
+    let mut unknown_colours: BTreeMap<[u8; 3], u64> = BTreeMap::new();
+    let mut lookup = palette.lookup();
+    for i in 0..n {
+        let c = px(i);
+        let id = lookup.id(c);
+        match id {
+            Some(id) => ids.extend_from_slice(&(id as i32).to_le_bytes()),
+            None => {
+                unknown += 1;
+                if first.len() < MAX_LOCATIONS {
+                    first.push(Location {
+                        tensor: "mask".into(),
+                        index: vec![i / w, i % w],
+                        value: lg606::colour_text(c),
+                    });
+                }
+                if unknown_colours.len() < 64 || unknown_colours.contains_key(&c) {
+                    *unknown_colours.entry(c).or_insert(0) += 1;
+                }
+                ids.extend_from_slice(&ignore.to_le_bytes());
+            }
+        }
+    }
+    r.findings.push(lg606::colours_mapped_with_palette(
+        &shape,
+        n,
+        first,
+        &unknown_colours,
+        unknown,
+    ));
+    r.bad += unknown;
+    let view = TensorView::new(DType::I32, &[h, w], &ids).expect("one id per pixel");
+    class_check(r, &view, "mask", ctx, ctx.opts.palette.as_deref());
+}

@@ -1,0 +1,26 @@
+//! ImageFolder samples: an image's header (its size, checked against `--max-pixels`) and one
+//! histogram sample for its class folder.
+
+use super::{Ctx, FileKind, FileResult};
+use crate::layout::Item;
+use crate::read::header::image_header;
+use crate::read::mask::check_pixels;
+
+pub(crate) fn image_sample(item: &Item, class: &str, ctx: &Ctx<'_>) -> FileResult {
+    let mut r = FileResult::new(item, FileKind::Image);
+    r.samples = true;
+    match image_header(&item.path) {
+        Ok(h) => {
+            if let Err(p) = check_pixels(h.format, h.width, h.height, 1, ctx.opts.max_pixels) {
+                r.findings.push(p);
+                return r;
+            }
+            r.shape = Some(vec![h.height as usize, h.width as usize]);
+            let id = ctx.class_map.get(class).copied().unwrap_or(-1);
+            r.histogram = vec![(id, 1)];
+            r.elements = 1;
+        }
+        Err(p) => r.findings.push(p),
+    }
+    r
+}

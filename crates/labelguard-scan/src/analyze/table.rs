@@ -1,0 +1,96 @@
+//! Label tables (CSV/TSV, JSONL, Parquet): the label column's ids, with the rows that are not
+//! ids (LG612 unknown labels, LG201 floats) reported and kept out of the histogram.
+
+use super::class_ids::class_check;
+use super::{Ctx, FileKind, FileResult};
+use crate::checks::{lg612_unknown_label, lg613_label_column_missing};
+use crate::layout::Item;
+use crate::problem::problem;
+use crate::read::table::{read_labels, LabelColumn, TableError, TableFormat};
+use labelguard_core::rules::{LG201, LG603, LG604};
+use labelguard_core::{DType, Finding, Location, Severity, TensorView, Verdict};
+
+pub(crate) fn table_file(item: &Item, format: TableFormat, ctx: &Ctx<'_>) -> FileResult {
+    let mut r = FileResult::new(item, FileKind::Table);
+    r.samples = true;
+    let opts = ctx.opts;
+    let map = (!ctx.class_map.is_empty()).then_some(&ctx.class_map);
+    let col = match read_labels(
+        &item.path,
+        format,
+        opts.label_column.as_deref(),
+        map,
+        opts.ignore_index,
+        opts.max_rows,
+    ) {
+        Ok(c) => c,
+        Err(TableError::MissingColumn { wanted, available }) => {
+            r.findings
+                .push(lg613_label_column_missing::finding(&wanted, &available));
+            return r;
+        }
+        Err(TableError::Problem(p)) => {
+            r.findings.push(p);
+            return r;
+        }
+    };
+    table_findings(&mut r, &col, ctx);
+    r
+}
+
+fn table_findings(r: &mut FileResult, col: &LabelColumn, ctx: &Ctx<'_>) {
+    let name = col.column.as_str();
+    r.shape = Some(vec![col.ids.len()]);
+    if col.ids.is_empty() {
+        r.findings.push(
+            problem(&LG603, format!("column '{name}' has no rows")).fix("regenerate the table"),
+        );
+        return;
+    }
+    if let Some(n) = col.truncated_at {
+        r.findings.push(
+            Finding::new(
+                &LG604,
+                Verdict::Ok,
+                format!("more than {n} rows: only the first {n} were checked"),
+            )
+            .severity(Severity::Warning)
+            .fix("raise --max-rows to check the whole table"),
+        );
+    }
+    if let Some(f) = lg612_unknown_label::finding(col, !ctx.class_map.is_empty()) {
+        r.bad += col.unknown;
+        r.findings.push(f);
+    }
+    if col.floats > 0 {
+        let first = &col.float_first[0];
+        let mut f = Finding::new(
+            &LG201,
+            Verdict::Error,
+            format!("{} in '{name}' {} floating-point numbers ({} with a fraction); first: {name}[{}] = {}", labelguard_core::finding::count(col.floats, "label"), labelguard_core::finding::is_are(col.floats), col.fractional, first.row, first.text),
+        )
+        .hint(if col.fractional == 0 {
+            "whole numbers written as floats: pandas turns an integer column with a missing value into float64"
+        } else {
+            "fractional labels are not class ids: regression targets or probabilities?"
+        })
+        .fix(format!("fill or drop missing rows and store integers: df['{name}'] = df['{name}'].astype('int64')"));
+        f.locations = col
+            .float_first
+            .iter()
+            .map(|b| Location {
+                tensor: name.to_string(),
+                index: vec![b.row],
+                value: b.text.clone(),
+            })
+            .collect();
+        f.count = Some(col.floats);
+        r.findings.push(f);
+    }
+    let bytes: Vec<u8> = col.ids.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let view = TensorView::new(DType::I64, &[col.ids.len()], &bytes).expect("one id per row");
+    class_check(r, &view, name, ctx, None);
+    // Rows that were not ids carry the ignore value: they are counted as unknown, not as classes.
+    r.histogram
+        .retain(|(v, _)| *v != ctx.opts.ignore_index || col.unknown + col.fractional == 0);
+}

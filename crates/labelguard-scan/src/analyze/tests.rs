@@ -1,0 +1,124 @@
+//! The class-id check on small views: clean and bad masks, reduce_zero_label, resize artefacts.
+
+use super::class_ids::class_check;
+use super::*;
+use labelguard_core::{DType, TensorView};
+
+fn ctx_opts(c: u32, ignore: i64) -> ScanOptions {
+    ScanOptions {
+        num_classes: Some(c),
+        ignore_index: ignore,
+        ..ScanOptions::default()
+    }
+}
+
+fn result() -> FileResult {
+    FileResult {
+        display: "m.png".into(),
+        split: "train".into(),
+        kind: FileKind::Mask,
+        shape: None,
+        findings: vec![],
+        elements: 0,
+        bad: 0,
+        histogram: vec![],
+        hist_overflow: 0,
+        samples: false,
+        overlay: None,
+        dataset_level: false,
+    }
+}
+
+#[test]
+fn clean_masks_only_histogram_and_bad_ones_get_core_findings() {
+    let opts = ctx_opts(19, 255);
+    let ctx = Ctx::new(&opts, &[]);
+    let mut data = vec![3u8; 64 * 64];
+    data[10] = 255;
+    let view = TensorView::new(DType::U8, &[64, 64], &data).unwrap();
+    let mut r = result();
+    class_check(&mut r, &view, "mask", &ctx, None);
+    assert!(r.findings.is_empty());
+    assert_eq!(r.histogram, vec![(3, 4095), (255, 1)]);
+    data[64 * 5 + 7] = 26;
+    let view = TensorView::new(DType::U8, &[64, 64], &data).unwrap();
+    let mut r = result();
+    class_check(&mut r, &view, "mask", &ctx, None);
+    assert_eq!(r.findings.len(), 1);
+    assert_eq!(r.findings[0].code, "LG105");
+    assert_eq!(r.findings[0].locations[0].index, vec![5, 7]);
+    assert_eq!(r.bad, 1);
+}
+
+#[test]
+fn reduce_zero_label_remaps_before_checking() {
+    let opts = ScanOptions {
+        reduce_zero_label: true,
+        ..ctx_opts(150, 255)
+    };
+    let ctx = Ctx::new(&opts, &[]);
+    let data: Vec<u8> = (0..=150).cycle().take(151 * 4).collect();
+    let view = TensorView::new(DType::U8, &[4, 151], &data).unwrap();
+    let mut r = result();
+    class_check(&mut r, &view, "mask", &ctx, None);
+    assert!(
+        r.findings
+            .iter()
+            .all(|f| f.code != "LG101" && f.code != "LG106"),
+        "{:?}",
+        r.findings
+    );
+    let opts = ctx_opts(150, 255);
+    let ctx = Ctx::new(&opts, &[]);
+    let mut r = result();
+    class_check(&mut r, &view, "mask", &ctx, None);
+    assert_eq!(r.findings[0].code, "LG106");
+}
+
+/// A 3-class mask (ids 0, 10, 20 in vertical stripes) downscaled with a linear filter: the
+/// borders get the blended ids in between.
+#[test]
+fn bilinear_borders_are_resize_artefacts() {
+    let (h, w) = (40usize, 400usize);
+    let mut data = vec![0u8; h * w];
+    for y in 0..h {
+        for x in 0..w {
+            data[y * w + x] = match x {
+                0..=129 => 0,
+                130 => 5,
+                131..=269 => 10,
+                270 => 15,
+                _ => 20,
+            };
+        }
+    }
+    let opts = ctx_opts(21, 255);
+    let ctx = Ctx::new(&opts, &[]);
+    let view = TensorView::new(DType::U8, &[h, w], &data).unwrap();
+    let mut r = result();
+    class_check(&mut r, &view, "mask", &ctx, None);
+    let f = r
+        .findings
+        .iter()
+        .find(|f| f.code == "LG605")
+        .expect("LG605");
+    assert_eq!(f.count, Some(80));
+    assert_eq!(f.locations[0].index, vec![0, 130]);
+    // The same mask resized with nearest-neighbour has no bands: nothing to report.
+    let clean: Vec<u8> = data
+        .iter()
+        .map(|&v| {
+            if v == 5 {
+                0
+            } else if v == 15 {
+                10
+            } else {
+                v
+            }
+        })
+        .collect();
+    let view = TensorView::new(DType::U8, &[h, w], &clean).unwrap();
+    let mut r = result();
+    class_check(&mut r, &view, "mask", &ctx, None);
+    assert!(r.findings.is_empty());
+}

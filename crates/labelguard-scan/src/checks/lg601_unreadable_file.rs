@@ -1,0 +1,43 @@
+//! LG601 unreadable-file: a path the scan cannot read: an I/O error (permissions, a dangling
+//! or looping symlink), or a FIFO, socket or device, which is never opened. The walker's own
+//! LG601 findings (directory loops, nesting too deep) are in [`crate::walk`].
+//! Documentation: `labelguard_core::rules::lg601_unreadable_file`.
+
+use crate::problem::problem;
+use labelguard_core::rules::LG601;
+use labelguard_core::Finding;
+use std::os::unix::fs::FileTypeExt;
+
+/// Maps an I/O error on a path to the LG601 problem that explains it.
+pub fn io_problem(what: &str, e: &std::io::Error) -> Finding {
+    use std::io::ErrorKind::*;
+    let p = problem(&LG601, format!("{what}: {e}"));
+    match e.kind() {
+        PermissionDenied => p
+            .hint("the scanning user may not read it; a DataLoader worker running as the same user will fail the same way")
+            .fix("fix the permissions (chmod a+r), or exclude the path"),
+        NotFound => p
+            .hint("a dangling symlink, or the file was removed during the scan")
+            .fix("restore the link target or remove the link"),
+        _ if e.raw_os_error() == Some(libc::ELOOP) => p
+            .hint("a symlink that points to itself or into a cycle")
+            .fix("remove the looping symlink"),
+        _ => p,
+    }
+}
+
+/// LG601 for a FIFO, socket or device: never opened, because opening a FIFO blocks.
+pub fn special_file_problem(t: &std::fs::FileType) -> Finding {
+    let what = if t.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if t.is_socket() {
+        "a socket"
+    } else if t.is_char_device() || t.is_block_device() {
+        "a device file"
+    } else {
+        "not a regular file"
+    };
+    problem(&LG601, format!("{what}, not a regular file; not opened"))
+        .hint("opening a FIFO blocks until a writer appears: a DataLoader worker that opens it hangs forever")
+        .fix("remove it from the dataset, or exclude it")
+}

@@ -1,0 +1,17 @@
+//! LG620 internal-error: a panic while analysing one file, caught by [`crate::isolate`] and
+//! reported for that file so the rest of the scan goes on.
+//! Documentation: `labelguard_core::rules::lg620_internal_error`.
+
+use crate::problem::problem;
+use labelguard_core::rules::LG620;
+use labelguard_core::Finding;
+
+/// LG620 for a panic met while reading a file.
+pub fn internal_error(message: &str) -> Finding {
+    problem(
+        &LG620,
+        format!("internal error while reading: {message} (please report)"),
+    )
+    .hint("labelguard failed on this file, so it could not tell whether the file is fine")
+    .fix("report it with the file to labelguard's issue tracker; meanwhile check the file by hand or exclude it")
+}

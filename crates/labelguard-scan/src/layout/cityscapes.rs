@@ -1,0 +1,130 @@
+//! The **cityscapes** layout: `gtFine/<split>/<city>/<stem>_gtFine_labelTrainIds.png` (or
+//! `gtCoarse`) paired with `leftImg8bit/<split>/<city>/<stem>_leftImg8bit.png`; a stem without
+//! a `labelTrainIds` file is scanned through its `labelIds` file, so the trap is named (LG105).
+
+use super::item::{RootScan, Task};
+use super::pairing::pair;
+use super::paths::{components, ext_of, split_of, ARRAY_EXTS, MASK_EXTS};
+use crate::config::ScanOptions;
+use crate::walk::Entry;
+use std::collections::{BTreeMap, BTreeSet};
+
+pub(crate) fn collect(scan: &mut RootScan<'_>, opts: &ScanOptions) {
+    // (base, kind, subdir, stem) -> which label files exist.
+    struct Found<'e> {
+        train: Option<&'e Entry>,
+        ids: Option<&'e Entry>,
+        other: Option<&'e Entry>,
+    }
+    let mut groups: BTreeMap<(String, String, String, String), Found<'_>> = BTreeMap::new();
+    let forced = opts.mask_suffix.clone();
+    let mut bases: BTreeSet<String> = BTreeSet::new();
+    let mut strays: Vec<&Entry> = Vec::new();
+    for e in &scan.files {
+        let comps = components(&e.rel);
+        let Some(pos) = comps
+            .iter()
+            .position(|c| *c == "gtFine" || *c == "gtCoarse")
+        else {
+            continue;
+        };
+        let name = comps[comps.len() - 1];
+        let kind = comps[pos];
+        let base = comps[..pos].join("/");
+        let subdir = comps[pos + 1..comps.len() - 1].join("/");
+        let (stem, slot) = if let Some(f) = &forced {
+            match name.strip_suffix(f.as_str()) {
+                Some(s) => (s, 2),
+                None => continue,
+            }
+        } else if let Some(s) = name.strip_suffix(&format!("_{kind}_labelTrainIds.png")) {
+            (s, 0)
+        } else if let Some(s) = name.strip_suffix(&format!("_{kind}_labelIds.png")) {
+            (s, 1)
+        } else if CITYSCAPES_OTHER
+            .iter()
+            .any(|o| name.ends_with(&format!("_{kind}_{o}")))
+        {
+            continue;
+        } else if MASK_EXTS.contains(&ext_of(name).as_str())
+            || ARRAY_EXTS.contains(&ext_of(name).as_str())
+        {
+            // A file in the label tree that follows no Cityscapes name: scanned on its own.
+            strays.push(*e);
+            continue;
+        } else {
+            continue;
+        };
+        bases.insert(base.clone());
+        let g = groups
+            .entry((base, kind.to_string(), subdir, stem.to_string()))
+            .or_insert(Found {
+                train: None,
+                ids: None,
+                other: None,
+            });
+        match slot {
+            0 => g.train = Some(e),
+            1 => g.ids = Some(e),
+            _ => g.other = Some(e),
+        }
+    }
+    let join = |base: &str, rest: String| {
+        if base.is_empty() {
+            rest
+        } else {
+            format!("{base}/{rest}")
+        }
+    };
+    let masks: Vec<(&Entry, String)> = groups
+        .iter()
+        .filter_map(|((_, _, subdir, _), f)| {
+            f.other.or(f.train).or(f.ids).map(|e| (e, split_of(subdir)))
+        })
+        .collect();
+    let expected = |e: &Entry| -> Vec<String> {
+        let comps = components(&e.rel);
+        let pos = comps
+            .iter()
+            .position(|c| *c == "gtFine" || *c == "gtCoarse")
+            .unwrap_or(0);
+        let base = comps[..pos].join("/");
+        let subdir = comps[pos + 1..comps.len() - 1].join("/");
+        let name = comps[comps.len() - 1];
+        let stem = name
+            .split(&format!("_{}_", comps[pos]))
+            .next()
+            .unwrap_or(name);
+        let stem = forced
+            .as_deref()
+            .and_then(|f| name.strip_suffix(f))
+            .unwrap_or(stem);
+        vec![join(
+            &base,
+            format!("leftImg8bit/{subdir}/{stem}_leftImg8bit.png"),
+        )]
+    };
+    let prefixes: Vec<String> = bases
+        .iter()
+        .map(|b| join(b, "leftImg8bit".into()))
+        .collect();
+    pair(
+        scan,
+        masks,
+        expected,
+        Some((prefixes, &|r: &str| r.ends_with("_leftImg8bit.png"))),
+    );
+    for e in strays {
+        let item = scan.item(e, split_of(&e.rel), Task::unpaired_label(&e.rel));
+        scan.items.push(item);
+    }
+}
+
+/// The other files cityscapesScripts puts beside the label masks: not class-id masks.
+const CITYSCAPES_OTHER: &[&str] = &[
+    "color.png",
+    "instanceIds.png",
+    "instanceTrainIds.png",
+    "polygons.json",
+    "labelTrainIds_color.png",
+];

@@ -1,0 +1,174 @@
+//! The **imagefolder** layout: torchvision's `root/[split/]class/image.jpg`, recognised when
+//! the tree holds JPEG photos one or two levels down and nothing else matched. The class
+//! folders are the labels: LG101 (more folders than classes), LG603 (an empty class folder),
+//! LG610 (splits with different folders) are found here.
+
+use super::item::{RootScan, Task};
+use super::paths::{components, ext_of, is_split_name, split_of, ARRAY_EXTS, IMAGE_EXTS};
+use crate::config::ScanOptions;
+use crate::problem::problem;
+use crate::read::table::TableFormat;
+use crate::walk::Entry;
+use labelguard_core::rules::{LG101, LG603, LG610};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::Path;
+
+/// JPEG photos one level below the root (`class/x.jpg`) or two (`split/class/x.jpg`).
+pub(crate) fn looks_like_image_folder(files: &[&Entry]) -> bool {
+    let mut jpegs = 0usize;
+    let mut classes: BTreeSet<String> = BTreeSet::new();
+    for e in files {
+        let comps = components(&e.rel);
+        let ext = ext_of(&e.rel);
+        if ARRAY_EXTS.contains(&ext.as_str()) || TableFormat::from_path(Path::new(&e.rel)).is_some()
+        {
+            return false;
+        }
+        if !IMAGE_EXTS.contains(&ext.as_str()) {
+            continue;
+        }
+        if matches!(ext.as_str(), "jpg" | "jpeg") {
+            jpegs += 1;
+        }
+        match comps.len() {
+            2 => {
+                classes.insert(comps[0].to_string());
+            }
+            n if n >= 3 && is_split_name(comps[0]) => {
+                classes.insert(comps[1].to_string());
+            }
+            _ => return false,
+        }
+    }
+    jpegs > 0 && classes.len() >= 2
+}
+
+/// torchvision's `ImageFolder`: each split root's sub-folders, sorted by name, are the classes
+/// 0..K-1 of that split. Returns the union of class names (sorted), the ids the histogram uses.
+pub(crate) fn collect(scan: &mut RootScan<'_>, opts: &ScanOptions) -> Vec<String> {
+    // Split roots: top-level split folders if there are any, else the root itself.
+    let top = list_dirs(&scan.root);
+    let split_roots: Vec<(String, String)> = if top.iter().any(|d| is_split_name(d)) {
+        top.iter()
+            .filter(|d| is_split_name(d))
+            .map(|d| (d.clone(), split_of(d)))
+            .collect()
+    } else {
+        vec![(String::new(), "all".into())]
+    };
+    let mut per_split: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (dir, split) in &split_roots {
+        let classes = list_dirs(&scan.root.join(dir));
+        let class_ids: HashMap<&str, i64> = classes
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.as_str(), i as i64))
+            .collect();
+        let prefix = if dir.is_empty() {
+            String::new()
+        } else {
+            format!("{dir}/")
+        };
+        let mut counts: HashMap<&str, usize> = HashMap::new();
+        let files = scan.files.clone();
+        for e in files {
+            let Some(below) = e.rel.strip_prefix(&prefix) else {
+                continue;
+            };
+            let Some((class, _)) = below.split_once('/') else {
+                continue;
+            };
+            let Some(&id) = class_ids.get(class) else {
+                continue;
+            };
+            if !IMAGE_EXTS.contains(&ext_of(&e.rel).as_str()) {
+                continue;
+            }
+            *counts.entry(class).or_insert(0) += 1;
+            let item = scan.item(
+                e,
+                split.clone(),
+                Task::Image {
+                    class: class.to_string(),
+                    class_index: id,
+                },
+            );
+            scan.items.push(item);
+        }
+        for c in &classes {
+            if !counts.contains_key(c.as_str()) {
+                let rel = format!("{prefix}{c}");
+                let p = problem(&LG603, "class folder without images")
+                    .hint("torchvision's ImageFolder raises FileNotFoundError: Found no valid file for the classes ...; with allow_empty=True the class gets an id but no samples")
+                    .fix("add images, or remove the folder (which renumbers the later classes)");
+                let item = scan.synthetic(&rel, split.clone(), p);
+                scan.items.push(item);
+            }
+        }
+        if let Some(c) = opts.num_classes {
+            if classes.len() > c as usize {
+                let extra: Vec<String> = classes[c as usize..]
+                    .iter()
+                    .map(|n| format!("'{n}'"))
+                    .collect();
+                let p = problem(
+                    &LG101,
+                    format!(
+                        "{} class folders but num_classes is {c}: {} get ids {}..{}",
+                        classes.len(),
+                        extra.join(", "),
+                        c,
+                        classes.len() - 1
+                    ),
+                )
+                .hint("ImageFolder numbers every sub-folder, including stray ones (a 'misc', '.ipynb_checkpoints' or an extra class)")
+                .fix(format!("remove the extra folders, or give the model {} outputs", classes.len()));
+                let item = scan.synthetic(if dir.is_empty() { "." } else { dir }, split.clone(), p);
+                scan.items.push(item);
+            }
+        }
+        per_split.insert(split.clone(), classes);
+    }
+    let union: BTreeSet<String> = per_split.values().flatten().cloned().collect();
+    if per_split.len() > 1 {
+        let differing: Vec<String> = per_split
+            .iter()
+            .filter(|(_, c)| c.len() != union.len())
+            .map(|(s, c)| {
+                let missing: Vec<&str> = union
+                    .iter()
+                    .filter(|u| !c.contains(u))
+                    .map(|s| s.as_str())
+                    .collect();
+                format!("{s} lacks {}", missing.join(", "))
+            })
+            .collect();
+        if !differing.is_empty() {
+            let p = problem(
+                &LG610,
+                format!("the splits have different class folders ({}): ImageFolder numbers each split's folders on its own, so the ids of later classes differ between splits", differing.join("; ")),
+            )
+            .hint("the same id then means different classes in train and val: the labels are silently wrong")
+            .fix("create the missing folders, or build every split with the train split's class_to_idx");
+            let item = scan.synthetic(".", "all".into(), p);
+            scan.items.push(item);
+        }
+    }
+    union.into_iter().collect()
+}
+
+fn list_dirs(dir: &Path) -> Vec<String> {
+    let mut out: Vec<String> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| {
+            std::fs::metadata(e.path())
+                .map(|m| m.is_dir())
+                .unwrap_or(false)
+        })
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    out.sort();
+    out
+}

@@ -1,0 +1,119 @@
+//! What discovery hands to the pipeline: one [`Item`] per file (or per problem found while
+//! discovering) with its [`Task`], and the per-root state the layouts fill in.
+
+use super::paths::{display, ext_of, ARRAY_EXTS};
+use crate::read::table::TableFormat;
+use crate::walk::Entry;
+use labelguard_core::Finding;
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+/// What the pipeline does with one item.
+#[derive(Clone, Debug)]
+pub enum Task {
+    /// A mask image or array; `image` is its paired image when the layout pairs them,
+    /// `missing_image` the path that was expected when it does not exist.
+    Mask {
+        image: Option<PathBuf>,
+        missing_image: Option<String>,
+    },
+    Array,
+    Table(TableFormat),
+    /// An ImageFolder sample: its class folder and that class's id.
+    Image {
+        class: String,
+        class_index: i64,
+    },
+    /// The `--class-weights` file.
+    ClassWeights,
+    /// Something found while discovering, reported as is.
+    Problem(Finding),
+    /// A problem of the dataset as a whole (its class folders, its splits): reported with the
+    /// dataset's findings, not as a file.
+    DatasetProblem(Finding),
+}
+
+impl Task {
+    /// A label file scanned on its own: an array by its extension, else a mask without an
+    /// image.
+    pub(crate) fn unpaired_label(rel: &str) -> Task {
+        if ARRAY_EXTS.contains(&ext_of(rel).as_str()) {
+            Task::Array
+        } else {
+            Task::Mask {
+                image: None,
+                missing_image: None,
+            }
+        }
+    }
+}
+
+/// One unit of work: a file (or a discovery problem) with its report path and shard key.
+#[derive(Clone, Debug)]
+pub struct Item {
+    pub path: PathBuf,
+    /// What the report shows: the root as given joined with the relative path.
+    pub display: String,
+    /// Stable across machines: the root's index and the relative path's bytes.
+    pub key: Vec<u8>,
+    pub split: String,
+    pub non_utf8: bool,
+    pub task: Task,
+    /// Index into `Discovery::datasets`.
+    pub dataset: usize,
+}
+
+pub(crate) struct RootScan<'a> {
+    pub(crate) index: usize,
+    /// The dataset's root: the scanned root, or a folder below it.
+    pub(crate) root: PathBuf,
+    /// The dataset root's path relative to the scanned root (`""` for the root itself).
+    pub(crate) sub: String,
+    /// Entries with `rel` relative to `root` (`rel_bytes` stay relative to the scanned root).
+    pub(crate) files: Vec<&'a Entry>,
+    pub(crate) present: HashSet<&'a str>,
+    pub(crate) items: Vec<Item>,
+}
+
+impl<'a> RootScan<'a> {
+    pub(crate) fn item(&self, e: &Entry, split: String, task: Task) -> Item {
+        let mut key = vec![self.index as u8];
+        key.extend_from_slice(&e.rel_bytes);
+        Item {
+            path: e.path.clone(),
+            display: display(&self.root, &e.rel),
+            key,
+            split,
+            non_utf8: e.non_utf8,
+            task,
+            dataset: 0,
+        }
+    }
+
+    /// A problem that is not about one walked file (a missing mask, a folder). `rel` `"."`
+    /// is the dataset itself.
+    pub(crate) fn synthetic(&self, rel: &str, split: String, problem: Finding) -> Item {
+        let mut key = vec![self.index as u8];
+        let full = if self.sub.is_empty() {
+            rel.to_string()
+        } else {
+            format!("{}/{rel}", self.sub)
+        };
+        key.extend_from_slice(full.as_bytes());
+        let rel = if rel == "." { "" } else { rel };
+        let task = if rel.is_empty() {
+            Task::DatasetProblem(problem)
+        } else {
+            Task::Problem(problem)
+        };
+        Item {
+            path: self.root.join(rel),
+            display: display(&self.root, rel),
+            key,
+            split,
+            non_utf8: false,
+            task,
+            dataset: 0,
+        }
+    }
+}

@@ -1,0 +1,219 @@
+//! Discovery over small trees of every layout.
+
+use super::*;
+use std::path::Path;
+
+fn touch(root: &Path, rels: &[&str]) {
+    for r in rels {
+        let p = root.join(r);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, b"x").unwrap();
+    }
+}
+
+fn summary(d: &Discovery) -> Vec<String> {
+    d.items
+        .iter()
+        .map(|i| {
+            let t = match &i.task {
+                Task::Mask { image: Some(_), .. } => "mask+image".to_string(),
+                Task::Mask { image: None, .. } => "mask".to_string(),
+                Task::Array => "array".into(),
+                Task::Table(_) => "table".into(),
+                Task::Image { class_index, .. } => format!("image:{class_index}"),
+                Task::ClassWeights => "weights".into(),
+                Task::Problem(p) => p.code.to_string(),
+                Task::DatasetProblem(p) => format!("dataset {}", p.code),
+            };
+            let rel = i
+                .display
+                .split_once("/r/")
+                .map(|x| x.1)
+                .unwrap_or(&i.display)
+                .to_string();
+            format!("{rel} {} {t}", i.split)
+        })
+        .collect()
+}
+
+fn run(rels: &[&str], opts: &ScanOptions) -> (Discovery, Vec<String>) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("r");
+    touch(&root, rels);
+    let d = discover(std::slice::from_ref(&root), opts).unwrap();
+    let s = summary(&d);
+    (d, s)
+}
+
+#[test]
+fn cityscapes_pairs_train_ids_and_falls_back_to_label_ids() {
+    let (d, s) = run(
+        &[
+            "gtFine/train/aachen/a_000001_gtFine_labelTrainIds.png",
+            "gtFine/train/aachen/a_000001_gtFine_labelIds.png",
+            "gtFine/train/aachen/a_000001_gtFine_color.png",
+            "gtFine/train/aachen/broken.png",
+            "gtFine/val/bonn/b_000002_gtFine_labelIds.png",
+            "leftImg8bit/train/aachen/a_000001_leftImg8bit.png",
+            "leftImg8bit/val/bonn/b_000003_leftImg8bit.png",
+            "README",
+        ],
+        &ScanOptions::default(),
+    );
+    assert_eq!(d.layouts, vec![LayoutKind::Cityscapes]);
+    assert!(!s.iter().any(|x| x.contains("LG614")));
+    assert_eq!(
+        s,
+        vec![
+            "gtFine/train/aachen/a_000001_gtFine_labelTrainIds.png train mask+image",
+            "gtFine/train/aachen/broken.png train mask",
+            "gtFine/val/bonn/b_000002_gtFine_labelIds.png val mask",
+            "leftImg8bit/val/bonn/b_000003_leftImg8bit.png val LG608",
+        ]
+    );
+}
+
+#[test]
+fn non_utf8_names_are_reported_outside_the_layout_too() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("r");
+    touch(
+        &root,
+        &[
+            "gtFine/train/a/x_gtFine_labelTrainIds.png",
+            "leftImg8bit/train/a/x_leftImg8bit.png",
+        ],
+    );
+    std::fs::write(
+        root.join(std::ffi::OsStr::from_bytes(b"notes\xff.txt")),
+        b"x",
+    )
+    .unwrap();
+    let d = discover(std::slice::from_ref(&root), &ScanOptions::default()).unwrap();
+    assert!(
+        summary(&d).contains(&"notes\u{fffd}.txt all LG614".to_string()),
+        "{:?}",
+        summary(&d)
+    );
+}
+
+#[test]
+fn voc_and_paired_layouts_pair_by_stem() {
+    let (d, s) = run(
+        &[
+            "VOC2012/SegmentationClass/2007_1.png",
+            "VOC2012/SegmentationClass/2007_2.png",
+            "VOC2012/JPEGImages/2007_1.jpg",
+            "VOC2012/JPEGImages/2008_9.jpg",
+        ],
+        &ScanOptions::default(),
+    );
+    assert_eq!(d.layouts, vec![LayoutKind::Voc]);
+    assert_eq!(
+        s,
+        vec![
+            "VOC2012/SegmentationClass/2007_1.png all mask+image",
+            "VOC2012/SegmentationClass/2007_2.png all mask"
+        ]
+    );
+    let (d, s) = run(
+        &[
+            "annotations/training/x.png",
+            "images/training/x.jpg",
+            "images/training/y.jpg",
+            "annotations/validation/z_mask.png",
+            "images/validation/z.jpg",
+        ],
+        &ScanOptions::default(),
+    );
+    assert_eq!(d.layouts, vec![LayoutKind::Paired]);
+    assert_eq!(
+        s,
+        vec![
+            "annotations/training/x.png train mask+image",
+            "annotations/validation/z_mask.png val mask+image",
+            "images/training/y.jpg train LG608",
+        ]
+    );
+}
+
+#[test]
+fn image_folder_numbers_each_split_and_flags_differences() {
+    let opts = ScanOptions {
+        num_classes: Some(2),
+        ..ScanOptions::default()
+    };
+    let (d, s) = run(
+        &[
+            "train/cat/1.jpg",
+            "train/dog/2.jpg",
+            "train/eel/3.jpg",
+            "val/cat/4.jpg",
+            "val/eel/5.jpg",
+        ],
+        &opts,
+    );
+    assert_eq!(d.layouts, vec![LayoutKind::ImageFolder]);
+    assert_eq!(d.class_names.as_deref().unwrap(), ["cat", "dog", "eel"]);
+    assert!(
+        s.contains(&"train/eel/3.jpg train image:2".to_string()),
+        "{s:?}"
+    );
+    assert!(
+        s.contains(&"val/eel/5.jpg val image:1".to_string()),
+        "{s:?}"
+    );
+    assert!(
+        s.iter().any(|x| x.starts_with("train train LG101")),
+        "{s:?}"
+    );
+    assert!(s.iter().any(|x| x.ends_with("LG610")), "{s:?}");
+}
+
+#[test]
+fn files_and_custom_templates() {
+    let (d, s) = run(
+        &["a/x.npy", "b.csv", "c.png", "notes.txt"],
+        &ScanOptions::default(),
+    );
+    // Loose files in a folder of their own, a table and loose files at the root: three
+    // datasets, each scanned on its own.
+    assert_eq!(d.layouts, vec![LayoutKind::Files; 3]);
+    let names: Vec<&str> = d
+        .datasets
+        .iter()
+        .map(|x| x.name.rsplit_once("/r").unwrap().1)
+        .collect();
+    assert_eq!(names, ["", "/a", "/b.csv"]);
+    assert_eq!(
+        s,
+        vec!["a/x.npy all array", "b.csv all table", "c.png all mask"]
+    );
+    assert_eq!(
+        expand_template(
+            "img/{subdir}/{stem}.jpg",
+            "gt/train/a_m.png",
+            "gt",
+            Some("_m")
+        ),
+        "img/train/a.jpg"
+    );
+    let opts = ScanOptions {
+        mask_glob: Some(crate::glob::Glob::new("gt/**/*_m.png").unwrap()),
+        image_template: Some("img/{subdir}/{stem}.jpg".into()),
+        mask_suffix: Some("_m".into()),
+        ..ScanOptions::default()
+    };
+    let (_, s) = run(
+        &["gt/train/a_m.png", "img/train/a.jpg", "gt/train/b_m.png"],
+        &opts,
+    );
+    assert_eq!(
+        s,
+        vec![
+            "gt/train/a_m.png train mask+image",
+            "gt/train/b_m.png train mask"
+        ]
+    );
+}

@@ -1,0 +1,48 @@
+//! The layout names a dataset can have (`--layout`, a config's `layout =`): a leaf that both
+//! the configuration and the layout detectors import, so neither imports the other for it.
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LayoutKind {
+    Auto,
+    Cityscapes,
+    Voc,
+    Paired,
+    ImageFolder,
+    Files,
+    Custom,
+}
+
+impl LayoutKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LayoutKind::Auto => "auto",
+            LayoutKind::Cityscapes => "cityscapes",
+            LayoutKind::Voc => "voc",
+            LayoutKind::Paired => "paired",
+            LayoutKind::ImageFolder => "imagefolder",
+            LayoutKind::Files => "files",
+            LayoutKind::Custom => "custom",
+        }
+    }
+}
+
+impl std::str::FromStr for LayoutKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Ok(match s.to_ascii_lowercase().replace(['-', '_'], "").as_str() {
+            "auto" => LayoutKind::Auto,
+            "cityscapes" => LayoutKind::Cityscapes,
+            "voc" | "pascalvoc" => LayoutKind::Voc,
+            "paired" | "ade20k" | "imagesmasks" => LayoutKind::Paired,
+            "imagefolder" => LayoutKind::ImageFolder,
+            "files" => LayoutKind::Files,
+            "custom" => LayoutKind::Custom,
+            _ => {
+                return Err(format!(
+                    "unknown layout '{s}' (known: auto, cityscapes, voc, paired, imagefolder, files, custom)"
+                ))
+            }
+        })
+    }
+}

@@ -1,0 +1,19 @@
+//! The PNG encoding of an overlay picture ([`crate::analyze::overlay::Overlay`]), at the
+//! boundary between analysis and the renderers: the encoded PNG travels inside the report
+//! (merged from shards, read back from JSON), and the HTML renderer embeds it as is.
+
+use crate::analyze::overlay::Overlay;
+
+/// The overlay as an 8-bit RGB PNG; empty if the encoder fails (it does not on valid sizes).
+pub fn encode_png(overlay: &Overlay) -> Vec<u8> {
+    let mut out = Vec::new();
+    {
+        let mut enc = png::Encoder::new(&mut out, overlay.width as u32, overlay.height as u32);
+        enc.set_color(png::ColorType::Rgb);
+        enc.set_depth(png::BitDepth::Eight);
+        if let Ok(mut wr) = enc.write_header() {
+            let _ = wr.write_image_data(&overlay.rgb);
+        }
+    }
+    out
+}

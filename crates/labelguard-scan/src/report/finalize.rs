@@ -1,0 +1,251 @@
+//! Finalizing: everything derived from the raw parts (roles and fractions of the histogram,
+//! the dataset findings, repairs, weights, the summary and per-rule counts), recomputed from
+//! scratch so that finalizing twice, or after a merge, gives the same report.
+
+use super::{
+    ClassRow, FileRecord, RuleCount, ScanFinding, ScanReport, SplitCount, Weights, MAX_OVERLAYS,
+};
+use crate::checks::{lg609_class_never_seen, lg610_class_in_one_split, lg611_class_imbalance};
+use crate::weights::suggest;
+use labelguard_core::rules::{by_code, LG610};
+use labelguard_core::Severity;
+use std::collections::{BTreeMap, BTreeSet};
+
+impl ScanReport {
+    /// Recomputes everything derived from the raw parts. Idempotent.
+    pub fn finalize(&mut self) {
+        let st = self.settings.clone();
+        if st.strict {
+            for f in self.files.iter_mut().flat_map(|f| f.findings.iter_mut()) {
+                if f.finding.severity == Severity::Warning {
+                    f.finding.severity = Severity::Error;
+                }
+            }
+        }
+        if !self.datasets.is_empty() {
+            return self.finalize_parts();
+        }
+        self.finalize_histogram();
+        let binary = crate::binary::apply(self);
+        self.files.sort_by(|a, b| {
+            b.unreadable()
+                .cmp(&a.unreadable())
+                .then_with(|| a.path.cmp(&b.path))
+                .then_with(|| first_code(a).cmp(first_code(b)))
+        });
+        for f in self.files.iter_mut().flat_map(|f| f.findings.iter_mut()) {
+            f.repair = crate::repair::propose(&f.finding, &st);
+        }
+        self.layout_findings
+            .sort_by(|a, b| a.finding.message.cmp(&b.finding.message));
+        self.layout_findings.dedup();
+        let mut dataset = self.layout_findings.clone();
+        dataset.extend(binary.clone());
+        for f in self.dataset_findings() {
+            // One finding per rule and cause: the layout's own LG610 (class folders differ
+            // between splits) already covers the classes missing from a split; a binary
+            // dataset's classes are 0 and 255, not the histogram's class rows.
+            let covered = dataset.iter().any(|d| d.finding.code == f.finding.code)
+                || (!binary.is_empty() && f.finding.code != LG610.code);
+            if !covered {
+                dataset.push(f);
+            }
+        }
+        self.dataset = dataset;
+        for f in &mut self.dataset {
+            f.repair = crate::repair::propose(&f.finding, &st);
+        }
+        if st.strict {
+            for f in &mut self.dataset {
+                if f.finding.severity == Severity::Warning {
+                    f.finding.severity = Severity::Error;
+                }
+            }
+        }
+        self.weights = if binary.is_empty() {
+            self.weight_suggestions()
+        } else {
+            crate::binary::weights(self)
+        };
+        self.summarize();
+        // Overlays of the worst files first, bounded.
+        let bad: BTreeMap<&str, u64> = self
+            .files
+            .iter()
+            .map(|f| (f.path.as_str(), f.bad_elements))
+            .collect();
+        self.overlays.sort_by(|a, b| {
+            bad.get(b.0.as_str())
+                .cmp(&bad.get(a.0.as_str()))
+                .then(a.0.cmp(&b.0))
+        });
+        self.overlays.truncate(MAX_OVERLAYS);
+    }
+
+    fn finalize_histogram(&mut self) {
+        let st = &self.settings;
+        if let Some(c) = st.num_classes {
+            if self.summary.elements > 0 || !self.histogram.classes.is_empty() {
+                for id in 0..c as i64 {
+                    self.histogram
+                        .classes
+                        .entry(id)
+                        .or_insert_with(|| ClassRow {
+                            id,
+                            name: None,
+                            role: String::new(),
+                            count: 0,
+                            fraction: 0.0,
+                            files: 0,
+                            splits: BTreeMap::new(),
+                        });
+                }
+            }
+        }
+        let counted: u64 = self
+            .histogram
+            .classes
+            .values()
+            .filter(|r| r.id != st.ignore_index)
+            .map(|r| r.count)
+            .sum();
+        for row in self.histogram.classes.values_mut() {
+            row.role = if row.id == st.ignore_index {
+                "ignore"
+            } else if row.id < 0 || st.num_classes.is_some_and(|c| row.id >= c as i64) {
+                "out_of_range"
+            } else {
+                "class"
+            }
+            .to_string();
+            row.name = usize::try_from(row.id)
+                .ok()
+                .and_then(|i| st.class_names.get(i))
+                .cloned();
+            row.fraction = if row.role == "ignore" || counted == 0 {
+                0.0
+            } else {
+                row.count as f64 / counted as f64
+            };
+        }
+    }
+
+    /// The findings about the whole dataset that its histogram decides (LG609-LG611).
+    fn dataset_findings(&self) -> Vec<ScanFinding> {
+        if !self.histogram.classes.values().any(|r| r.count > 0) {
+            return Vec::new();
+        }
+        [
+            lg609_class_never_seen::check(self),
+            lg610_class_in_one_split::check(self),
+            lg611_class_imbalance::check(self),
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
+    }
+
+    fn weight_suggestions(&self) -> Option<Weights> {
+        let c = self.settings.num_classes? as i64;
+        let rows = self.class_rows();
+        let has_train = rows
+            .iter()
+            .any(|r| r.splits.get("train").is_some_and(|s| s.count > 0));
+        let split = if has_train { "train" } else { "all" };
+        let pick = |r: &ClassRow| -> SplitCount {
+            if has_train {
+                r.splits.get("train").cloned().unwrap_or_default()
+            } else {
+                let mut s = SplitCount::default();
+                for c in r.splits.values() {
+                    s.add(c);
+                }
+                s
+            }
+        };
+        let mut counts = vec![0u64; c as usize];
+        let mut pixels = vec![0u64; c as usize];
+        for r in rows {
+            if (0..c).contains(&r.id) {
+                let s = pick(r);
+                counts[r.id as usize] = s.count;
+                pixels[r.id as usize] = s.file_pixels;
+            }
+        }
+        let suggestions = suggest(&counts, &pixels);
+        (!suggestions.is_empty()).then(|| Weights {
+            computed_on: split.to_string(),
+            selected: self.settings.weights_method,
+            suggestions,
+        })
+    }
+
+    pub(crate) fn summarize(&mut self) {
+        let unchecked = self.unchecked();
+        let s = &mut self.summary;
+        s.errors = 0;
+        s.warnings = 0;
+        s.infos = 0;
+        s.files_with_errors = 0;
+        s.files_with_warnings = 0;
+        let mut rules: BTreeMap<String, (u64, BTreeSet<String>, Severity)> = BTreeMap::new();
+        // Dataset findings name their dataset in `path` when a scan holds several: they are
+        // still not files.
+        let all = self
+            .files
+            .iter()
+            .flat_map(|f| f.findings.iter().map(|x| (x, true)))
+            .chain(self.dataset.iter().map(|x| (x, false)));
+        for (x, in_file) in all {
+            let f = &x.finding;
+            match f.severity {
+                Severity::Error => s.errors += 1,
+                Severity::Warning => s.warnings += 1,
+                Severity::Info => s.infos += 1,
+            }
+            let e = rules
+                .entry(f.code.to_string())
+                .or_insert((0, BTreeSet::new(), f.severity));
+            e.0 += 1;
+            e.2 = e.2.max(f.severity);
+            if let (true, Some(p)) = (in_file, &x.path) {
+                e.1.insert(p.clone());
+            }
+        }
+        for f in &self.files {
+            match f.worst() {
+                Some(Severity::Error) => s.files_with_errors += 1,
+                Some(Severity::Warning) => s.files_with_warnings += 1,
+                _ => {}
+            }
+        }
+        s.status = if s.errors > 0 {
+            "errors"
+        } else if unchecked {
+            "unchecked"
+        } else if s.warnings > 0 {
+            "warnings"
+        } else {
+            "ok"
+        }
+        .to_string();
+        self.rules = rules
+            .into_iter()
+            .map(|(code, (n, files, sev))| {
+                let rule = by_code(&code);
+                RuleCount {
+                    name: rule.map(|r| r.name.to_string()).unwrap_or_default(),
+                    summary: rule.map(|r| r.summary().to_string()).unwrap_or_default(),
+                    code,
+                    severity: sev,
+                    findings: n,
+                    files: files.len() as u64,
+                }
+            })
+            .collect();
+    }
+}
+
+pub(super) fn first_code(f: &FileRecord) -> &str {
+    f.findings.first().map(|x| x.finding.code).unwrap_or("")
+}

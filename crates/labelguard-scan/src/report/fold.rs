@@ -1,0 +1,107 @@
+//! Folding: each file's result, and each shard's raw parts, added into a report.
+
+use super::{ClassRow, FileRecord, ScanFinding, ScanReport};
+use crate::analyze::FileResult;
+use std::collections::{BTreeMap, BTreeSet};
+
+impl ScanReport {
+    /// Folds one file's result in.
+    pub fn add_result(&mut self, r: FileResult) {
+        if r.dataset_level {
+            self.layout_findings
+                .extend(r.findings.iter().cloned().map(ScanFinding::about_dataset));
+            return;
+        }
+        self.summary.files_scanned += 1;
+        self.summary.elements += r.elements;
+        self.summary.bad_elements += r.bad;
+        self.histogram.untallied += r.hist_overflow;
+        if !r.histogram.is_empty() {
+            let unit = if r.samples { "samples" } else { "pixels" };
+            self.histogram.unit = union_unit(&self.histogram.unit, unit);
+        }
+        for (id, count) in &r.histogram {
+            let row = self
+                .histogram
+                .classes
+                .entry(*id)
+                .or_insert_with(|| ClassRow {
+                    id: *id,
+                    name: None,
+                    role: String::new(),
+                    count: 0,
+                    fraction: 0.0,
+                    files: 0,
+                    splits: BTreeMap::new(),
+                });
+            row.count += count;
+            row.files += 1;
+            let s = row.splits.entry(r.split.clone()).or_default();
+            s.count += count;
+            s.files += 1;
+            s.file_pixels += r.elements;
+        }
+        if let Some(overlay) = r.overlay {
+            self.overlays
+                .push((r.display.clone(), crate::overlay::encode_png(&overlay)));
+        }
+        if !r.findings.is_empty() {
+            let findings = r
+                .findings
+                .iter()
+                .map(|f| ScanFinding::in_file(&r.display, f.clone()))
+                .collect();
+            self.files.push(FileRecord {
+                path: r.display,
+                split: r.split,
+                kind: r.kind,
+                shape: r.shape,
+                elements: r.elements,
+                bad_elements: r.bad,
+                findings,
+            });
+        }
+    }
+
+    /// Adds another (partial) report's raw parts: its files, histogram and counters.
+    pub fn absorb(&mut self, other: ScanReport) {
+        self.summary.files_scanned += other.summary.files_scanned;
+        self.summary.elements += other.summary.elements;
+        self.summary.bad_elements += other.summary.bad_elements;
+        self.histogram.untallied += other.histogram.untallied;
+        self.histogram.unit = union_unit(&self.histogram.unit, &other.histogram.unit);
+        for (id, row) in other.histogram.classes {
+            match self.histogram.classes.get_mut(&id) {
+                Some(mine) => {
+                    mine.count += row.count;
+                    mine.files += row.files;
+                    for (split, c) in row.splits {
+                        mine.splits.entry(split).or_default().add(&c);
+                    }
+                }
+                None => {
+                    self.histogram.classes.insert(id, row);
+                }
+            }
+        }
+        self.files.extend(other.files);
+        self.layout_findings.extend(other.layout_findings);
+        self.overlays.extend(other.overlays);
+    }
+}
+
+pub(super) fn union_unit(a: &str, b: &str) -> String {
+    let mut parts: BTreeSet<&str> = BTreeSet::new();
+    for u in [a, b] {
+        for p in u.split('+') {
+            if p == "pixels" || p == "samples" {
+                parts.insert(p);
+            }
+        }
+    }
+    if parts.is_empty() {
+        "none".into()
+    } else {
+        parts.into_iter().collect::<Vec<_>>().join("+")
+    }
+}
