@@ -4,28 +4,17 @@
 //! pinned by a snapshot (tests/snapshots/). The scanned root is shown as `<root>`.
 //! LG609-LG611 (whole-dataset statistics) are checked by the report.
 
-use labelguard_scan::config::{Overrides, ScanOptions};
+mod common;
+
+use common::{classes, opts, scan};
+use labelguard_scan::config::Overrides;
 use labelguard_scan::fixtures::*;
-use labelguard_scan::progress::Silent;
 use std::path::Path;
-
-fn opts(o: Overrides) -> ScanOptions {
-    ScanOptions::resolve(None, &o).expect("valid settings")
-}
-
-fn classes(c: u32, ignore: i64) -> Overrides {
-    Overrides {
-        num_classes: Some(c),
-        ignore_index: Some(ignore),
-        ..Overrides::default()
-    }
-}
 
 /// Scans `root` and returns the one finding of `code`, as the report's JSON shows it, with the
 /// root replaced by `<root>`. Fails if the scan finds `code` zero or several times.
 fn finding(root: &Path, o: Overrides, code: &str) -> String {
-    let report =
-        labelguard_scan::scan(&[root.to_path_buf()], &opts(o), &Silent).expect("scan runs");
+    let report = scan(root, &opts(o));
     let found: Vec<serde_json::Value> = report
         .all_findings()
         .map(|f| serde_json::to_value(f).expect("findings serialise"))

@@ -1,26 +1,12 @@
 //! Every input format and every scan rule, on data generated here, through the library API.
 
+mod common;
+
+use common::{classes, opts, scan};
 use labelguard_scan::config::{Overrides, ScanOptions};
 use labelguard_scan::fixtures::*;
-use labelguard_scan::progress::Silent;
 use labelguard_scan::report::ScanReport;
 use std::path::Path;
-
-fn opts(o: Overrides) -> ScanOptions {
-    ScanOptions::resolve(None, &o).expect("valid settings")
-}
-
-fn classes(c: u32, ignore: i64) -> Overrides {
-    Overrides {
-        num_classes: Some(c),
-        ignore_index: Some(ignore),
-        ..Overrides::default()
-    }
-}
-
-fn scan(root: &Path, o: &ScanOptions) -> ScanReport {
-    labelguard_scan::scan(&[root.to_path_buf()], o, &Silent).expect("scan runs")
-}
 
 /// (file name, code) of every finding; dataset findings have the name "".
 fn codes(r: &ScanReport) -> Vec<(String, String)> {
