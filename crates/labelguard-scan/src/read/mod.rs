@@ -7,7 +7,10 @@ pub mod header;
 pub mod inflate_bound;
 pub mod line_cap;
 pub mod mask;
+#[cfg(feature = "parquet")]
+pub mod parquet_source;
 pub mod table;
+pub mod thrift_check;
 
 use crate::walk::{io_problem, special_file_problem, Problem};
 use labelguard_core::rules::{LG602, LG603};

@@ -230,7 +230,7 @@ pub fn read_labels(
         // The `parquet` crate panics on some malformed files (issue 8): caught here, so the
         // file is LG602 corrupt with the crate's message rather than an internal error.
         TableFormat::Parquet => {
-            crate::isolate::isolated(|| read_parquet(file, column, &mut b))
+            crate::isolate::isolated(|| read_parquet(file, len, column, &mut b))
                 .map_err(|m| corrupt(format!("the Parquet reader failed on this file: {m}")))??
         }
     }
@@ -371,12 +371,14 @@ fn read_jsonl(
 #[cfg(feature = "parquet")]
 fn read_parquet(
     file: std::fs::File,
+    len: u64,
     column: Option<&str>,
     b: &mut Builder<'_>,
 ) -> Result<(), TableError> {
     use parquet::file::reader::{FileReader, SerializedFileReader};
     use parquet::record::Field;
-    let reader = SerializedFileReader::new(file)
+    let reader = super::parquet_source::ParquetSource::open(file, len)
+        .and_then(SerializedFileReader::new)
         .map_err(|e| corrupt(format!("corrupt Parquet file: {e}")))?;
     let schema = reader.metadata().file_metadata().schema();
     let fields = schema.get_fields();
@@ -416,7 +418,12 @@ fn read_parquet(
 }
 
 #[cfg(not(feature = "parquet"))]
-fn read_parquet(_: std::fs::File, _: Option<&str>, _: &mut Builder<'_>) -> Result<(), TableError> {
+fn read_parquet(
+    _: std::fs::File,
+    _: u64,
+    _: Option<&str>,
+    _: &mut Builder<'_>,
+) -> Result<(), TableError> {
     Err(TableError::Problem(Problem::new(
         &LG602,
         "Parquet support was not compiled in (build labelguard-scan with the 'parquet' feature)",
