@@ -45,7 +45,7 @@ fn ops_help() -> String {
 
 pub fn run(args: CheckArgs, style: labelguard_report::Style) -> anyhow::Result<ExitCode> {
     let op = lookup(&args.op)?;
-    labelguard_scan::isolate::inject("check", &args.tensors.to_string_lossy());
+    labelguard_io::fault::panic_in_phase_if_chosen("check", &args.tensors.to_string_lossy());
     let named = read_tensors(&args.tensors, &Limits::default())?;
     let mut seen = std::collections::BTreeSet::new();
     for t in &named {

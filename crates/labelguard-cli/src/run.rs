@@ -23,7 +23,7 @@ use std::sync::{mpsc, Arc, Mutex};
 use std::time::Duration;
 
 /// The sitecustomize that switches the guards on inside the child (see the file for what it does).
-const SITECUSTOMIZE: &str = include_str!("../../../python/labelguard_run/sitecustomize.py");
+const SITECUSTOMIZE: &str = include_str!("run/sitecustomize.py");
 
 /// What `--sync` sets before the child starts: before `import torch`, where setting them inside
 /// the script is too late.
@@ -328,27 +328,57 @@ mod process {
     use std::process::{Command, ExitStatus};
     use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
+    use nix::sys::signal::{
+        killpg, sigaction, SaFlags, SigAction, SigHandler, SigSet, SigmaskHow, Signal,
+    };
+    use nix::unistd::{getpgrp, tcgetpgrp, tcsetpgrp, Pid};
+
     /// The child's process group, 0 while none runs.
     static CHILD_PGID: AtomicI32 = AtomicI32::new(0);
     /// A signal that arrived before the child's group was known.
     static PENDING: AtomicI32 = AtomicI32::new(0);
 
-    const FORWARDED: [i32; 4] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT];
+    const FORWARDED: [Signal; 4] = [
+        Signal::SIGINT,
+        Signal::SIGTERM,
+        Signal::SIGHUP,
+        Signal::SIGQUIT,
+    ];
 
-    extern "C" fn forward(sig: libc::c_int) {
+    extern "C" fn forward(sig: std::ffi::c_int) {
         let pgid = CHILD_PGID.load(Ordering::SeqCst);
-        if pgid > 0 {
-            // SAFETY: kill is async-signal-safe.
-            unsafe { libc::kill(-pgid, sig) };
-        } else {
-            PENDING.store(sig, Ordering::SeqCst);
+        match Signal::try_from(sig) {
+            // killpg is async-signal-safe.
+            Ok(s) if pgid > 0 => drop(killpg(Pid::from_raw(pgid), s)),
+            _ => PENDING.store(sig, Ordering::SeqCst),
         }
     }
 
     /// Whether labelguard owns the terminal (stdin is a terminal and we are its foreground group).
     fn owns_terminal() -> bool {
-        // SAFETY: plain queries on fd 0.
-        std::io::stdin().is_terminal() && unsafe { libc::tcgetpgrp(0) == libc::getpgrp() }
+        let stdin = std::io::stdin();
+        stdin.is_terminal() && tcgetpgrp(&stdin).is_ok_and(|g| g == getpgrp())
+    }
+
+    /// Runs `f` with SIGTTOU blocked on this thread: a background process group may then take
+    /// the terminal's foreground instead of being stopped.
+    fn with_sigttou_blocked<T>(f: impl FnOnce() -> T) -> T {
+        let mut set = SigSet::empty();
+        set.add(Signal::SIGTTOU);
+        let old = set.thread_swap_mask(SigmaskHow::SIG_BLOCK).ok();
+        let out = f();
+        if let Some(old) = old {
+            let _ = old.thread_set_mask();
+        }
+        out
+    }
+
+    /// Makes process group `pgid` the foreground group of the terminal on fd 0.
+    fn give_terminal_to(pgid: Pid) {
+        // SAFETY: fd 0 stays open for the life of the process. Borrowed raw (not through
+        // `std::io::stdin()`, which allocates on first use) so that this is safe after fork.
+        let terminal = unsafe { std::os::fd::BorrowedFd::borrow_raw(0) };
+        with_sigttou_blocked(|| tcsetpgrp(terminal, pgid).ok());
     }
 
     /// Puts the child in its own process group (and, when we own the terminal, in the
@@ -358,30 +388,23 @@ mod process {
         let terminal = owns_terminal();
         cmd.process_group(0);
         if terminal {
-            // SAFETY: only async-signal-safe calls between fork and exec. Blocking SIGTTOU lets a
-            // background process group take the terminal's foreground.
+            // SAFETY: between fork and exec only async-signal-safe calls run (sigprocmask and
+            // tcsetpgrp through nix's thin wrappers; no allocation).
             unsafe {
                 cmd.pre_exec(|| {
-                    let mut set: libc::sigset_t = std::mem::zeroed();
-                    let mut old: libc::sigset_t = std::mem::zeroed();
-                    libc::sigemptyset(&mut set);
-                    libc::sigaddset(&mut set, libc::SIGTTOU);
-                    libc::sigprocmask(libc::SIG_BLOCK, &set, &mut old);
-                    libc::tcsetpgrp(0, libc::getpid());
-                    libc::sigprocmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
+                    give_terminal_to(nix::unistd::getpid());
                     Ok(())
                 });
             }
         }
+        let action = SigAction::new(
+            SigHandler::Handler(forward),
+            SaFlags::SA_RESTART,
+            SigSet::empty(),
+        );
         for sig in FORWARDED {
-            // SAFETY: installing a handler that only calls kill and touches atomics.
-            unsafe {
-                let mut action: libc::sigaction = std::mem::zeroed();
-                action.sa_sigaction = forward as *const () as usize;
-                action.sa_flags = libc::SA_RESTART;
-                libc::sigemptyset(&mut action.sa_mask);
-                libc::sigaction(sig, &action, std::ptr::null_mut());
-            }
+            // SAFETY: the handler only calls killpg and touches atomics.
+            let _ = unsafe { sigaction(sig, &action) };
         }
         terminal
     }
@@ -390,13 +413,12 @@ mod process {
     pub fn started(pgid: i32, terminal: bool) {
         if terminal {
             // The child does this too; doing it on both sides closes the race with its first read.
-            with_sigttou_blocked(|| unsafe { libc::tcsetpgrp(0, pgid) });
+            give_terminal_to(Pid::from_raw(pgid));
         }
         CHILD_PGID.store(pgid, Ordering::SeqCst);
         let sig = PENDING.swap(0, Ordering::SeqCst);
-        if sig != 0 {
-            // SAFETY: signalling the child's own group.
-            unsafe { libc::kill(-pgid, sig) };
+        if let Ok(s) = Signal::try_from(sig) {
+            let _ = killpg(Pid::from_raw(pgid), s);
         }
     }
 
@@ -404,21 +426,7 @@ mod process {
     pub fn finished(terminal: bool) {
         CHILD_PGID.store(0, Ordering::SeqCst);
         if terminal {
-            // SAFETY: giving the terminal back to our own group.
-            with_sigttou_blocked(|| unsafe { libc::tcsetpgrp(0, libc::getpgrp()) });
-        }
-    }
-
-    fn with_sigttou_blocked(f: impl FnOnce() -> i32) {
-        // SAFETY: signal mask manipulation on the calling thread.
-        unsafe {
-            let mut set: libc::sigset_t = std::mem::zeroed();
-            let mut old: libc::sigset_t = std::mem::zeroed();
-            libc::sigemptyset(&mut set);
-            libc::sigaddset(&mut set, libc::SIGTTOU);
-            libc::pthread_sigmask(libc::SIG_BLOCK, &set, &mut old);
-            f();
-            libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
+            give_terminal_to(getpgrp());
         }
     }
 
@@ -443,18 +451,15 @@ mod process {
 
     /// Waits until `file` has data (or end of file) to read: true; or until `stop` is set: false.
     pub fn readable(file: &File, stop: &AtomicBool) -> bool {
-        use std::os::fd::AsRawFd;
+        use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+        use std::os::fd::AsFd;
         loop {
             if stop.load(Ordering::SeqCst) {
                 return false;
             }
-            let mut p = libc::pollfd {
-                fd: file.as_raw_fd(),
-                events: libc::POLLIN,
-                revents: 0,
-            };
-            // SAFETY: one valid pollfd. The timeout bounds how long a stop request waits.
-            if unsafe { libc::poll(&mut p, 1, 100) } > 0 {
+            let mut fds = [PollFd::new(file.as_fd(), PollFlags::POLLIN)];
+            // The timeout bounds how long a stop request waits.
+            if poll(&mut fds, PollTimeout::from(100u8)).is_ok_and(|n| n > 0) {
                 return true;
             }
         }

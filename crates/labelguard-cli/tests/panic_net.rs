@@ -1,7 +1,7 @@
 //! The panic net under every command (issue 8): a panic in `check`, `diagnose` or the
 //! discovery phase of `scan` is an LG620 internal error with "please report" and exit code 2,
 //! never an abort with exit 101 and a Rust backtrace. The panics are injected through
-//! `LABELGUARD_INJECT_PANIC=PHASE:TEXT`, the one fault-injection hook of the scan's own net.
+//! `LABELGUARD_INJECT_PANIC=PHASE:TEXT`, the one fault-injection hook (`labelguard_io::fault`; debug builds only).
 
 mod scan_common;
 use scan_common::*;
@@ -22,7 +22,7 @@ fn assert_internal_error(o: &Output) {
         err.starts_with("labelguard: error: LG620 internal-error: internal error: injected fault"),
         "{err}"
     );
-    assert!(err.contains("isolate.rs:"), "{err}");
+    assert!(err.contains("fault.rs:"), "{err}");
     assert!(err.contains("please report"), "{err}");
     assert!(
         !err.contains("panicked") && !err.contains("RUST_BACKTRACE"),

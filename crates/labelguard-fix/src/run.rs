@@ -164,9 +164,7 @@ pub fn run(opts: &FixOptions, progress: &dyn Progress) -> Result<FixReport, FixE
         atomic::remove_stale(&opts.out);
         Some(Journal::open(&journal_path).map_err(io(&journal_path))?)
     };
-    let kill_after: Option<usize> = std::env::var("LABELGUARD_FIX_KILL_AFTER")
-        .ok()
-        .and_then(|v| v.parse().ok());
+    let kill_after = labelguard_io::fault::kill_after();
     let written = AtomicUsize::new(0);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(opts.scan.jobs.unwrap_or(0))

@@ -1,6 +1,7 @@
 //! Readers: files in, named tensors out. Every reader validates sizes before it allocates,
 //! never panics on malformed input, and reports a message that names the file and the fault.
 
+pub mod fault;
 mod load;
 mod npy;
 pub mod output;

@@ -170,6 +170,9 @@ fn replay(py: Python<'_>, path: std::path::PathBuf) -> PyResult<(Vec<(String, St
 }
 
 /// Runs the `labelguard` command line (`argv[0]` is the program name); returns the exit code.
+/// This is the wheel's `labelguard` command, so the wheel is one install for the API and the
+/// command; without the `command` feature the extension links no scan, fix or run code.
+#[cfg(feature = "command")]
 #[pyfunction]
 fn cli(py: Python<'_>, argv: Vec<String>) -> i32 {
     let code = py.detach(|| labelguard_cli::run(argv));
@@ -207,12 +210,12 @@ fn preset_defaults(
     preset: Option<&str>,
     num_classes: Option<i64>,
     ignore_index: Option<i64>,
-) -> PyResult<(Option<&'static labelguard_scan::Preset>, i64, i64)> {
+) -> PyResult<(Option<&'static labelguard_labels::Preset>, i64, i64)> {
     let p = match preset {
-        Some(name) => Some(labelguard_scan::preset::by_name(name).ok_or_else(|| {
+        Some(name) => Some(labelguard_labels::preset::by_name(name).ok_or_else(|| {
             PyValueError::new_err(format!(
                 "unknown preset '{name}' (known: {})",
-                labelguard_scan::PRESETS
+                labelguard_labels::PRESETS
                     .iter()
                     .map(|p| p.name)
                     .collect::<Vec<_>>()
@@ -236,7 +239,7 @@ fn repair_table(
     ignore_index: Option<i64>,
     values: Option<Vec<i64>>,
 ) -> PyResult<(String, Vec<(i64, i64)>)> {
-    use labelguard_scan::repair::{table, void_target, RepairKind};
+    use labelguard_labels::repair::{table, void_target, RepairKind};
     let kind = RepairKind::by_name(fix)
         .filter(|k| k.is_value_map() && *k != RepairKind::Map)
         .ok_or_else(|| {
@@ -278,7 +281,7 @@ fn colour_table(preset: &str, ignore_index: Option<i64>) -> PyResult<Vec<ColourI
         push(c, i as i64);
     }
     for c in p.void_colours {
-        push(*c, labelguard_scan::repair::void_target(ignore));
+        push(*c, labelguard_labels::repair::void_target(ignore));
     }
     Ok(out)
 }
@@ -290,6 +293,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check_class_targets, m)?)?;
     m.add_function(wrap_pyfunction!(save_safetensors, m)?)?;
     m.add_function(wrap_pyfunction!(replay, m)?)?;
+    #[cfg(feature = "command")]
     m.add_function(wrap_pyfunction!(cli, m)?)?;
     m.add_function(wrap_pyfunction!(rules, m)?)?;
     m.add_function(wrap_pyfunction!(rule_doc, m)?)?;

@@ -76,7 +76,7 @@ pub fn internal_error(message: &str) -> Problem {
 /// buffers are replaced after a panic, since the panic may have left them half-updated.
 pub fn analyze_item_isolated(item: &Item, ctx: &Ctx<'_>, bufs: &mut Buffers) -> FileResult {
     match isolated(|| {
-        inject_fault(item);
+        labelguard_io::fault::panic_if_chosen(&item.display);
         analyze_item(item, ctx, bufs)
     }) {
         Ok(r) => r,
@@ -86,37 +86,6 @@ pub fn analyze_item_isolated(item: &Item, ctx: &Ctx<'_>, bufs: &mut Buffers) -> 
             r.findings
                 .push(finding_from_problem(internal_error(&message)));
             r
-        }
-    }
-}
-
-/// Fault injection for the tests of the panic nets (and for users who want to see them work):
-/// with `LABELGUARD_INJECT_PANIC=TEXT` in the environment, reading any file of a scan whose
-/// displayed path contains TEXT panics; with `PHASE:TEXT`, where PHASE is one of [`PHASES`], the
-/// panic happens in that phase instead, on an input whose path contains TEXT (`discover:` the
-/// discovery of a scan root, `check:` the tensors file of `check`, `diagnose:` a log of
-/// `diagnose`).
-fn inject_fault(item: &Item) {
-    inject("read", &item.display);
-}
-
-/// The phases [`inject`] knows, besides `read` (a file of a scan, the default).
-pub const PHASES: &[&str] = &["discover", "check", "diagnose"];
-
-/// Panics when `LABELGUARD_INJECT_PANIC` names `phase` and a text that `path` contains.
-pub fn inject(phase: &str, path: &str) {
-    static NEEDLE: std::sync::OnceLock<Option<(String, String)>> = std::sync::OnceLock::new();
-    let needle = NEEDLE.get_or_init(|| {
-        let v = std::env::var("LABELGUARD_INJECT_PANIC").ok()?;
-        let (phase, text) = match v.split_once(':') {
-            Some((p, t)) if PHASES.contains(&p) => (p.to_string(), t.to_string()),
-            _ => ("read".to_string(), v.clone()),
-        };
-        (!text.is_empty()).then_some((phase, text))
-    });
-    if let Some((p, n)) = needle {
-        if p == phase && path.contains(n.as_str()) {
-            panic!("injected fault (LABELGUARD_INJECT_PANIC={n})");
         }
     }
 }

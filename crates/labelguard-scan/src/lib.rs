@@ -33,7 +33,6 @@ pub mod isolate;
 pub mod layout;
 mod parts;
 pub mod pipeline;
-pub mod preset;
 pub mod progress;
 pub mod read;
 pub mod render;
@@ -43,6 +42,6 @@ pub mod walk;
 pub mod weights;
 
 pub use config::{ConfigFile, ScanOptions, Shard};
+pub use labelguard_labels::{preset, Preset, PRESETS};
 pub use pipeline::scan;
-pub use preset::{Preset, PRESETS};
 pub use report::{merge, ScanReport, SCHEMA_VERSION};

@@ -39,7 +39,7 @@ pub fn scan(
         return Err(ConfigError::Invalid("no path to scan".into()));
     }
     for root in roots {
-        crate::isolate::inject("discover", &root.to_string_lossy());
+        labelguard_io::fault::panic_in_phase_if_chosen("discover", &root.to_string_lossy());
     }
     let discovery = discover(roots, opts)?;
     if discovery.items.is_empty() {
