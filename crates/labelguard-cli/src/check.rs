@@ -53,7 +53,7 @@ pub fn run(args: CheckArgs, style: labelguard_report::Style) -> anyhow::Result<E
             bail!(
                 "{}: holds two tensors named '{}'",
                 args.tensors.display(),
-                t.name
+                labelguard_core::clip::echo(&t.name)
             );
         }
     }
