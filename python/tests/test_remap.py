@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 import torch
 from PIL import Image
+from torchvision import tv_tensors
+from torchvision.transforms import v2
 
 import labelguard
 
@@ -67,20 +69,27 @@ def test_colour_masks_map_exact_colours_only():
         labelguard.remap(rgb, preset="cityscapes", fix="colour_to_index")
 
 
-class Mask(torch.Tensor):
-    """Stands in for torchvision.tv_tensors.Mask (torchvision is not a test dependency): the
-    transform recognises masks by this class name, as v2 transforms dispatch on the type."""
-
-
 def test_the_transform_changes_masks_in_a_sample_and_leaves_images_alone():
     tf = labelguard.Remap(preset="cityscapes", fix="label_ids")
     image = torch.full((3, 2, 2), 26, dtype=torch.uint8)
-    mask = torch.tensor([[7, 26], [33, 0]], dtype=torch.uint8).as_subclass(Mask)
+    mask = tv_tensors.Mask(torch.tensor([[7, 26], [33, 0]], dtype=torch.uint8))
     out_image, out_mask = tf(image, mask)
     assert out_image is image
-    assert type(out_mask) is Mask
+    assert type(out_mask) is tv_tensors.Mask
     assert out_mask.tolist() == [[0, 13], [18, 255]]
     d = tf({"image": image, "mask": mask})
     assert d["mask"].tolist() == [[0, 13], [18, 255]] and d["image"] is image
     assert tf(np.array([26], dtype=np.uint8)).tolist() == [13]
     assert "cityscapes" in repr(tf)
+
+
+def test_the_transform_composes_with_torchvision_v2_transforms():
+    # A real v2 pipeline: the flip moves image and mask together, the remap then changes the
+    # mask only, and the types survive for the transforms after it.
+    tf = v2.Compose([v2.RandomHorizontalFlip(p=1.0), labelguard.Remap(preset="cityscapes", fix="label_ids")])
+    image = tv_tensors.Image(torch.full((3, 2, 2), 26, dtype=torch.uint8))
+    mask = tv_tensors.Mask(torch.tensor([[7, 26], [33, 0]], dtype=torch.uint8))
+    out_image, out_mask = tf(image, mask)
+    assert type(out_image) is tv_tensors.Image and type(out_mask) is tv_tensors.Mask
+    assert torch.equal(out_image, image)
+    assert out_mask.tolist() == [[13, 0], [255, 18]]

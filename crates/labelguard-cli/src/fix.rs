@@ -1,11 +1,11 @@
 //! `labelguard fix PATH --out NEW_DIR`: repair a dataset into a new directory. The work is in
 //! the labelguard-fix crate; this file maps flags to settings, builds the plan and prints.
 
+use crate::dataset_args::{ConfigArgs, LabelArgs};
 use crate::emit;
-use crate::scan::load_config;
 use anyhow::Context;
 use labelguard_fix::{parse_map, FixOptions, Plan};
-use labelguard_scan::config::{Overrides, ScanOptions};
+use labelguard_scan::config::ScanOptions;
 use labelguard_scan::progress::Bar;
 use labelguard_scan::report::Settings;
 use std::path::PathBuf;
@@ -43,21 +43,8 @@ pub struct FixArgs {
     /// The new directory for the repaired copy (created; must be outside PATH).
     #[arg(long, value_name = "NEW_DIR")]
     out: PathBuf,
-    /// Dataset preset: cityscapes, ade20k, pascal-voc.
-    #[arg(long)]
-    preset: Option<String>,
-    /// Number of classes C.
-    #[arg(long)]
-    num_classes: Option<u32>,
-    /// The loss's ignore_index: void values are mapped to it.
-    #[arg(long, allow_hyphen_values = true)]
-    ignore_index: Option<i64>,
-    /// Palette for colour masks: JSON [[r,g,b], ...] or lines 'r g b [name]'; index = class id.
-    #[arg(long, value_name = "FILE")]
-    palette: Option<PathBuf>,
-    /// Layout: auto, cityscapes, voc, paired, imagefolder, files, custom.
-    #[arg(long)]
-    layout: Option<String>,
+    #[command(flatten)]
+    labels: LabelArgs,
     /// The plan: a scan JSON report, a dry-run JSON plan, or a TOML table of [[repair]] entries.
     #[arg(long, value_name = "FILE")]
     plan: Option<PathBuf>,
@@ -79,25 +66,13 @@ pub struct FixArgs {
     /// No progress bar.
     #[arg(long, short)]
     quiet: bool,
-    /// Read settings from this file instead of the nearest labelguard.toml / pyproject.toml.
-    #[arg(long, value_name = "FILE")]
-    config: Option<PathBuf>,
-    /// Ignore config files.
-    #[arg(long, conflicts_with = "config")]
-    no_config: bool,
+    #[command(flatten)]
+    config: ConfigArgs,
 }
 
 pub fn run(args: FixArgs) -> anyhow::Result<ExitCode> {
-    let config = load_config(&args.path, args.config.as_deref(), args.no_config)?;
-    let over = Overrides {
-        preset: args.preset.clone(),
-        num_classes: args.num_classes,
-        ignore_index: args.ignore_index,
-        palette: args.palette.clone(),
-        layout: args.layout.clone(),
-        ..Overrides::default()
-    };
-    let mut opts = ScanOptions::resolve(config.as_ref(), &over)?;
+    let config = args.config.load(&args.path)?;
+    let mut opts = ScanOptions::resolve(config.as_ref(), &args.labels.overrides())?;
     opts.jobs = args.jobs;
     let settings = Settings::new(
         std::slice::from_ref(&args.path),

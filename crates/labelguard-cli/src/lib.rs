@@ -4,6 +4,7 @@
 //! commands: [`run`] takes the arguments and returns the exit code.
 
 mod check;
+mod dataset_args;
 mod diagnose;
 mod fix;
 mod merge;

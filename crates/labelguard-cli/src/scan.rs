@@ -1,14 +1,15 @@
 //! `labelguard scan PATH...`: check a whole dataset on disk before training. The work is in
 //! the labelguard-scan crate; this file only maps flags to settings and writes the outputs.
 
+use crate::dataset_args::{ConfigArgs, LabelArgs};
 use anyhow::Context;
 use labelguard_io::output::{self, Destination};
-use labelguard_scan::config::{ConfigFile, Overrides, ScanOptions, Shard};
+use labelguard_scan::config::{Overrides, ScanOptions, Shard};
 use labelguard_scan::progress::Bar;
 use labelguard_scan::render::{self, Format};
 use labelguard_scan::report::ScanReport;
 use labelguard_scan::weights::weights_file;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 const SCAN_HELP: &str = "Examples:
@@ -134,21 +135,11 @@ pub struct ScanArgs {
     /// Dataset directories, or single mask, array or label-table files.
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<PathBuf>,
-    /// Dataset preset: cityscapes, ade20k, pascal-voc.
-    #[arg(long)]
-    preset: Option<String>,
-    /// Number of classes C: valid ids are 0..C-1.
-    #[arg(long)]
-    num_classes: Option<u32>,
-    /// The loss's ignore_index (PyTorch's default is -100).
-    #[arg(long, allow_hyphen_values = true)]
-    ignore_index: Option<i64>,
+    #[command(flatten)]
+    labels: LabelArgs,
     /// Masks use 0 for "other" and 1..C for classes (mmseg's reduce_zero_label): map 0 to 255, v to v-1.
     #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     reduce_zero_label: Option<bool>,
-    /// Palette for colour masks: JSON [[r,g,b], ...] or lines 'r g b [name]'; index = class id.
-    #[arg(long, value_name = "FILE")]
-    palette: Option<PathBuf>,
     /// A class-weight file to check (JSON/Python list, text, .npy): length C, finite, non-negative.
     #[arg(long, value_name = "FILE")]
     class_weights: Option<PathBuf>,
@@ -158,9 +149,6 @@ pub struct ScanArgs {
     /// The label column of CSV/TSV/JSONL/Parquet tables (default: label, labels, class, target, y).
     #[arg(long, value_name = "NAME")]
     label_column: Option<String>,
-    /// Layout: auto, cityscapes, voc, paired, imagefolder, files, custom.
-    #[arg(long)]
-    layout: Option<String>,
     /// Scan only label files whose path (relative to PATH) matches; repeatable.
     #[arg(long, value_name = "GLOB")]
     include: Vec<String>,
@@ -197,12 +185,8 @@ pub struct ScanArgs {
     /// Scan only part K of N (1-based), for Slurm array or Kubernetes indexed jobs; merge with `labelguard merge`.
     #[arg(long, value_name = "K/N")]
     shard: Option<Shard>,
-    /// Read settings from this file instead of the nearest labelguard.toml / pyproject.toml.
-    #[arg(long, value_name = "FILE")]
-    config: Option<PathBuf>,
-    /// Ignore config files.
-    #[arg(long, conflicts_with = "config")]
-    no_config: bool,
+    #[command(flatten)]
+    config: ConfigArgs,
     #[command(flatten)]
     out: OutputArgs,
 }
@@ -211,15 +195,10 @@ impl ScanArgs {
     fn overrides(&self) -> Overrides {
         let list = |v: &Vec<String>| (!v.is_empty()).then(|| v.clone());
         Overrides {
-            preset: self.preset.clone(),
-            num_classes: self.num_classes,
-            ignore_index: self.ignore_index,
             reduce_zero_label: self.reduce_zero_label,
-            palette: self.palette.clone(),
             class_weights: self.class_weights.clone(),
             classes: self.classes.clone(),
             label_column: self.label_column.clone(),
-            layout: self.layout.clone(),
             include: list(&self.include),
             exclude: list(&self.exclude),
             mask_glob: self.mask_glob.clone(),
@@ -230,12 +209,13 @@ impl ScanArgs {
             imbalance_ratio: self.imbalance_ratio,
             strict: self.strict.then_some(true),
             weights_method: self.weights_method.clone(),
+            ..self.labels.overrides()
         }
     }
 }
 
 pub fn run(args: ScanArgs, style: labelguard_report::Style) -> anyhow::Result<ExitCode> {
-    let config = load_config(&args.paths[0], args.config.as_deref(), args.no_config)?;
+    let config = args.config.load(&args.paths[0])?;
     let mut opts = ScanOptions::resolve(config.as_ref(), &args.overrides())?;
     args.out.check()?;
     opts.jobs = args.jobs;
@@ -244,38 +224,6 @@ pub fn run(args: ScanArgs, style: labelguard_report::Style) -> anyhow::Result<Ex
     let bar = Bar::stderr(args.out.quiet);
     let report = labelguard_scan::scan(&args.paths, &opts, &bar)?;
     write_outputs(&report, &args.out, opts.palette.as_deref(), style)
-}
-
-/// The config file of a command on `first`: `--config FILE`, none with `--no-config`, else
-/// the nearest one above the data (one in the working directory does not describe data elsewhere).
-pub fn load_config(
-    first: &Path,
-    explicit: Option<&Path>,
-    no_config: bool,
-) -> anyhow::Result<Option<ConfigFile>> {
-    Ok(if no_config {
-        None
-    } else if let Some(path) = explicit {
-        Some(
-            ConfigFile::load(path)?
-                .with_context(|| format!("{}: has no [tool.labelguard] table", path.display()))?,
-        )
-    } else {
-        let near = if first.is_dir() {
-            first.to_path_buf()
-        } else {
-            first.parent().map(|p| p.to_path_buf()).unwrap_or_default()
-        };
-        let near = if near.as_os_str().is_empty() {
-            PathBuf::from(".")
-        } else {
-            near
-        };
-        let near = std::fs::canonicalize(&near).unwrap_or(near);
-        // Only the config of the scanned tree: one in the working directory does not describe
-        // data elsewhere.
-        ConfigFile::discover(&near)?
-    })
 }
 
 /// Renders the report to stdout or `--output`, writes `--html` and `--write-weights`, and

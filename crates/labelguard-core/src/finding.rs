@@ -1,66 +1,16 @@
 //! Findings: what every face of labelguard produces, and what every renderer prints.
+//!
+//! A finding serialises with serde's derive; it reads back through `finding_de.rs`, which looks
+//! its rule up in the catalogue. Its severity and verdict are declared in [`crate::severity`].
 
-use crate::kernels::Located;
 use crate::rule::Rule;
-use serde::Serialize;
-use std::fmt;
+use serde::{Deserialize, Serialize};
 
-/// What PyTorch does with a call. Ordered by precedence: a host error stops the call before
-/// any kernel runs, a device assert stops it in the kernel, silent garbage lets it finish.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Verdict {
-    /// Accepted, and the result means something.
-    Ok,
-    /// Accepted, but the result is garbage (NaN loss, wrong gradients, out-of-bounds reads).
-    Silent,
-    /// On CUDA a kernel asserts (`device-side assert triggered`); on the CPU PyTorch raises.
-    DeviceAssert,
-    /// PyTorch raises on the host before any kernel runs.
-    Error,
-}
-
-impl Verdict {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Verdict::Ok => "ok",
-            Verdict::Silent => "silent",
-            Verdict::DeviceAssert => "device_assert",
-            Verdict::Error => "error",
-        }
-    }
-    /// Whether PyTorch raises (on the CPU) for this verdict.
-    pub fn raises(self) -> bool {
-        matches!(self, Verdict::DeviceAssert | Verdict::Error)
-    }
-}
-
-impl fmt::Display for Verdict {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    Info,
-    Warning,
-    Error,
-}
-
-impl Severity {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Info => "info",
-            Severity::Warning => "warning",
-            Severity::Error => "error",
-        }
-    }
-}
+// Re-exported where they were first declared, so that `finding::Severity` keeps working.
+pub use crate::severity::{Severity, Verdict};
 
 /// One offending element: which tensor, its full index, its value.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Location {
     pub tensor: String,
     pub index: Vec<usize>,
@@ -68,7 +18,7 @@ pub struct Location {
 }
 
 /// How often one offending value occurs.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ValueCount {
     pub value: String,
     pub count: u64,
@@ -136,27 +86,17 @@ impl Finding {
         self
     }
 
-    /// Attaches the detailed pass's evidence: locations, count, value histogram.
-    pub fn located(mut self, tensor: &str, located: &Located) -> Finding {
-        self.locations = located
-            .first
-            .iter()
-            .take(MAX_LOCATIONS)
-            .map(|(index, value)| Location {
-                tensor: tensor.to_string(),
-                index: index.clone(),
-                value: value.clone(),
-            })
-            .collect();
-        self.count = Some(located.total);
-        let mut values: Vec<ValueCount> = located
-            .values
-            .iter()
-            .map(|(v, &count)| ValueCount {
-                value: v.to_string(),
-                count,
-            })
-            .collect();
+    /// Attaches the evidence of a detailed pass: the first offending elements (at most
+    /// [`MAX_LOCATIONS`] are kept), how many elements offend, and the offending values with their
+    /// counts (sorted here, most frequent first; ties keep their order).
+    pub fn evidence(
+        mut self,
+        locations: impl IntoIterator<Item = Location>,
+        count: u64,
+        mut values: Vec<ValueCount>,
+    ) -> Finding {
+        self.locations = locations.into_iter().take(MAX_LOCATIONS).collect();
+        self.count = Some(count);
         values.sort_by_key(|v| std::cmp::Reverse(v.count));
         self.values = values;
         self

@@ -1,6 +1,6 @@
 //! Rules: a stable code, a name, and documentation taken from the rule's doc comment.
 
-use crate::finding::Severity;
+use crate::severity::Severity;
 use serde::Serialize;
 
 /// A rule of the catalogue. `doc` is the doc comment of the rule's declaration, so the
@@ -38,7 +38,7 @@ macro_rules! declare_rule {
         pub const RULE: $crate::rule::Rule = $crate::rule::Rule {
             code: $code,
             name: $name,
-            severity: $crate::finding::Severity::$severity,
+            severity: $crate::severity::Severity::$severity,
             doc: concat!($($doc, "\n"),*),
         };
     };

@@ -162,7 +162,15 @@ pub fn binary_anyone_can_run() -> &'static Path {
         let dir = tempfile::tempdir().expect("temp dir").keep();
         std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
         let to = dir.join("labelguard");
-        std::fs::copy(env!("CARGO_BIN_EXE_labelguard"), &to).expect("copy the binary");
+        // Copied by `cp`, not by this process: a write descriptor open here would be inherited
+        // by a child that another test thread forks meanwhile, and exec of the copy would fail
+        // with ETXTBSY ("Text file busy") until that child execs.
+        let copied = std::process::Command::new("cp")
+            .arg(env!("CARGO_BIN_EXE_labelguard"))
+            .arg(&to)
+            .status()
+            .expect("run cp");
+        assert!(copied.success(), "copy the binary");
         std::fs::set_permissions(&to, std::fs::Permissions::from_mode(0o755)).unwrap();
         to
     })

@@ -5,6 +5,7 @@
 //! the arithmetic it is written in (`(1 - target).mul_(input)`, `(pos_weight - 1).mul(target)`).
 
 use super::common::*;
+use super::evidence::WithLocated;
 use crate::call::Call;
 use crate::dtype::DType;
 use crate::finding::{is_are, shape_str, Finding, Verdict, MAX_LOCATIONS};

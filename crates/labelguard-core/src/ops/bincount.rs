@@ -1,6 +1,7 @@
 //! `bincount` (aten/src/ATen/native/SummaryOps.cpp): host checks on both devices.
 
 use super::common::*;
+use super::evidence::WithLocated;
 use crate::call::Call;
 use crate::dtype::DType;
 use crate::finding::{shape_str, Finding, Verdict, MAX_LOCATIONS};

@@ -1,6 +1,7 @@
 //! Checks shared by several contracts: reduction, dtypes, broadcasting, index ranges, and the
 //! class-id analysis that names the likely cause of out-of-range targets.
 
+use super::evidence::WithLocated;
 use crate::call::Call;
 use crate::dtype::DType;
 use crate::finding::{count, is_are, shape_str, values_str, Finding, Verdict, MAX_LOCATIONS};

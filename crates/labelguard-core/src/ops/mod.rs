@@ -13,6 +13,7 @@ pub mod common;
 mod ctc;
 mod embedding;
 mod embedding_bag;
+mod evidence;
 mod index_along_dim;
 mod indexing;
 mod multinomial;

@@ -4,6 +4,7 @@
 //! CUDA too, with a synchronisation): a host error. With replacement and several samples the
 //! CUDA kernel asserts instead: a device assert.
 
+use super::evidence::WithLocated;
 use crate::call::Call;
 use crate::finding::{shape_str, Finding, Verdict, MAX_LOCATIONS};
 use crate::kernels::locate;

@@ -2,6 +2,7 @@
 //! scatter's device assert for values out of range.
 
 use super::common::*;
+use super::evidence::WithLocated;
 use crate::call::Call;
 use crate::dtype::DType;
 use crate::finding::{Finding, Verdict};
