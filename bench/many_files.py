@@ -3,7 +3,8 @@
 
     python3 bench/many_files.py --bin target/release/labelguard [--files 200000] [--runs 3]
 
-Writes one 64x32 8-bit grey PNG (ids 0-9) and hard-links it FILES times into one directory
+Writes one 64x32 8-bit grey PNG (ids 0-9) and hard-links it FILES times (a fresh copy every
+50,000: ext4's link limit is 65,000) into one directory
 under --dir (default: a new folder in /tmp), so that the tree costs one file's blocks and a
 directory's entries on disk. Then, in turn, run after run:
 
@@ -44,6 +45,9 @@ def png_gray8(w, h, pixels):
     )
 
 
+LINKS_PER_COPY = 50_000
+
+
 def timed(argv, shell=False):
     """(wall seconds, peak RSS in KiB, stdout) of one command under /usr/bin/time -v."""
     cmd = ["/usr/bin/time", "-v"] + (["sh", "-c", argv] if shell else argv)
@@ -69,11 +73,15 @@ def main():
     try:
         masks = os.path.join(root, "masks")
         os.mkdir(masks)
-        first = os.path.join(masks, "m0000000.png")
-        with open(first, "wb") as f:
-            f.write(png_gray8(64, 32, [(i // 7) % 10 for i in range(64 * 32)]))
-        for i in range(1, a.files):
-            os.link(first, os.path.join(masks, f"m{i:07d}.png"))
+        data = png_gray8(64, 32, [(i // 7) % 10 for i in range(64 * 32)])
+        for i in range(a.files):
+            path = os.path.join(masks, f"m{i:07d}.png")
+            if i % LINKS_PER_COPY == 0:  # ext4 allows 65,000 links to one inode
+                first = path
+                with open(first, "wb") as f:
+                    f.write(data)
+            else:
+                os.link(first, path)
         out = os.path.join(root, "report.json")
         find = f"find {masks} -type f | wc -l"
         scan = [a.bin, "scan", masks, "--num-classes", "10", "--no-config", "--format", "json",
