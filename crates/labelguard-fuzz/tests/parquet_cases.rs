@@ -58,3 +58,20 @@ fn truncated_files_and_wrong_lengths_are_corrupt_files() {
         assert!(e.starts_with("LG602: corrupt Parquet"), "{name}: {e}");
     }
 }
+
+/// A table of many pages (the writer starts a page every 20,000 rows) reads back whole through
+/// the checked source: the checks refuse nothing a writer makes.
+#[test]
+fn a_table_of_many_pages_reads_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let labels: Vec<Option<i64>> = (0..100_000i64)
+        .map(|i| (i % 11 != 0).then_some(i % 1000))
+        .collect();
+    let ids = read(
+        &labelguard_scan::fixtures::parquet_labels(&labels),
+        dir.path(),
+    )
+    .unwrap();
+    let want: Vec<i64> = labels.iter().map(|l| l.unwrap_or(-1)).collect();
+    assert_eq!(ids, want);
+}
