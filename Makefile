@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: test lint venv python bench bench-python bench-scan bench-diagnose bench-diagnose-matching bench-run bench-fix docs fuzz
+.PHONY: test lint venv python bench bench-python bench-scan bench-diagnose bench-diagnose-matching bench-run bench-fix bench-many-files docs fuzz
 
 ## venv: the Python environment of the tests (torch from PyPI; pip's cache keeps reruns fast)
 venv: $(VENV)/.installed
@@ -72,6 +72,11 @@ bench-diagnose-matching:
 bench-run:
 	cargo build --release -p labelguard-cli
 	python3 bench/run_passthrough.py --bin target/release/labelguard
+
+## bench-many-files: labelguard scan on 200,000 small masks in one directory vs a plain find (issue 8)
+bench-many-files:
+	cargo build --release -p labelguard-cli
+	python3 bench/many_files.py --bin target/release/labelguard
 
 ## fuzz: every parser's fuzz target for FUZZ_SECONDS each (a debug build: overflow checks on),
 ## under a 4 GiB address-space cap; crashers land in crates/labelguard-fuzz/crashes/<target>/,

@@ -45,6 +45,7 @@ fn ops_help() -> String {
 
 pub fn run(args: CheckArgs, style: labelguard_report::Style) -> anyhow::Result<ExitCode> {
     let op = lookup(&args.op)?;
+    labelguard_io::fault::panic_in_phase_if_chosen("check", &args.tensors.to_string_lossy());
     let named = read_tensors(&args.tensors, &Limits::default())?;
     let mut seen = std::collections::BTreeSet::new();
     for t in &named {
@@ -52,7 +53,7 @@ pub fn run(args: CheckArgs, style: labelguard_report::Style) -> anyhow::Result<E
             bail!(
                 "{}: holds two tensors named '{}'",
                 args.tensors.display(),
-                t.name
+                labelguard_core::clip::echo(&t.name)
             );
         }
     }

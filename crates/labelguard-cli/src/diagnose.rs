@@ -34,6 +34,7 @@ pub fn run(args: DiagnoseArgs, style: labelguard_report::Style) -> anyhow::Resul
     };
     let mut reports: Vec<LogReport> = Vec::new();
     for path in files {
+        labelguard_io::fault::panic_in_phase_if_chosen("diagnose", &path.to_string_lossy());
         let report = if path.as_os_str() == "-" {
             diagnose_reader(std::io::stdin().lock(), "stdin", opts).context("reading stdin")?
         } else {

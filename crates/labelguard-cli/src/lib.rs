@@ -9,6 +9,7 @@ mod diagnose;
 mod fix;
 mod merge;
 mod output;
+mod panic_net;
 mod replay;
 mod rules;
 mod run;
@@ -78,7 +79,9 @@ where
         }
     };
     let style = style(cli.color);
-    let result = match cli.command {
+    // The last net: a panic in any command (check, diagnose, the discovery phase of scan; a scan's
+    // files are isolated one by one) is LG620 and exit 2, not an abort with a backtrace.
+    let result = panic_net::guarded(|| match cli.command {
         Command::Check(args) => check::run(args, style),
         Command::Rules(args) => rules::list(args, style),
         Command::Rule(args) => rules::show(args),
@@ -88,7 +91,7 @@ where
         Command::Fix(args) => fix::run(*args),
         Command::Diagnose(args) => diagnose::run(args, style),
         Command::Run(args) => run::run(args, cli.color),
-    };
+    });
     match result {
         Ok(code) => code,
         Err(e) => {

@@ -33,6 +33,43 @@ const INTERESTING: [u32; 10] = [
     16384,
 ];
 
+/// Values written as LEB128 varints (the integers of Thrift's compact protocol, which Parquet's
+/// footer and page headers use, and of protobuf): sizes, counts and offsets that are huge,
+/// negative once zigzag-decoded, or just past a small file's end.
+pub const INTERESTING_VARINT: [u64; 9] = [
+    0,
+    1,
+    0x7f,
+    4096,
+    0x7fff_ffff,
+    0xffff_ffff,
+    1 << 40,
+    u64::MAX >> 1,
+    u64::MAX,
+];
+
+/// Replaces the varint that starts at `at` (its continuation bytes included) with `value`'s
+/// LEB128 encoding.
+pub fn write_varint(b: &mut Vec<u8>, at: usize, value: u64) {
+    let mut end = at;
+    while end < b.len() && end - at < 10 && b[end] & 0x80 != 0 {
+        end += 1;
+    }
+    let end = (end + 1).min(b.len());
+    let mut enc = Vec::with_capacity(10);
+    let mut v = value;
+    loop {
+        let byte = (v & 0x7f) as u8;
+        v >>= 7;
+        if v == 0 {
+            enc.push(byte);
+            break;
+        }
+        enc.push(byte | 0x80);
+    }
+    b.splice(at..end, enc);
+}
+
 /// One to four mutations of `input`; `other` is another seed for splicing.
 pub fn mutate(rng: &mut Rng, input: &[u8], other: &[u8]) -> Vec<u8> {
     let mut b = input.to_vec();
@@ -41,7 +78,7 @@ pub fn mutate(rng: &mut Rng, input: &[u8], other: &[u8]) -> Vec<u8> {
             b.push(rng.word() as u8);
         }
         let at = rng.below(b.len());
-        match rng.below(8) {
+        match rng.below(9) {
             0 => b[at] ^= 1 << rng.below(8),
             1 => b[at] = rng.word() as u8,
             2 => b.truncate(at),
@@ -69,6 +106,10 @@ pub fn mutate(rng: &mut Rng, input: &[u8], other: &[u8]) -> Vec<u8> {
                     let n = rng.below(64).min(other.len() - from);
                     b.splice(at..at, other[from..from + n].iter().copied());
                 }
+            }
+            7 => {
+                let v = INTERESTING_VARINT[rng.below(INTERESTING_VARINT.len())];
+                write_varint(&mut b, at, v);
             }
             _ => {
                 // Repeat a slice: long lines, long cells, many chunks.

@@ -5,11 +5,29 @@
 /// `LABELGUARD_INJECT_PANIC=TEXT`: reading any file whose displayed path contains TEXT panics
 /// (the test of the per-file panic net, LG620).
 pub fn panic_if_chosen(display: &str) {
+    panic_in_phase_if_chosen("read", display);
+}
+
+/// The phases `LABELGUARD_INJECT_PANIC=PHASE:TEXT` names, besides `read` (a file of a scan,
+/// the default): the discovery of a scan root, the tensors file of `check`, a log of
+/// `diagnose` (the tests of the command-wide panic net).
+pub const PHASES: &[&str] = &["discover", "check", "diagnose"];
+
+/// Panics when `LABELGUARD_INJECT_PANIC` names `phase` (no `PHASE:` prefix means `read`)
+/// and a text that `path` contains.
+pub fn panic_in_phase_if_chosen(phase: &str, path: &str) {
     if cfg!(debug_assertions) {
-        static NEEDLE: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
-        let needle = NEEDLE.get_or_init(|| setting("LABELGUARD_INJECT_PANIC"));
-        if let Some(n) = needle {
-            if display.contains(n.as_str()) {
+        static NEEDLE: std::sync::OnceLock<Option<(String, String)>> = std::sync::OnceLock::new();
+        let needle = NEEDLE.get_or_init(|| {
+            let v = setting("LABELGUARD_INJECT_PANIC")?;
+            let (p, t) = match v.split_once(':') {
+                Some((p, t)) if PHASES.contains(&p) => (p.to_string(), t.to_string()),
+                _ => ("read".to_string(), v),
+            };
+            (!t.is_empty()).then_some((p, t))
+        });
+        if let Some((p, n)) = needle {
+            if p == phase && path.contains(n.as_str()) {
                 panic!("injected fault (LABELGUARD_INJECT_PANIC={n})");
             }
         }

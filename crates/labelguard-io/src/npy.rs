@@ -60,12 +60,14 @@ pub fn parse_npy(bytes: &[u8]) -> Result<NpyHeader, String> {
 }
 
 /// NumPy type strings to dtypes. Only little-endian (or byte-order free) types are read.
-fn npy_dtype(descr: &str) -> Result<DType, String> {
+fn npy_dtype(descr_raw: &str) -> Result<DType, String> {
+    // Echoed in every message below: bounded like every value from a file.
+    let descr = &labelguard_core::clip::echo(descr_raw);
     // The byte-order mark is one ASCII character; anything else (a non-ASCII first character
     // included, which must not be split inside) is not a type string numpy writes.
-    let (order, code) = match descr.char_indices().nth(1) {
-        Some((i, _)) => descr.split_at(i),
-        None => (descr, ""),
+    let (order, code) = match descr_raw.char_indices().nth(1) {
+        Some((i, _)) => descr_raw.split_at(i),
+        None => (descr_raw, ""),
     };
     if order == ">" && !code.ends_with('1') {
         return Err(format!(
@@ -142,16 +144,22 @@ fn parse_dict(text: &str) -> Result<Dict, String> {
                 let body = &body[..close - 1];
                 let mut shape = Vec::new();
                 for part in body.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-                    shape.push(
-                        part.trim_end_matches('L')
-                            .parse::<usize>()
-                            .map_err(|_| format!("bad dimension '{part}' in 'shape'"))?,
-                    );
+                    shape.push(part.trim_end_matches('L').parse::<usize>().map_err(|_| {
+                        format!(
+                            "bad dimension '{}' in 'shape'",
+                            labelguard_core::clip::echo(part)
+                        )
+                    })?);
                 }
                 dict.shape = Some(shape);
                 &after[close + 1..]
             }
-            other => return Err(format!("unexpected key '{other}' in the .npy header")),
+            other => {
+                return Err(format!(
+                    "unexpected key '{}' in the .npy header",
+                    labelguard_core::clip::echo(other)
+                ))
+            }
         };
         rest = after.trim_start().trim_start_matches(',').trim_start();
     }
@@ -182,7 +190,7 @@ pub(crate) fn tensor_from_npy(
     if (available as u128) < needed {
         return Err(ReadError::malformed(
             path,
-            format!("truncated: shape {:?} of {} needs {needed} bytes but only {available} follow the header", header.shape, header.dtype),
+            format!("truncated: shape {} of {} needs {needed} bytes but only {available} follow the header", labelguard_core::clip::echo(&format!("{:?}", header.shape)), header.dtype),
         ));
     }
     let strides = if header.fortran_order {
@@ -236,7 +244,7 @@ pub(crate) fn read_npz<R: Read + Seek>(
         }
         let name = member
             .name()
-            .map(|n| n.trim_end_matches(".npy").to_string())
+            .map(|n| labelguard_core::clip::echo(n.trim_end_matches(".npy")))
             .unwrap_or_else(|_| format!("member {i}"));
         let declared = member.size();
         // Header plus data; a member larger than the tensor limit is refused before reading.
@@ -319,6 +327,35 @@ mod tests {
                 .shape,
             vec![5]
         );
+    }
+
+    #[test]
+    fn values_from_the_header_are_echoed_bounded() {
+        // A .npy 1.0 header holds at most 65,535 bytes.
+        let long = "x".repeat(20_000);
+        let ones = vec!["1"; 10_000].join(", ");
+        for (bytes, expect) in [
+            (
+                npy(&format!("<{long}"), "(1,)", false, &[0; 8]),
+                "not supported",
+            ),
+            (
+                npy("|u1", &format!("({long},)"), false, &[]),
+                "bad dimension",
+            ),
+            (
+                npy("|u1", &format!("({ones})"), false, &[]),
+                "truncated: shape [1, 1",
+            ),
+        ] {
+            let Err(err) = tensor_from_npy(Arc::new(bytes), Path::new("x.npy"), &Limits::default())
+            else {
+                panic!("{expect}: read without an error");
+            };
+            let err = err.to_string();
+            assert!(err.contains(expect), "{}", &err[..err.len().min(300)]);
+            assert!(err.len() < 600, "{} bytes: {}", err.len(), &err[..300]);
+        }
     }
 
     #[test]

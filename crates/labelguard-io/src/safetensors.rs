@@ -95,13 +95,19 @@ pub(crate) fn read(
         if name == "__metadata__" {
             continue;
         }
-        let bad = |m: String| ReadError::malformed(path, format!("tensor '{name}': {m}"));
+        // A JSON key or value of the header, echoed in the messages below: bounded.
+        let shown = labelguard_core::clip::echo(&name);
+        let bad = |m: String| ReadError::malformed(path, format!("tensor '{shown}': {m}"));
         let dtype_name = info
             .get("dtype")
             .and_then(|d| d.as_str())
             .ok_or_else(|| bad("no dtype".into()))?;
-        let dtype = st_dtype(dtype_name)
-            .ok_or_else(|| bad(format!("dtype {dtype_name} is not supported")))?;
+        let dtype = st_dtype(dtype_name).ok_or_else(|| {
+            bad(format!(
+                "dtype {} is not supported",
+                labelguard_core::clip::echo(dtype_name)
+            ))
+        })?;
         let shape: Vec<usize> = info
             .get("shape")
             .and_then(|s| s.as_array())
@@ -120,11 +126,12 @@ pub(crate) fn read(
         let needed =
             crate::size::tensor_bytes(&shape, dtype, limits).map_err(|m| ReadError::TooLarge {
                 path: path.to_path_buf(),
-                message: format!("tensor '{name}' has {m}"),
+                message: format!("tensor '{shown}' has {m}"),
             })?;
         if end < begin || (end - begin) as u128 != needed {
             return Err(bad(format!(
-                "data_offsets [{begin}, {end}] do not match shape {shape:?} of {dtype}"
+                "data_offsets [{begin}, {end}] do not match shape {} of {dtype}",
+                labelguard_core::clip::echo(&format!("{shape:?}"))
             )));
         }
         if end > data_len as u64 {
@@ -258,6 +265,37 @@ mod tests {
         );
         let leftovers: Vec<_> = std::fs::read_dir(d.path()).unwrap().collect();
         assert_eq!(leftovers.len(), 1, "no temporary file is left behind");
+    }
+
+    #[test]
+    fn names_and_values_from_the_header_are_echoed_bounded() {
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join("x.safetensors");
+        let long = "t".repeat(100_000);
+        for (header, expect) in [
+            (
+                format!(r#"{{"{long}":{{"dtype":"{long}","shape":[1],"data_offsets":[0,1]}}}}"#),
+                "is not supported",
+            ),
+            (
+                format!(
+                    r#"{{"{long}":{{"dtype":"U8","shape":[{}],"data_offsets":[0,2]}}}}"#,
+                    vec!["1"; 50_000].join(",")
+                ),
+                "do not match shape [1, 1",
+            ),
+        ] {
+            let mut b = (header.len() as u64).to_le_bytes().to_vec();
+            b.extend(header.as_bytes());
+            b.extend([0, 0]);
+            std::fs::write(&path, &b).unwrap();
+            let Err(err) = crate::read_tensors(&path, &Limits::default()) else {
+                panic!("{expect}: read without an error");
+            };
+            let err = err.to_string();
+            assert!(err.contains(expect), "{}", &err[..err.len().min(300)]);
+            assert!(err.len() < 900, "{} bytes: {}", err.len(), &err[..300]);
+        }
     }
 
     #[test]

@@ -148,9 +148,14 @@ impl ConfigFile {
     /// Parses `labelguard.toml` (whole file) or `pyproject.toml` (`[tool.labelguard]`).
     /// `Ok(None)` for a pyproject.toml without that table.
     pub fn load(path: &Path) -> Result<Option<ConfigFile>, ConfigError> {
+        // TOML's errors quote the offending line and value: each line bounded like every echo.
         let err = |message: String| ConfigError::File {
             path: path.to_path_buf(),
-            message,
+            message: message
+                .lines()
+                .map(labelguard_core::clip::echo)
+                .collect::<Vec<_>>()
+                .join("\n"),
         };
         let text = std::fs::read_to_string(path).map_err(|e| err(e.to_string()))?;
         let table: toml::Table = text
@@ -379,7 +384,8 @@ impl ScanOptions {
         if let Some(name) = &o.preset {
             let p = preset::by_name(name).ok_or_else(|| {
                 invalid(format!(
-                    "unknown preset '{name}' (known: {})",
+                    "unknown preset '{}' (known: {})",
+                    labelguard_core::clip::echo(name),
                     preset::PRESETS
                         .iter()
                         .map(|p| p.name)
@@ -615,6 +621,33 @@ mod tests {
         assert_eq!(s.class_names.len(), 19);
         let s = ScanOptions::resolve(Some(&file), &Overrides::default()).unwrap();
         assert_eq!(s.ignore_index, 254);
+    }
+
+    #[test]
+    fn values_of_the_config_file_are_echoed_bounded() {
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = dir.path().join("labelguard.toml");
+        let long = "p".repeat(1 << 20);
+        // A value of the wrong type (TOML quotes it), a broken line, an unknown preset.
+        for text in [
+            format!("num_classes = \"{long}\"\n"),
+            format!("num_classes = {long}\n"),
+        ] {
+            std::fs::write(&cfg, text).unwrap();
+            let e = ConfigFile::load(&cfg).unwrap_err().to_string();
+            assert!(e.contains("ppp") && e.len() < 2000, "{} bytes", e.len());
+        }
+        std::fs::write(&cfg, format!("preset = \"{long}\"\n")).unwrap();
+        let file = ConfigFile::load(&cfg).unwrap().unwrap();
+        let e = ScanOptions::resolve(Some(&file), &Overrides::default())
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.starts_with("unknown preset 'ppp") && e.len() < 1000,
+            "{} bytes",
+            e.len()
+        );
     }
 
     #[test]

@@ -38,6 +38,9 @@ pub fn scan(
     if roots.is_empty() {
         return Err(ConfigError::Invalid("no path to scan".into()));
     }
+    for root in roots {
+        labelguard_io::fault::panic_in_phase_if_chosen("discover", &root.to_string_lossy());
+    }
     let discovery = discover(roots, opts)?;
     if discovery.items.is_empty() {
         return Err(ConfigError::Invalid(format!(

@@ -8,7 +8,10 @@ pub mod header;
 pub mod inflate_bound;
 pub mod line_cap;
 pub mod mask;
+#[cfg(feature = "parquet")]
+pub mod parquet_source;
 pub mod table;
+pub mod thrift_check;
 
 use crate::checks::lg601_unreadable_file::{io_problem, special_file_problem};
 pub use crate::checks::lg603_empty_file::empty_file;

@@ -198,9 +198,26 @@ fn choose(names: &[String], wanted: Option<&str>) -> Result<usize, TableError> {
             .find_map(|d| names.iter().position(|n| n.eq_ignore_ascii_case(d))),
     };
     found.ok_or_else(|| TableError::MissingColumn {
-        wanted: wanted.unwrap_or("label").to_string(),
-        available: names.to_vec(),
+        wanted: labelguard_core::clip::echo(wanted.unwrap_or("label")),
+        available: shown_names(names),
     })
+}
+
+/// The most column names listed in a message.
+const MAX_NAMES: usize = 20;
+
+/// Column names as a message lists them: each bounded like every echoed value, at most
+/// [`MAX_NAMES`] of them, then how many more there are.
+fn shown_names(names: &[String]) -> Vec<String> {
+    let mut shown: Vec<String> = names
+        .iter()
+        .take(MAX_NAMES)
+        .map(|n| labelguard_core::clip::echo(n))
+        .collect();
+    if names.len() > MAX_NAMES {
+        shown.push(format!("… ({} more)", names.len() - MAX_NAMES));
+    }
+    shown
 }
 
 /// Reads the label column of a table.
@@ -231,7 +248,7 @@ pub fn read_labels(
         // The `parquet` crate panics on some malformed files (issue 8): caught here, so the
         // file is LG602 corrupt with the crate's message rather than an internal error.
         TableFormat::Parquet => {
-            crate::isolate::isolated(|| read_parquet(file, column, &mut b))
+            crate::isolate::isolated(|| read_parquet(file, len, column, &mut b))
                 .map_err(|m| corrupt(format!("the Parquet reader failed on this file: {m}")))??
         }
     }
@@ -355,7 +372,7 @@ fn read_jsonl(
             first_keys = obj.keys().cloned().collect();
             let idx = choose(&first_keys, column)?;
             key = Some(first_keys[idx].clone());
-            b.out.column = first_keys[idx].clone();
+            b.out.column = labelguard_core::clip::echo(&first_keys[idx]);
         }
         let k = key.as_deref().expect("set above");
         let cell = obj.get(k).map(json_cell).unwrap_or(Cell::Missing);
@@ -372,18 +389,20 @@ fn read_jsonl(
 #[cfg(feature = "parquet")]
 fn read_parquet(
     file: std::fs::File,
+    len: u64,
     column: Option<&str>,
     b: &mut Builder<'_>,
 ) -> Result<(), TableError> {
     use parquet::file::reader::{FileReader, SerializedFileReader};
     use parquet::record::Field;
-    let reader = SerializedFileReader::new(file)
+    let reader = super::parquet_source::ParquetSource::open(file, len)
+        .and_then(SerializedFileReader::new)
         .map_err(|e| corrupt(format!("corrupt Parquet file: {e}")))?;
     let schema = reader.metadata().file_metadata().schema();
     let fields = schema.get_fields();
     let names: Vec<String> = fields.iter().map(|f| f.name().to_string()).collect();
     let idx = choose(&names, column)?;
-    b.out.column = names[idx].clone();
+    b.out.column = labelguard_core::clip::echo(&names[idx]);
     let projection = parquet::schema::types::Type::group_type_builder(schema.name())
         .with_fields(vec![fields[idx].clone()])
         .build()
@@ -417,7 +436,12 @@ fn read_parquet(
 }
 
 #[cfg(not(feature = "parquet"))]
-fn read_parquet(_: std::fs::File, _: Option<&str>, _: &mut Builder<'_>) -> Result<(), TableError> {
+fn read_parquet(
+    _: std::fs::File,
+    _: u64,
+    _: Option<&str>,
+    _: &mut Builder<'_>,
+) -> Result<(), TableError> {
     Err(TableError::Problem(problem(
         &LG602,
         "Parquet support was not compiled in (build labelguard-scan with the 'parquet' feature)",
@@ -479,6 +503,43 @@ mod tests {
         .unwrap();
         assert_eq!(j.ids, vec![1, -100, -100]);
         assert_eq!(j.unknown_values[0], ("".to_string(), 1));
+    }
+
+    #[test]
+    fn names_and_cells_from_the_file_are_echoed_bounded() {
+        let long = "n".repeat(1 << 20);
+        // A missing column: 30 names of 1 MiB each become 20 clipped names and a count.
+        let header: Vec<String> = (0..30).map(|i| format!("{long}{i}")).collect();
+        let text = format!("{}\n", header.join(","));
+        match read("a.csv", &text, None, None) {
+            Err(TableError::MissingColumn { available, .. }) => {
+                assert_eq!(available.len(), MAX_NAMES + 1);
+                assert!(available[0].ends_with(&format!("… ({} bytes)", long.len() + 1)));
+                assert!(available.iter().all(|n| n.len() < 300), "clipped");
+                assert_eq!(available[MAX_NAMES], "… (10 more)");
+            }
+            _ => panic!("expected a missing column"),
+        }
+        // A 1 MiB unknown cell (CSV) and a 1 MiB key chosen by --label-column (JSONL).
+        let c = read("b.csv", &format!("label\n{long}\n"), None, None)
+            .ok()
+            .unwrap();
+        assert!(c.unknown_first[0].text.len() < 300);
+        assert!(c.unknown_values[0].0.len() < 300);
+        let j = read(
+            "c.jsonl",
+            &format!("{{\"{long}\": 1}}\n"),
+            Some(&long),
+            None,
+        )
+        .ok()
+        .unwrap();
+        assert_eq!(j.ids, vec![1]);
+        assert!(
+            j.column.len() < 300 && j.column.starts_with("nnn"),
+            "{}",
+            j.column.len()
+        );
     }
 
     #[test]
