@@ -12,13 +12,16 @@ files (a few MB in all) are written into a temporary folder that is deleted at t
 Files: PNGs whose IHDR claims 16384x16384 (the pixel limit, 2^28) in 8-bit grey (the fast
 path), 16-bit grey and 16-bit RGBA (the `png` crate), and Adam7-interlaced 8-bit grey, each
 with a real zlib stream of zero rows cut to 1/8 of its length (too little compressed data
-for the claim) and cut by its last 16 bytes (data for nearly all rows); a 69-byte PNG with
+for the claim) and cut by its last 16 bytes (data for nearly all rows), and with a stream of
+rows holding sparse random bytes (about 50:1), the whole file cut 1 KiB before its end and
+uncut (valid); a 69-byte PNG with
 the same claim; a TIFF claiming 16384x16384 with one strip cut short; a .npy claiming
 (16384, 16384) uint8 and (2^28,) int64 with 10 bytes of data; a CSV and a JSONL table of one
 60 MB label cell (under the 64 MiB line cap) and one of 100 MB (over it).
 """
 import argparse
 import os
+import random
 import re
 import shutil
 import struct
@@ -41,8 +44,26 @@ def pngs(w, h, depth, colour, interlace=0):
     z = zlib.compressobj(9)
     parts = [z.compress(row) for _ in range(h)]  # interlaced or not, zeros are zeros
     stream = b"".join(parts) + z.flush()
+    noisy = png_of(w, h, depth, colour, interlace, noisy_stream(len(row), h))
     return [("cut8", png_of(w, h, depth, colour, interlace, stream[: len(stream) // 8])),
-            ("cut16b", png_of(w, h, depth, colour, interlace, stream[:-16]))]
+            ("cut16b", png_of(w, h, depth, colour, interlace, stream[:-16])),
+            ("noise-cut1k", noisy[:-1024]),  # the file cut 1 KiB before its end
+            ("noise-whole", noisy)]
+
+
+def noisy_stream(row_len, h):
+    """Rows (filter byte 0) of zeros with one random byte in every 256: real compressed data
+    (about 50:1, so that the file can hold its claim), not zeros at deflate's 1032:1."""
+    rng = random.Random(8)
+    pool = []  # 17 rows, cycled: a row repeats 17 rows later, beyond deflate's 32 KiB window
+    for _ in range(17):
+        row = bytearray(row_len)
+        for i in range(1 + rng.randrange(256), row_len, 256):
+            row[i] = rng.randrange(1, 256)
+        pool.append(bytes(row))
+    z = zlib.compressobj(1)
+    parts = [z.compress(pool[y % 17]) for y in range(h)]
+    return b"".join(parts) + z.flush()
 
 
 def png_of(w, h, depth, colour, interlace, stream):
@@ -108,16 +129,20 @@ def main():
     ap.add_argument("--bin", default="target/release/labelguard")
     ap.add_argument("--limit-mib", type=float, default=512)
     ap.add_argument("--limit-s", type=float, default=2)
+    ap.add_argument("--timeout", default="5", help="seconds before a scan is killed")
+    ap.add_argument("--only", default="", help="scan only the files whose name matches this regex")
     a = ap.parse_args()
     root = tempfile.mkdtemp(prefix="lg-header-claims-")
     bad = 0
     try:
         print(f"{'file':<40} {'bytes':>10} {'wall s':>7} {'peak MiB':>9} {'exit':>4}  finding")
         for name, data in cases():
+            if not re.search(a.only, name):
+                continue
             path = os.path.join(root, name)
             with open(path, "wb") as f:
                 f.write(data)
-            cmd = ["/usr/bin/time", "-v", "timeout", "5", a.bin, "scan", path, "--no-config",
+            cmd = ["/usr/bin/time", "-v", "timeout", a.timeout, a.bin, "scan", path, "--no-config",
                    "--format", "json", "-q"]
             p = subprocess.run(cmd, capture_output=True, text=True)
             wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([\d.]+)", p.stderr)

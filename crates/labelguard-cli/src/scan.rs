@@ -152,7 +152,7 @@ pub struct ScanArgs {
     /// Custom layout: each mask's image, with {stem}, {name}, {dir}, {subdir}, {split}.
     #[arg(long, value_name = "TEMPLATE")]
     image_template: Option<String>,
-    /// Refuse images whose header claims more pixels (decompression bombs). Default 268435456 (2^28).
+    /// Refuse images whose header claims more pixels, or mask images that decode to more bytes (decompression bombs). Default 268435456 (2^28).
     #[arg(long, value_name = "N")]
     max_pixels: Option<u64>,
     /// Read at most N rows of one label table. Default 33554432 (2^25).

@@ -28,6 +28,13 @@ impl ColourMap {
         self.ids.get(c).copied()
     }
 
+    /// The smallest and the largest id of the map (`None` when it is empty).
+    pub fn id_range(&self) -> Option<(i64, i64)> {
+        let lo = self.ids.values().min()?;
+        let hi = self.ids.values().max()?;
+        Some((*lo, *hi))
+    }
+
     /// A lookup for a run of pixels: neighbouring pixels mostly share a colour, so the last
     /// answer is kept and the hash map is asked only when the colour changes.
     pub fn lookup(&self) -> Lookup<'_> {

@@ -75,7 +75,8 @@ pub fn png_rgb(w: u32, h: u32, rgb: &[u8]) -> Vec<u8> {
     png(w, h, png::ColorType::Rgb, png::BitDepth::Eight, rgb, None)
 }
 
-fn chunk(kind: &[u8; 4], data: &[u8]) -> Vec<u8> {
+/// One PNG chunk: length, type, data and CRC.
+pub fn chunk(kind: &[u8; 4], data: &[u8]) -> Vec<u8> {
     let mut v = (data.len() as u32).to_be_bytes().to_vec();
     v.extend_from_slice(kind);
     v.extend_from_slice(data);

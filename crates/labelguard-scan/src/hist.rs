@@ -170,12 +170,13 @@ pub fn hist_values(values: impl Iterator<Item = i64>) -> (Vec<(i64, u64)>, u64) 
 }
 
 /// The histogram of 16-bit samples, dense while counting (runs make this cheap).
-pub fn hist_u16(data: &[u16]) -> Vec<(i64, u64)> {
+pub fn hist_u16(data: impl IntoIterator<Item = u16>) -> Vec<(i64, u64)> {
     let mut bins = vec![0u64; 1 << 16];
-    if let Some(&first) = data.first() {
+    let mut data = data.into_iter().peekable();
+    if let Some(&first) = data.peek() {
         let mut run_value = first;
         let mut run = 0u64;
-        for &v in data {
+        for v in data {
             if v == run_value {
                 run += 1;
             } else {
@@ -218,12 +219,12 @@ pub fn histogram_with_runs(view: &TensorView<'_>) -> (Vec<(i64, u64)>, u64, Opti
                 return (sparse_u8(&bins), 0, Some(runs));
             }
             DType::U16 => {
-                let data: Vec<u16> = view
+                // Read in place: no second copy of the pixels.
+                let data = view
                     .bytes()
                     .chunks_exact(2)
-                    .map(|b| u16::from_le_bytes([b[0], b[1]]))
-                    .collect();
-                return (hist_u16(&data), 0, None);
+                    .map(|b| u16::from_le_bytes([b[0], b[1]]));
+                return (hist_u16(data), 0, None);
             }
             _ => {}
         }
@@ -307,6 +308,6 @@ mod tests {
         assert_eq!(h.len(), MAX_DISTINCT);
         assert_eq!(over, 10);
         assert_eq!(h[0], (0, 3));
-        assert_eq!(hist_u16(&[7, 7, 65535, 7]), vec![(7, 3), (65535, 1)]);
+        assert_eq!(hist_u16([7, 7, 65535, 7]), vec![(7, 3), (65535, 1)]);
     }
 }

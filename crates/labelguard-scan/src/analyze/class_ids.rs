@@ -135,24 +135,27 @@ pub(crate) fn class_check(
     }
 }
 
-/// An owned copy of a view with `reduce_zero` applied (only built when the option is on).
+/// An owned copy of a view with `reduce_zero` applied (only built when the option is on), in
+/// the narrowest dtype that holds every reduced value, so that the copy of a 16-bit mask is
+/// not four times its size: u8 and u16 stay themselves (0 and 255 become 255, the rest drop by
+/// one), i8 and i16 become i32 (one below their minimum fits), the rest i64.
 fn reduce_view(view: &TensorView<'_>) -> labelguard_core::Tensor {
-    let dtype = view.dtype();
     let shape = view.shape().to_vec();
-    let bytes: Vec<u8> = match dtype {
-        DType::U8 => view
-            .offsets()
-            .map(|o| reduce_zero(view.read_i64(o)) as u8)
-            .collect(),
-        _ => view
-            .offsets()
-            .flat_map(|o| reduce_zero(view.read_i64(o)).to_le_bytes())
-            .collect(),
+    let dtype = match view.dtype() {
+        DType::U8 => DType::U8,
+        DType::U16 => DType::U16,
+        DType::I8 | DType::I16 => DType::I32,
+        _ => DType::I64,
     };
-    let dtype = if dtype == DType::U8 {
-        DType::U8
-    } else {
-        DType::I64
-    };
+    // Reserved exactly: an iterator of bytes would grow the vector by doubling.
+    let mut bytes: Vec<u8> = Vec::with_capacity(view.numel() * dtype.size());
+    for v in view.offsets().map(|o| reduce_zero(view.read_i64(o))) {
+        match dtype {
+            DType::U8 => bytes.push(v as u8),
+            DType::U16 => bytes.extend_from_slice(&(v as u16).to_le_bytes()),
+            DType::I32 => bytes.extend_from_slice(&(v as i32).to_le_bytes()),
+            _ => bytes.extend_from_slice(&v.to_le_bytes()),
+        }
+    }
     labelguard_core::Tensor::from_vec(dtype, shape, bytes).expect("same element count")
 }

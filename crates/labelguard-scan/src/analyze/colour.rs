@@ -54,8 +54,27 @@ pub(crate) fn colour_mask(
         .opts
         .ignore_index
         .clamp(i32::MIN as i64, i32::MAX as i64) as i32;
-    // Ids as i32 little-endian bytes, 4 per pixel (a palette has far fewer than 2^31 entries).
-    let mut ids: Vec<u8> = Vec::with_capacity(n * 4);
+    // Ids as little-endian i16 when every id of the palette and the ignore value fit (2 bytes
+    // a pixel: with the 3 or 4 of the pixels, under twice the decoded image), else i32 (a
+    // palette has far fewer than 2^31 entries). The values are the same either way.
+    let fits = |v: i64| i16::try_from(v).is_ok();
+    let narrow = fits(ignore as i64)
+        && palette
+            .id_range()
+            .is_none_or(|(lo, hi)| fits(lo) && fits(hi));
+    let (dtype, width) = if narrow {
+        (DType::I16, 2)
+    } else {
+        (DType::I32, 4)
+    };
+    let mut ids: Vec<u8> = Vec::with_capacity(n * width);
+    let push = |ids: &mut Vec<u8>, id: i32| {
+        if narrow {
+            ids.extend_from_slice(&(id as i16).to_le_bytes());
+        } else {
+            ids.extend_from_slice(&id.to_le_bytes());
+        }
+    };
     let mut unknown = 0u64;
     let mut first: Vec<Location> = Vec::new();
     let mut unknown_colours: BTreeMap<[u8; 3], u64> = BTreeMap::new();
@@ -64,7 +83,7 @@ pub(crate) fn colour_mask(
         let c = px(i);
         let id = lookup.id(c);
         match id {
-            Some(id) => ids.extend_from_slice(&(id as i32).to_le_bytes()),
+            Some(id) => push(&mut ids, id as i32),
             None => {
                 unknown += 1;
                 if first.len() < MAX_LOCATIONS {
@@ -77,7 +96,7 @@ pub(crate) fn colour_mask(
                 if unknown_colours.len() < 64 || unknown_colours.contains_key(&c) {
                     *unknown_colours.entry(c).or_insert(0) += 1;
                 }
-                ids.extend_from_slice(&ignore.to_le_bytes());
+                push(&mut ids, ignore);
             }
         }
     }
@@ -89,6 +108,6 @@ pub(crate) fn colour_mask(
         unknown,
     ));
     r.bad += unknown;
-    let view = TensorView::new(DType::I32, &[h, w], &ids).expect("one id per pixel");
+    let view = TensorView::new(dtype, &[h, w], &ids).expect("one id per pixel");
     class_check(r, &view, "mask", ctx, ctx.opts.palette.as_deref());
 }

@@ -109,37 +109,57 @@ pub fn decode_u8(
         return None;
     }
     let stride = w + 1;
-    let raw_len = stride.checked_mul(h)?;
-    scratch.resize(raw_len, 0);
+    stride.checked_mul(h)?;
+    // Inflate streams through a window of whole rows in `scratch` (about 256 KiB, at least
+    // two rows); each complete row is unfiltered into `out` at once, so that only `out` grows
+    // with the image and a file cut short allocates no more than the rows it holds.
+    let window = (WINDOW / stride).max(2) * stride;
+    scratch.clear();
+    scratch.resize(window, 0);
+    out.clear();
+    out.reserve_exact(w * h);
+    let zeros = vec![0u8; w];
     let mut z = Decompress::new(true);
+    let mut filled = 0usize;
     let mut ended = false;
     for (i, part) in idat.iter().enumerate() {
+        let last = i + 1 == idat.len();
+        let flush = if last {
+            FlushDecompress::Finish
+        } else {
+            FlushDecompress::None
+        };
         let mut input = *part;
-        while !input.is_empty() && !ended {
-            let (in0, out0) = (z.total_in(), z.total_out() as usize);
-            let flush = if i + 1 == idat.len() {
-                FlushDecompress::Finish
-            } else {
-                FlushDecompress::None
-            };
-            let status = z.decompress(input, &mut scratch[out0..], flush).ok()?;
+        while !ended && (last || !input.is_empty()) {
+            let (in0, out0) = (z.total_in(), z.total_out());
+            let status = z.decompress(input, &mut scratch[filled..], flush).ok()?;
             let used = (z.total_in() - in0) as usize;
+            let made = (z.total_out() - out0) as usize;
             input = &input[used..];
-            match status {
-                Status::StreamEnd => ended = true,
-                Status::Ok | Status::BufError => {
-                    if used == 0 && z.total_out() as usize == out0 {
-                        return None; // no progress: the output is full or the data is cut
-                    }
-                }
+            filled += made;
+            if status == Status::StreamEnd {
+                ended = true;
+            } else if used == 0 && made == 0 {
+                return None; // no progress: the data is cut or malformed
             }
+            let rows = filled / stride;
+            if out.len() / w + rows > h {
+                return None; // more rows than the header claims
+            }
+            for r in 0..rows {
+                let y = out.len() / w;
+                out.resize(out.len() + w, 0);
+                let (done, row) = out.split_at_mut(y * w);
+                let prev: &[u8] = if y == 0 { &zeros } else { &done[(y - 1) * w..] };
+                unfilter_row(&scratch[r * stride..(r + 1) * stride], prev, row)?;
+            }
+            scratch.copy_within(rows * stride..filled, 0);
+            filled -= rows * stride;
         }
     }
-    if !ended || z.total_out() as usize != raw_len {
+    if !ended || filled != 0 || out.len() != w * h {
         return None;
     }
-    out.resize(w * h, 0);
-    unfilter_all(scratch, out, w, h)?;
     Some(Fast {
         width: w,
         height: h,
@@ -147,27 +167,23 @@ pub fn decode_u8(
     })
 }
 
-/// Unfilters every row of `raw` (filter byte + `w` bytes per row) into `out`.
-fn unfilter_all(raw: &[u8], out: &mut [u8], w: usize, h: usize) -> Option<()> {
-    let zeros = vec![0u8; w];
-    for y in 0..h {
-        let filter = raw[y * (w + 1)];
-        let cur = &raw[y * (w + 1) + 1..(y + 1) * (w + 1)];
-        let (done, rest) = out.split_at_mut(y * w);
-        let prev: &[u8] = if y == 0 { &zeros } else { &done[(y - 1) * w..] };
-        let row = &mut rest[..w];
-        match filter {
-            0 => row.copy_from_slice(cur),
-            1 => sub(cur, row),
-            2 => {
-                for ((o, &c), &p) in row.iter_mut().zip(cur).zip(prev) {
-                    *o = c.wrapping_add(p);
-                }
+/// Bytes of filtered rows inflated at a time (rounded to whole rows).
+const WINDOW: usize = 256 << 10;
+
+/// Unfilters one row: `raw` is its filter byte and `row.len()` bytes, `prev` the row above.
+fn unfilter_row(raw: &[u8], prev: &[u8], row: &mut [u8]) -> Option<()> {
+    let cur = &raw[1..];
+    match raw[0] {
+        0 => row.copy_from_slice(cur),
+        1 => sub(cur, row),
+        2 => {
+            for ((o, &c), &p) in row.iter_mut().zip(cur).zip(prev) {
+                *o = c.wrapping_add(p);
             }
-            3 => avg(cur, prev, row),
-            4 => paeth(cur, prev, row),
-            _ => return None,
         }
+        3 => avg(cur, prev, row),
+        4 => paeth(cur, prev, row),
+        _ => return None,
     }
     Some(())
 }

@@ -122,6 +122,8 @@ pub fn decode_mask(
         let (w, h) = png_dimensions(bytes)?;
         check_pixels("PNG", w as u64, h as u64, 1, max_pixels)?;
         check_png_data(bytes, w, h)?;
+        let (samples, depth) = png_samples(bytes);
+        check_decoded_bytes("PNG", w as u64, h as u64, samples, depth, max_pixels)?;
         if let Some(f) = super::fastpng::decode_u8(bytes, max_pixels, out, scratch) {
             return Ok(MaskImage {
                 format: "PNG",
@@ -143,14 +145,8 @@ pub fn decode_mask(
 /// LG602 (truncated) when the compressed data present cannot hold the rows the header claims,
 /// checked before anything is allocated (see `inflate_bound`).
 fn check_png_data(bytes: &[u8], w: u32, h: u32) -> Result<(), Finding> {
-    let (depth, colour) = (bytes[24] as u128, bytes[25]);
-    let samples = match colour {
-        2 => 3,
-        4 => 2,
-        6 => 4,
-        _ => 1,
-    };
-    let row = (w as u128 * samples * depth).div_ceil(8) + 1;
+    let (samples, depth) = png_samples(bytes);
+    let row = (w as u128 * samples as u128 * depth as u128).div_ceil(8) + 1;
     let claimed = row * h as u128;
     let idat = png_idat_bytes(bytes);
     if can_hold(idat, DEFLATE_MAX_RATIO, claimed) {
@@ -159,6 +155,47 @@ fn check_png_data(bytes: &[u8], w: u32, h: u32) -> Result<(), Finding> {
     Err(truncated(&format!(
         "its {idat} bytes of compressed pixel data cannot hold the {claimed} bytes of rows its {w}x{h} header claims (deflate expands at most {DEFLATE_MAX_RATIO}:1)"
     )))
+}
+
+/// Samples per pixel and bits per sample from a PNG's `IHDR` (at least 33 bytes, checked by
+/// [`png_dimensions`]): colour type 2 is RGB, 4 grey + alpha, 6 RGBA, the others one sample.
+fn png_samples(bytes: &[u8]) -> (u64, u64) {
+    let samples = match bytes[25] {
+        2 => 3,
+        4 => 2,
+        6 => 4,
+        _ => 1,
+    };
+    (samples, bytes[24] as u64)
+}
+
+/// LG604 when an image's decoded samples would take more than `max_bytes` bytes, checked on
+/// header values before anything is inflated. The limit is `--max-pixels` counted in bytes:
+/// one byte per pixel, so that the largest grey or palette mask the pixel limit admits still
+/// decodes while 16-bit and multi-channel images of that size, which need 2 to 8 times the
+/// memory, are refused. Samples of 1 to 8 bits decode to one byte each.
+pub fn check_decoded_bytes(
+    format: &str,
+    width: u64,
+    height: u64,
+    samples: u64,
+    bits: u64,
+    max_bytes: u64,
+) -> Result<(), Finding> {
+    let sample_bytes = bits.div_ceil(8).max(1);
+    let bytes = width as u128 * height as u128 * samples as u128 * sample_bytes as u128;
+    if bytes <= max_bytes as u128 {
+        return Ok(());
+    }
+    Err(problem(
+        &LG604,
+        format!(
+            "the {format} header claims {width}x{height} with {samples} {bits}-bit sample{} per pixel = {bytes} bytes decoded, more than the limit of {max_bytes} bytes (--max-pixels, one byte per pixel); not decoded",
+            if samples == 1 { "" } else { "s" }
+        ),
+    )
+    .hint("a decompression bomb, or a mask far larger than any training mask; a mask needs one 8-bit channel of class ids")
+    .fix("remove the file if it is not a real mask; re-save it as one 8-bit channel ('L' or 'P'); or raise the limit with --max-pixels"))
 }
 
 fn png_error(e: png::DecodingError) -> Finding {
@@ -253,19 +290,22 @@ fn unpack_low_bits(
     line: usize,
 ) {
     let per_row = width * channels;
-    let packed = buf.clone();
-    buf.clear();
-    buf.resize(per_row * height, 0);
+    // Sample i of row y is written at y * per_row + i and read from the byte at
+    // y * line + i * bits / 8, never after it (line <= per_row); going backwards, every byte
+    // still to be read lies below every position already written.
+    if buf.len() < per_row * height {
+        buf.resize(per_row * height, 0);
+    }
     let mask = (1u8 << bits) - 1;
-    for y in 0..height {
-        let row = &packed[y * line..(y + 1) * line];
-        for i in 0..per_row {
+    for y in (0..height).rev() {
+        for i in (0..per_row).rev() {
             let bit = i * bits;
-            let byte = row[bit / 8];
+            let byte = buf[y * line + bit / 8];
             let shift = 8 - bits - (bit % 8);
             buf[y * per_row + i] = (byte >> shift) & mask;
         }
     }
+    buf.truncate(per_row * height);
 }
 
 fn tiff_error(e: tiff::TiffError) -> Finding {
@@ -285,7 +325,8 @@ fn tiff_error(e: tiff::TiffError) -> Finding {
 
 fn decode_tiff(bytes: &[u8], max_pixels: u64, out: &mut Vec<u8>) -> Result<MaskImage, Finding> {
     let mut limits = tiff::decoder::Limits::default();
-    let budget = max_pixels.saturating_mul(8).min(usize::MAX as u64) as usize;
+    // The decoded bytes are limited like a PNG's (see `check_decoded_bytes`).
+    let budget = max_pixels.min(usize::MAX as u64) as usize;
     limits.decoding_buffer_size = budget;
     limits.intermediate_buffer_size = budget;
     let mut decoder = tiff::decoder::Decoder::new(Cursor::new(bytes))
@@ -308,6 +349,15 @@ fn decode_tiff(bytes: &[u8], max_pixels: u64, out: &mut Vec<u8>) -> Result<MaskI
         1,
         max_pixels / channels.max(1) as u64,
     )?;
+    let bits = color.bit_depth() as u64;
+    check_decoded_bytes(
+        "TIFF",
+        w as u64,
+        h as u64,
+        channels as u64,
+        bits,
+        max_pixels,
+    )?;
     // 8 bytes per sample at most; the file's own size bounds what its strips can decode to.
     let claimed = w as u128 * h as u128 * channels as u128;
     if !can_hold(bytes.len() as u64, TIFF_MAX_RATIO, claimed) {
@@ -319,9 +369,19 @@ fn decode_tiff(bytes: &[u8], max_pixels: u64, out: &mut Vec<u8>) -> Result<MaskI
     let image = decoder.read_image().map_err(tiff_error)?;
     out.clear();
     use tiff::decoder::DecodingResult as R;
+    // Reserved exactly: extending from an iterator of bytes would grow the buffer by doubling.
+    let out_size = match &image {
+        R::U8(_) => 0, // moved, not copied
+        R::I8(_) => 1,
+        R::U16(_) | R::I16(_) => 2,
+        R::I32(_) | R::F32(_) => 4,
+        _ => 8,
+    };
+    out.reserve_exact(w as usize * h as usize * channels * out_size);
     let dtype = match image {
         R::U8(v) => {
-            out.extend_from_slice(&v);
+            // The decoder's own buffer becomes the output: no second copy of the pixels.
+            *out = v;
             DType::U8
         }
         R::U16(v) => {
@@ -522,6 +582,49 @@ pub(crate) mod tests {
             assert!(e.message.contains("cannot hold"), "{}", e.message);
             assert_eq!((buf.capacity(), aux.capacity()), (0, 0));
         }
+    }
+
+    /// A PNG claiming 16384x16384 16-bit RGBA with enough compressed bytes to hold it (2 MiB,
+    /// the size of such a file cut near its end) is an LG604 bomb from its header: 2 GiB
+    /// decoded is over the byte limit, and nothing is allocated or inflated.
+    #[test]
+    fn wide_samples_over_the_decoded_byte_limit_are_refused_from_the_header() {
+        let claim = crate::fixtures::png_claim(16384, 16384, 16, 6);
+        let idat = vec![0u8; 2 << 20];
+        let b = [
+            &claim[..33],
+            &crate::fixtures::chunk(b"IDAT", &idat),
+            &crate::fixtures::chunk(b"IEND", b""),
+        ]
+        .concat();
+        let (mut buf, mut aux) = (Vec::new(), Vec::new());
+        let e = decode_mask(&b, 1 << 28, &mut buf, &mut aux).unwrap_err();
+        assert_eq!(e.code, "LG604", "{}", e.message);
+        assert!(
+            e.message.contains("2147483648 bytes decoded")
+                && e.message.contains("limit of 268435456 bytes")
+                && e.message.contains("--max-pixels"),
+            "{}",
+            e.message
+        );
+        assert!(e.fix.contains("--max-pixels"));
+        assert_eq!((buf.capacity(), aux.capacity()), (0, 0));
+    }
+
+    /// The byte limit admits the largest one-byte mask the pixel limit admits (16384x16384
+    /// 8-bit grey, or 4-bit palette, unpacked to a byte) and refuses wider samples of that size.
+    #[test]
+    fn the_decoded_byte_limit_counts_samples_and_their_width() {
+        let n = 16384;
+        let limit = 1 << 28;
+        assert!(check_decoded_bytes("PNG", n, n, 1, 8, limit).is_ok());
+        assert!(check_decoded_bytes("PNG", n, n, 1, 4, limit).is_ok());
+        for (samples, bits) in [(1, 16), (3, 8), (2, 8), (4, 16)] {
+            let e = check_decoded_bytes("PNG", n, n, samples, bits, limit).unwrap_err();
+            assert_eq!(e.code, "LG604");
+        }
+        assert!(check_decoded_bytes("TIFF", n, n / 2, 1, 16, limit).is_ok());
+        assert!(check_decoded_bytes("TIFF", n, n / 2 + 1, 1, 16, limit).is_err());
     }
 
     #[test]
