@@ -534,6 +534,48 @@ pub(crate) mod tests {
         assert_eq!(buf, vec![0, 1, 2, 3, 1]);
     }
 
+    /// 1-, 2- and 4-bit grey rows of several widths (rows padded to a byte) unpack in place to
+    /// one byte a sample, every row and every sample where the packed bits say.
+    #[test]
+    fn low_bit_rows_unpack_in_place() {
+        let mut seed = 7u32;
+        for (bits, depth) in [
+            (1, png::BitDepth::One),
+            (2, png::BitDepth::Two),
+            (4, png::BitDepth::Four),
+        ] {
+            for (w, h) in [(1usize, 1usize), (5, 3), (13, 7), (64, 4), (67, 9)] {
+                let line = (w * bits).div_ceil(8);
+                let packed: Vec<u8> = (0..line * h)
+                    .map(|_| {
+                        seed = seed.wrapping_mul(1664525).wrapping_add(1013904223);
+                        (seed >> 24) as u8
+                    })
+                    .collect();
+                let png = png_bytes(
+                    w as u32,
+                    h as u32,
+                    png::ColorType::Grayscale,
+                    depth,
+                    &packed,
+                    None,
+                );
+                let mut buf = Vec::new();
+                decode_mask(&png, 1 << 28, &mut buf, &mut Vec::new()).unwrap();
+                let expected: Vec<u8> = (0..h)
+                    .flat_map(|y| {
+                        let row = &packed[y * line..(y + 1) * line];
+                        (0..w).map(move |i| {
+                            let byte = row[i * bits / 8];
+                            (byte >> (8 - bits - (i * bits) % 8)) & ((1u8 << bits) - 1)
+                        })
+                    })
+                    .collect();
+                assert_eq!(buf, expected, "{bits}-bit {w}x{h}");
+            }
+        }
+    }
+
     #[test]
     fn bombs_are_refused_from_the_header() {
         let mut g = png_bytes(
