@@ -1,6 +1,11 @@
 //! `--html FILE`: one self-contained page (no scripts, no external files): the summary, the
 //! class histogram as an SVG chart, every finding, and for each file with bad pixels a picture
 //! of the mask with those pixels marked (red: ids PyTorch rejects, yellow: resize artefacts).
+//!
+//! The page is a `maud` template: every spliced value is escaped (`&`, `<`, `>`, `"`) unless it
+//! is wrapped in `PreEscaped`, which only two values are: the embedded style sheet ([`CSS`]) and
+//! the base64 of the overlay pictures in their `data:` URIs. The control characters XML 1.0
+//! forbids, which escaping leaves alone, are dropped from the finished page ([`xml_chars`]).
 
 use crate::thousands;
 use base64::engine::general_purpose::STANDARD as BASE64;
@@ -9,25 +14,8 @@ use labelguard_core::finding::shape_str;
 use labelguard_core::Finding;
 use labelguard_core::Severity;
 use labelguard_scan::report::ScanReport;
+use maud::{html, Markup, PreEscaped, DOCTYPE};
 use std::collections::HashMap;
-
-/// XML-escapes text and attribute values; control characters XML 1.0 forbids are dropped.
-fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out += "&amp;",
-            '<' => out += "&lt;",
-            '>' => out += "&gt;",
-            '"' => out += "&quot;",
-            '\'' => out += "&apos;",
-            '\t' | '\n' | '\r' => out.push(c),
-            c if (c as u32) < 0x20 || c == '\u{fffe}' || c == '\u{ffff}' => {}
-            c => out.push(c),
-        }
-    }
-    out
-}
 
 const CSS: &str = "body{font:14px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:1100px;color:#222;padding:0 1rem}
 h1{font-size:1.5rem}h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid #ddd}
@@ -37,6 +25,21 @@ table{border-collapse:collapse}td,th{padding:.2rem .6rem;text-align:left;border-
 code{background:#f4f4f4;padding:0 .2rem}details{margin:.4rem 0}summary{cursor:pointer}
 .finding{margin:.3rem 0 .6rem 1rem}.hint{color:#555}.fix{color:#060}.overlay{image-rendering:pixelated;border:1px solid #ccc;max-width:100%}";
 
+/// Whether XML 1.0 forbids `c` (C0 controls other than tab, newline and carriage return;
+/// U+FFFE and U+FFFF). Escaping leaves these as they are; a page holding one is not
+/// well-formed, so they are dropped.
+fn forbidden_in_xml(c: char) -> bool {
+    matches!(c, '\0'..='\x08' | '\x0b' | '\x0c' | '\x0e'..='\x1f' | '\u{fffe}' | '\u{ffff}')
+}
+
+/// The page without the characters XML 1.0 forbids (file names may hold any of them).
+fn xml_chars(mut page: String) -> String {
+    if page.contains(forbidden_in_xml) {
+        page.retain(|c| !forbidden_in_xml(c));
+    }
+    page
+}
+
 fn sev_class(s: Severity) -> &'static str {
     match s {
         Severity::Error => "error",
@@ -45,23 +48,18 @@ fn sev_class(s: Severity) -> &'static str {
     }
 }
 
-/// Escaped text with `backtick spans` shown as code.
-fn rich(text: &str) -> String {
+/// Text with `backtick spans` shown as code; with an unpaired backtick, the text as it is.
+fn rich(text: &str) -> Markup {
     let parts: Vec<&str> = text.split('`').collect();
-    if parts.len().is_multiple_of(2) {
-        return esc(text); // an unpaired backtick: leave the text as it is
-    }
-    parts
-        .iter()
-        .enumerate()
-        .map(|(i, p)| {
-            if i % 2 == 1 {
-                format!("<code>{}</code>", esc(p))
-            } else {
-                esc(p)
+    html! {
+        @if parts.len().is_multiple_of(2) {
+            (text)
+        } @else {
+            @for (i, part) in parts.iter().enumerate() {
+                @if i % 2 == 1 { code { (part) } } @else { (part) }
             }
-        })
-        .collect()
+        }
+    }
 }
 
 /// At most this many files are detailed in the page (unreadable first, then the worst); the
@@ -79,38 +77,28 @@ fn png_size(png: &[u8]) -> Option<(u32, u32)> {
     Some((w, h))
 }
 
-fn finding_html(f: &Finding) -> String {
-    let mut s = format!(
-        "<div class=\"finding\"><span class=\"{}\">{}</span> <b>{}</b> {} <small>({})</small><br>{}",
-        sev_class(f.severity),
-        f.severity.as_str(),
-        esc(f.code),
-        esc(f.rule),
-        f.verdict,
-        rich(&f.message)
-    );
-    if !f.locations.is_empty() {
-        let at: Vec<String> = f
-            .locations
-            .iter()
-            .map(|l| {
-                format!(
-                    "<code>{}{} = {}</code>",
-                    esc(&l.tensor),
-                    shape_str(&l.index),
-                    esc(&l.value)
-                )
-            })
-            .collect();
-        s += &format!("<br>at: {}", at.join(", "));
+fn finding_html(f: &Finding) -> Markup {
+    html! {
+        div class="finding" {
+            span class=(sev_class(f.severity)) { (f.severity.as_str()) }
+            " " b { (f.code) } " " (f.rule) " " small { "(" (f.verdict) ")" }
+            br; (rich(&f.message))
+            @if !f.locations.is_empty() {
+                br; "at: "
+                @for (i, l) in f.locations.iter().enumerate() {
+                    @if i > 0 { ", " }
+                    code { (l.tensor) (shape_str(&l.index)) " = " (l.value) }
+                }
+            }
+            @if let Some(hint) = &f.hint {
+                br; span class="hint" { "hint: " (rich(hint)) }
+            }
+            @if !f.fix.is_empty() {
+                br; span class="fix" { "fix: " (rich(&f.fix)) }
+            }
+        }
+        "\n"
     }
-    if let Some(h) = &f.hint {
-        s += &format!("<br><span class=\"hint\">hint: {}</span>", rich(h));
-    }
-    if !f.fix.is_empty() {
-        s += &format!("<br><span class=\"fix\">fix: {}</span>", rich(&f.fix));
-    }
-    s + "</div>\n"
 }
 
 fn colour(id: i64, palette: Option<&[[u8; 3]]>) -> String {
@@ -120,10 +108,10 @@ fn colour(id: i64, palette: Option<&[[u8; 3]]>) -> String {
     format!("hsl({},55%,55%)", (id.rem_euclid(360) * 137) % 360)
 }
 
-fn chart(r: &ScanReport, palette: Option<&[[u8; 3]]>) -> String {
+fn chart(r: &ScanReport, palette: Option<&[[u8; 3]]>) -> Markup {
     let rows: Vec<_> = r.histogram.classes.values().collect();
     if rows.is_empty() {
-        return "<p>No class ids were counted.</p>".into();
+        return html! { p { "No class ids were counted." } };
     }
     let (bar_h, label_w, width) = (16usize, 220usize, 760usize);
     let max = rows
@@ -132,215 +120,242 @@ fn chart(r: &ScanReport, palette: Option<&[[u8; 3]]>) -> String {
         .map(|c| c.fraction)
         .fold(0.0, f64::max)
         .max(1e-12);
+    // The ignore row is not a share of the classes: its bar is its count against the largest
+    // class's.
+    let top = rows
+        .iter()
+        .filter(|x| x.role != "ignore")
+        .map(|x| x.count)
+        .max()
+        .unwrap_or(0)
+        .max(1);
     let height = rows.len() * (bar_h + 4) + 10;
-    let mut svg = format!("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" role=\"img\" aria-label=\"class histogram\">\n");
-    for (i, c) in rows.iter().enumerate() {
-        let y = 5 + i * (bar_h + 4);
-        // The ignore row is not a share of the classes: its bar is its count against the
-        // largest class's.
-        let share = if c.role == "ignore" {
-            let top = rows
-                .iter()
-                .filter(|x| x.role != "ignore")
-                .map(|x| x.count)
-                .max()
-                .unwrap_or(0)
-                .max(1);
-            (c.count as f64 / top as f64).min(1.0) * max
-        } else {
-            c.fraction
-        };
-        let w = ((share / max) * (width - label_w - 90) as f64).round() as usize;
-        let label = match (&c.name, c.role.as_str()) {
-            (_, "out_of_range") => format!("{} (out of range)", c.id),
-            (_, "ignore") => format!("{} (ignore)", c.id),
-            (Some(n), _) => format!("{} {}", c.id, n),
-            _ => c.id.to_string(),
-        };
-        let fill = if c.role == "out_of_range" {
-            "#d00".to_string()
-        } else if c.role == "ignore" {
-            "#999".to_string()
-        } else {
-            colour(c.id, palette)
-        };
-        svg += &format!(
-            "<text x=\"{}\" y=\"{}\" font-size=\"12\" text-anchor=\"end\">{}</text><rect x=\"{label_w}\" y=\"{y}\" width=\"{}\" height=\"{bar_h}\" fill=\"{fill}\"><title>{}: {} ({:.3}%)</title></rect><text x=\"{}\" y=\"{}\" font-size=\"11\" fill=\"#555\">{}</text>\n",
-            label_w - 6,
-            y + 12,
-            esc(&label),
-            w.max(if c.count > 0 { 1 } else { 0 }),
-            esc(&label),
-            thousands(c.count),
-            c.fraction * 100.0,
-            label_w + w + 6,
-            y + 12,
-            if c.count == 0 { "never seen".to_string() } else if c.role == "ignore" { format!("{} ignored", thousands(c.count)) } else { format!("{:.2}%", c.fraction * 100.0) }
-        );
+    html! {
+        svg xmlns="http://www.w3.org/2000/svg" width=(width) height=(height) role="img" aria-label="class histogram" {
+            "\n"
+            @for (i, c) in rows.iter().enumerate() {
+                @let y = 5 + i * (bar_h + 4);
+                @let share = if c.role == "ignore" {
+                    (c.count as f64 / top as f64).min(1.0) * max
+                } else {
+                    c.fraction
+                };
+                @let w = ((share / max) * (width - label_w - 90) as f64).round() as usize;
+                @let label = match (&c.name, c.role.as_str()) {
+                    (_, "out_of_range") => format!("{} (out of range)", c.id),
+                    (_, "ignore") => format!("{} (ignore)", c.id),
+                    (Some(n), _) => format!("{} {}", c.id, n),
+                    _ => c.id.to_string(),
+                };
+                @let fill = match c.role.as_str() {
+                    "out_of_range" => "#d00".to_string(),
+                    "ignore" => "#999".to_string(),
+                    _ => colour(c.id, palette),
+                };
+                text x=(label_w - 6) y=(y + 12) font-size="12" text-anchor="end" { (label) }
+                rect x=(label_w) y=(y) width=(w.max(usize::from(c.count > 0))) height=(bar_h) fill=(fill) {
+                    title { (label) ": " (thousands(c.count)) " (" (format_args!("{:.3}", c.fraction * 100.0)) "%)" }
+                }
+                text x=(label_w + w + 6) y=(y + 12) font-size="11" fill="#555" {
+                    @if c.count == 0 {
+                        "never seen"
+                    } @else if c.role == "ignore" {
+                        (thousands(c.count)) " ignored"
+                    } @else {
+                        (format_args!("{:.2}", c.fraction * 100.0)) "%"
+                    }
+                }
+                "\n"
+            }
+        }
+        "\n"
     }
-    svg + "</svg>\n"
 }
 
 /// The whole page: one section per dataset when the scan found several.
 pub fn html(r: &ScanReport, palette: Option<&[[u8; 3]]>) -> String {
-    let st = &r.settings;
-    let mut h = format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>labelguard scan: {}</title><style>{CSS}</style></head><body>\n<h1>labelguard scan: {}</h1>\n",
-        esc(&st.roots.join(", ")),
-        esc(&st.roots.join(", "))
-    );
-    if r.datasets.is_empty() {
-        h += &body(r, palette);
-    } else {
-        h += &cards(r);
-        for (i, d) in r.datasets.iter().enumerate() {
-            h += &format!(
-                "<h2>Dataset {} of {}: {}</h2>\n",
-                i + 1,
-                r.datasets.len(),
-                esc(&d.settings.roots.join(", "))
-            );
-            h += &body(d, palette);
+    let roots = r.settings.roots.join(", ");
+    let page = html! {
+        (DOCTYPE) "\n"
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                title { "labelguard scan: " (roots) }
+                // The style sheet is ours and holds no markup: it passes as it is.
+                style { (PreEscaped(CSS)) }
+            }
+            body {
+                "\n"
+                h1 { "labelguard scan: " (roots) } "\n"
+                @if r.datasets.is_empty() {
+                    (body(r, palette))
+                } @else {
+                    (cards(r))
+                    @for (i, d) in r.datasets.iter().enumerate() {
+                        h2 { "Dataset " (i + 1) " of " (r.datasets.len()) ": " (d.settings.roots.join(", ")) } "\n"
+                        (body(d, palette))
+                    }
+                }
+                p { small { "labelguard " (r.tool.version) " · schema " (r.schema) " v" (r.schema_version) } } "\n"
+            }
         }
-    }
-    h += &format!(
-        "<p><small>labelguard {} · schema {} v{}</small></p>\n</body></html>\n",
-        esc(&r.tool.version),
-        esc(&r.schema),
-        r.schema_version
-    );
-    h
+        "\n"
+    };
+    xml_chars(page.into_string())
 }
 
-fn cards(r: &ScanReport) -> String {
+fn cards(r: &ScanReport) -> Markup {
     let s = &r.summary;
-    format!(
-        "<div class=\"cards\"><div class=\"card\">status<b class=\"{}\">{}</b></div><div class=\"card\">files<b>{}</b></div><div class=\"card\">with findings<b>{}</b></div><div class=\"card\">errors<b class=\"error\">{}</b></div><div class=\"card\">warnings<b class=\"warning\">{}</b></div><div class=\"card\">rejected elements<b>{}</b></div></div>\n",
-        match s.status.as_str() { "errors" => "error", "warnings" | "unchecked" => "warning", _ => "ok" },
-        esc(&s.status),
-        thousands(s.files_scanned),
-        thousands(r.files.len() as u64),
-        thousands(s.errors),
-        thousands(s.warnings),
-        thousands(s.bad_elements)
-    )
+    let status = match s.status.as_str() {
+        "errors" => "error",
+        "warnings" | "unchecked" => "warning",
+        _ => "ok",
+    };
+    html! {
+        div class="cards" {
+            div class="card" { "status" b class=(status) { (s.status) } }
+            div class="card" { "files" b { (thousands(s.files_scanned)) } }
+            div class="card" { "with findings" b { (thousands(r.files.len() as u64)) } }
+            div class="card" { "errors" b class="error" { (thousands(s.errors)) } }
+            div class="card" { "warnings" b class="warning" { (thousands(s.warnings)) } }
+            div class="card" { "rejected elements" b { (thousands(s.bad_elements)) } }
+        }
+        "\n"
+    }
 }
 
 /// One dataset: settings, counts, rules, files (unreadable first), dataset findings, the
 /// histogram and the weights.
-fn body(r: &ScanReport, palette: Option<&[[u8; 3]]>) -> String {
+fn body(r: &ScanReport, palette: Option<&[[u8; 3]]>) -> Markup {
     let st = &r.settings;
-    let mut h = format!(
-        "<p>{} ({} layout), ignore_index {}{}{}{}</p>\n",
-        st.num_classes
-            .map(|c| format!("{c} classes"))
-            .unwrap_or_else(|| "class count unknown: ids counted, <b>not range-checked</b>".into()),
-        st.layouts
-            .iter()
-            .map(|l| l.as_str())
-            .collect::<Vec<_>>()
-            .join("+"),
-        st.ignore_index,
-        if st.reduce_zero_label {
-            ", reduce_zero_label"
-        } else {
-            ""
-        },
-        st.preset
-            .as_deref()
-            .map(|p| format!(", preset {}", esc(p)))
-            .unwrap_or_default(),
-        st.suggested_preset
-            .as_deref()
-            .map(|p| format!("; the layout suggests <code>--preset {}</code>", esc(p)))
-            .unwrap_or_default(),
-    );
-    h += &cards(r);
-    if !r.rules.is_empty() {
-        h += "<h2>Findings by rule</h2>\n<table><tr><th>rule</th><th>severity</th><th>findings</th><th>files</th><th>what</th></tr>\n";
-        for rc in &r.rules {
-            h += &format!(
-                "<tr><td><b>{}</b> {}</td><td class=\"{}\">{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-                esc(&rc.code),
-                esc(&rc.name),
-                sev_class(rc.severity),
-                rc.severity.as_str(),
-                thousands(rc.findings),
-                thousands(rc.files),
-                rich(&rc.summary)
-            );
+    let layouts: Vec<&str> = st.layouts.iter().map(|l| l.as_str()).collect();
+    html! {
+        p {
+            @if let Some(c) = st.num_classes {
+                (c) " classes"
+            } @else {
+                "class count unknown: ids counted, " b { "not range-checked" }
+            }
+            " (" (layouts.join("+")) " layout), ignore_index " (st.ignore_index)
+            @if st.reduce_zero_label { ", reduce_zero_label" }
+            @if let Some(p) = &st.preset { ", preset " (p) }
+            @if let Some(p) = &st.suggested_preset {
+                "; the layout suggests " code { "--preset " (p) }
+            }
         }
-        h += "</table>\n";
-    }
-    if !r.dataset.is_empty() {
-        h += "<h2>Dataset</h2>\n";
-        for f in &r.dataset {
-            h += &finding_html(&f.finding);
+        "\n"
+        (cards(r))
+        @if !r.rules.is_empty() {
+            h2 { "Findings by rule" } "\n"
+            table {
+                tr { th { "rule" } th { "severity" } th { "findings" } th { "files" } th { "what" } } "\n"
+                @for rc in &r.rules {
+                    tr {
+                        td { b { (rc.code) } " " (rc.name) }
+                        td class=(sev_class(rc.severity)) { (rc.severity.as_str()) }
+                        td { (thousands(rc.findings)) }
+                        td { (thousands(rc.files)) }
+                        td { (rich(&rc.summary)) }
+                    }
+                    "\n"
+                }
+            }
+            "\n"
+        }
+        @if !r.dataset.is_empty() {
+            h2 { "Dataset" } "\n"
+            @for f in &r.dataset { (finding_html(&f.finding)) }
+        }
+        @if !r.files.is_empty() {
+            (files(r))
+        }
+        (histogram(r, palette))
+        @if let Some(w) = &r.weights {
+            h2 {
+                "Suggested class weights ("
+                @if w.computed_on == "all" { "all files" } @else { (w.computed_on) " split" }
+                ")"
+            }
+            "\n"
+            table {
+                tr { th { "method" } th { "formula" } th { "weights" } } "\n"
+                @for sg in &w.suggestions {
+                    @let weights: Vec<String> = sg.weights.iter().map(|x| x.to_string()).collect();
+                    tr {
+                        td { (sg.method.as_str()) @if sg.method == w.selected { " (selected)" } }
+                        td { code { (sg.formula) } }
+                        td { code { "[" (weights.join(", ")) "]" } }
+                    }
+                    "\n"
+                }
+            }
+            "\n"
         }
     }
+}
+
+/// The files with findings, the worst first, each with its findings and its picture.
+fn files(r: &ScanReport) -> Markup {
     let overlays: HashMap<&str, &Vec<u8>> = r
         .overlays
         .iter()
         .map(|(p, png)| (p.as_str(), png))
         .collect();
-    if !r.files.is_empty() {
-        h += &format!(
-            "<h2>Files with findings ({})</h2>\n",
-            thousands(r.files.len() as u64)
-        );
-        if !overlays.is_empty() {
-            h += "<p>Pictures: the mask in its class colours (dimmed), <span style=\"color:#d00\">red</span> where ids PyTorch rejects are, <span style=\"color:#b90\">yellow</span> where resize artefacts are. Each picture pixel covers a block of the mask.</p>\n";
-        }
-        let shown = r.worst_files(MAX_FILES);
-        if r.files.len() > shown.len() {
-            h += &format!("<p>The {} files listed first: unreadable files, then those with the most errors and rejected elements; {} more files have findings (<code>--format json</code> lists every one).</p>\n", shown.len(), thousands((r.files.len() - shown.len()) as u64));
-        }
-        for f in shown {
-            let worst = f.worst().unwrap_or(Severity::Info);
-            h += &format!(
-                "<details{}><summary><span class=\"{}\">{}</span> {} <small>{} · {}</small></summary>\n",
-                if worst == Severity::Error { " open" } else { "" },
-                sev_class(worst),
-                worst.as_str(),
-                esc(&f.path),
-                esc(&f.split),
-                f.shape.as_ref().map(|s| shape_str(s)).unwrap_or_default()
-            );
-            for x in &f.findings {
-                h += &finding_html(&x.finding);
+    let shown = r.worst_files(MAX_FILES);
+    html! {
+        h2 { "Files with findings (" (thousands(r.files.len() as u64)) ")" } "\n"
+        @if !overlays.is_empty() {
+            p {
+                "Pictures: the mask in its class colours (dimmed), "
+                span style="color:#d00" { "red" }
+                " where ids PyTorch rejects are, "
+                span style="color:#b90" { "yellow" }
+                " where resize artefacts are. Each picture pixel covers a block of the mask."
             }
-            if let Some(png) = overlays.get(f.path.as_str()) {
-                let (w, ht) = png_size(png).unwrap_or((MIN_PICTURE, MIN_PICTURE));
-                let k = (MIN_PICTURE / w.max(ht).max(1)).max(1);
-                h += &format!("<img class=\"overlay\" width=\"{}\" height=\"{}\" alt=\"bad pixels of {}\" src=\"data:image/png;base64,{}\">\n", w * k, ht * k, esc(&f.path), BASE64.encode(png));
+            "\n"
+        }
+        @if r.files.len() > shown.len() {
+            p {
+                "The " (shown.len()) " files listed first: unreadable files, then those with the most errors and rejected elements; "
+                (thousands((r.files.len() - shown.len()) as u64))
+                " more files have findings (" code { "--format json" } " lists every one)."
             }
-            h += "</details>\n";
+            "\n"
+        }
+        @for f in shown {
+            @let worst = f.worst().unwrap_or(Severity::Info);
+            details open[worst == Severity::Error] {
+                summary {
+                    span class=(sev_class(worst)) { (worst.as_str()) }
+                    " " (f.path) " "
+                    small { (f.split) " · " (f.shape.as_ref().map(|s| shape_str(s)).unwrap_or_default()) }
+                }
+                "\n"
+                @for x in &f.findings { (finding_html(&x.finding)) }
+                @if let Some(png) = overlays.get(f.path.as_str()) {
+                    @let (w, h) = png_size(png).unwrap_or((MIN_PICTURE, MIN_PICTURE));
+                    @let k = (MIN_PICTURE / w.max(h).max(1)).max(1);
+                    // base64 (A-Z, a-z, 0-9, +, /, =) holds nothing to escape: it passes as it is.
+                    img class="overlay" width=(w * k) height=(h * k) alt={ "bad pixels of " (f.path) }
+                        src={ "data:image/png;base64," (PreEscaped(BASE64.encode(png))) };
+                    "\n"
+                }
+            }
+            "\n"
         }
     }
+}
+
+/// The class histogram's heading and chart, folded when it is long.
+fn histogram(r: &ScanReport, palette: Option<&[[u8; 3]]>) -> Markup {
     let rows = r.histogram.classes.len();
-    if rows > FOLD_ROWS {
-        h += &format!("<h2>Class histogram ({})</h2>\n<details><summary>{rows} rows</summary>\n{}</details>\n", esc(&r.histogram.unit), chart(r, palette));
-    } else {
-        h += &format!("<h2>Class histogram ({})</h2>\n", esc(&r.histogram.unit));
-        h += &chart(r, palette);
-    }
-    if let Some(w) = &r.weights {
-        h += &format!("<h2>Suggested class weights ({})</h2>\n<table><tr><th>method</th><th>formula</th><th>weights</th></tr>\n", if w.computed_on == "all" { "all files".to_string() } else { format!("{} split", esc(&w.computed_on)) });
-        for sg in &w.suggestions {
-            let v: Vec<String> = sg.weights.iter().map(|x| x.to_string()).collect();
-            h += &format!(
-                "<tr><td>{}{}</td><td><code>{}</code></td><td><code>[{}]</code></td></tr>\n",
-                sg.method.as_str(),
-                if sg.method == w.selected {
-                    " (selected)"
-                } else {
-                    ""
-                },
-                esc(&sg.formula),
-                v.join(", ")
-            );
+    html! {
+        h2 { "Class histogram (" (r.histogram.unit) ")" } "\n"
+        @if rows > FOLD_ROWS {
+            details { summary { (rows) " rows" } "\n" (chart(r, palette)) }
+            "\n"
+        } @else {
+            (chart(r, palette))
         }
-        h += "</table>\n";
     }
-    h
 }
