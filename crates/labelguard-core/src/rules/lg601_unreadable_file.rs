@@ -19,5 +19,9 @@ declare_rule! {
     /// ## Fix
     /// Fix the permissions (`chmod a+r`), restore or remove the dangling link, break the loop, or exclude the path
     /// (`--exclude GLOB`).
+    ///
+    /// ## Checked by
+    /// - `crates/labelguard-scan/src/checks/lg601_unreadable_file.rs` (same name, in the scan crate, which has its inputs)
+    /// - fixture: `lg601_unreadable_file` in `crates/labelguard-scan/tests/dataset_rule_fixtures.rs`
     "LG601", "unreadable-file", Error
 }

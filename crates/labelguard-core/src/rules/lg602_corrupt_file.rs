@@ -19,5 +19,9 @@ declare_rule! {
     ///
     /// ## Fix
     /// Re-download or regenerate the file, or remove the sample from the split list.
+    ///
+    /// ## Checked by
+    /// - the readers in `crates/labelguard-scan/src/read/` (`mask.rs`, `fastpng.rs`, `header.rs`, `table.rs`, `parquet_source.rs`), where the bytes are
+    /// - fixture: `lg602_corrupt_file` in `crates/labelguard-scan/tests/dataset_rule_fixtures.rs`
     "LG602", "corrupt-file", Error
 }

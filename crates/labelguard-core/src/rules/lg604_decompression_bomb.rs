@@ -14,5 +14,9 @@ declare_rule! {
     ///
     /// ## Fix
     /// Remove the file if it is not a real mask; if it is, tile it, or raise the limit with `--max-pixels`.
+    ///
+    /// ## Checked by
+    /// - the readers in `crates/labelguard-scan/src/read/` (`mask.rs`, `fastpng.rs`, `header.rs`, `table.rs`, `parquet_source.rs`), where the bytes are
+    /// - fixture: `lg604_decompression_bomb` in `crates/labelguard-scan/tests/dataset_rule_fixtures.rs`
     "LG604", "decompression-bomb", Error
 }

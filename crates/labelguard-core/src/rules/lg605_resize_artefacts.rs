@@ -20,5 +20,9 @@ declare_rule! {
     /// ## Fix
     /// Resize masks with nearest-neighbour interpolation (`Image.NEAREST`, `InterpolationMode.NEAREST`,
     /// `cv2.INTER_NEAREST`), and regenerate the affected files from the originals.
+    ///
+    /// ## Checked by
+    /// - `crates/labelguard-scan/src/checks/lg605_resize_artefacts.rs` (same name, in the scan crate, which has its inputs)
+    /// - fixture: `lg605_resize_artefacts` in `crates/labelguard-scan/tests/dataset_rule_fixtures.rs`
     "LG605", "resize-artefacts", Warning
 }

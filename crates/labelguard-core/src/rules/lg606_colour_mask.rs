@@ -19,5 +19,9 @@ declare_rule! {
     /// ## Fix
     /// Use the index masks, open palette PNGs with `Image.open(path)` (not `.convert('RGB')`, not `cv2.imread`),
     /// or convert colours to ids once with the palette and save single-channel PNGs.
+    ///
+    /// ## Checked by
+    /// - `crates/labelguard-scan/src/checks/lg606_colour_mask.rs` (same name, in the scan crate, which has its inputs)
+    /// - fixture: `lg606_colour_mask` in `crates/labelguard-scan/tests/dataset_rule_fixtures.rs`
     "LG606", "colour-mask", Error
 }

@@ -13,5 +13,9 @@ declare_rule! {
     ///
     /// ## Fix
     /// Regenerate the mask at the image's size (nearest-neighbour), or pair it with the right image.
+    ///
+    /// ## Checked by
+    /// - `crates/labelguard-scan/src/checks/lg607_mask_image_size_mismatch.rs` (same name, in the scan crate, which has its inputs)
+    /// - fixture: `lg607_mask_image_size_mismatch` in `crates/labelguard-scan/tests/dataset_rule_fixtures.rs`
     "LG607", "mask-image-size-mismatch", Error
 }

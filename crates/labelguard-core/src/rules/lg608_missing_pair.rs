@@ -13,5 +13,9 @@ declare_rule! {
     ///
     /// ## Fix
     /// Restore the missing file or remove the orphan, and build pairs by stem rather than by position.
+    ///
+    /// ## Checked by
+    /// - `crates/labelguard-scan/src/checks/lg608_missing_pair.rs` (same name, in the scan crate, which has its inputs)
+    /// - fixture: `lg608_missing_pair` in `crates/labelguard-scan/tests/dataset_rule_fixtures.rs`
     "LG608", "missing-pair", Warning
 }

@@ -13,5 +13,8 @@ declare_rule! {
     ///
     /// ## Fix
     /// Check `num_classes` and the id mapping; drop the class from the head, or add labelled samples of it.
+    ///
+    /// ## Checked by
+    /// - `crates/labelguard-scan/src/checks/lg609_class_never_seen.rs` (same name, in the scan crate, which has its inputs)
     "LG609", "class-never-seen", Warning
 }

@@ -13,5 +13,9 @@ declare_rule! {
     ///
     /// ## Fix
     /// Re-split so that every class is represented, and with `ImageFolder` pass one shared `class_to_idx`.
+    ///
+    /// ## Checked by
+    /// - `crates/labelguard-scan/src/checks/lg610_class_in_one_split.rs` (same name, in the scan crate, which has its inputs)
+    /// - tests: `crates/labelguard-cli/tests/scan_truth.rs`, `scan_cli.rs`
     "LG610", "class-in-one-split", Warning
 }

@@ -14,5 +14,9 @@ declare_rule! {
     /// ## Fix
     /// Weight the loss (the scan suggests weights: inverse frequency, median-frequency balancing, ENet's
     /// `1/ln(c + p)`; `--write-weights FILE`), oversample rare classes, or use a focal / Dice loss.
+    ///
+    /// ## Checked by
+    /// - `crates/labelguard-scan/src/checks/lg611_class_imbalance.rs` (same name, in the scan crate, which has its inputs)
+    /// - tests: `crates/labelguard-cli/tests/scan_truth.rs`, `scan_cli.rs`
     "LG611", "class-imbalance", Warning
 }

@@ -13,5 +13,9 @@ declare_rule! {
     ///
     /// ## Fix
     /// Correct the spelling, add the class to the classes file (and to the model head), or drop the rows.
+    ///
+    /// ## Checked by
+    /// - `crates/labelguard-scan/src/checks/lg612_unknown_label.rs` (same name, in the scan crate, which has its inputs)
+    /// - fixture: `lg612_unknown_label` in `crates/labelguard-scan/tests/dataset_rule_fixtures.rs`
     "LG612", "unknown-label", Error
 }

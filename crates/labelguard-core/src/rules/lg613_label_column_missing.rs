@@ -11,5 +11,9 @@ declare_rule! {
     ///
     /// ## Fix
     /// Pass the right `--label-column` (the finding lists the columns the table has).
+    ///
+    /// ## Checked by
+    /// - `crates/labelguard-scan/src/checks/lg613_label_column_missing.rs` (same name, in the scan crate, which has its inputs)
+    /// - fixture: `lg613_label_column_missing` in `crates/labelguard-scan/tests/dataset_rule_fixtures.rs`
     "LG613", "label-column-missing", Error
 }

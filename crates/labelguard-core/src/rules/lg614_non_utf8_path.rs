@@ -13,5 +13,9 @@ declare_rule! {
     ///
     /// ## Fix
     /// Rename the file to UTF-8 (`convmv -f latin1 -t utf8 --notest`).
+    ///
+    /// ## Checked by
+    /// - `crates/labelguard-scan/src/checks/lg614_non_utf8_path.rs` (same name, in the scan crate, which has its inputs)
+    /// - fixture: `lg614_non_utf8_path` in `crates/labelguard-scan/tests/dataset_rule_fixtures.rs`
     "LG614", "non-utf8-path", Warning
 }

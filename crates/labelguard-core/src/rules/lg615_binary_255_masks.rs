@@ -16,5 +16,9 @@ declare_rule! {
     /// ## Fix
     /// Map the masks to 0/1 where they are loaded (`target = (mask > 127).long()`), give the model 2 outputs (or
     /// one with `binary_cross_entropy_with_logits`), and keep 255 out of `ignore_index`.
+    ///
+    /// ## Checked by
+    /// - `crates/labelguard-scan/src/checks/lg615_binary_255_masks.rs` (same name, in the scan crate, which has its inputs)
+    /// - fixture: `lg615_binary_255_masks` in `crates/labelguard-scan/tests/dataset_rule_fixtures.rs`
     "LG615", "binary-255-masks", Error
 }

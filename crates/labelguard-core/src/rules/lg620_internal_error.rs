@@ -19,5 +19,9 @@ declare_rule! {
     /// ## Fix
     /// Please report it with the file (or its first bytes) at the project's issue tracker; meanwhile check the
     /// file by hand (`python -c "from PIL import Image; Image.open(F).load()"`), or exclude it.
+    ///
+    /// ## Checked by
+    /// - `crates/labelguard-scan/src/checks/lg620_internal_error.rs` (same name, in the scan crate, which has its inputs)
+    /// - fixture: `lg620_internal_error` in `crates/labelguard-scan/tests/dataset_rule_fixtures.rs`
     "LG620", "internal-error", Error
 }

@@ -25,5 +25,9 @@ declare_rule! {
     /// Run the command again as `labelguard run --sync -- python train.py` (it sets `CUDA_LAUNCH_BLOCKING=1`
     /// before `import torch` and switches the guards on), or look for the assertion lines in the process's
     /// stderr (the terminal that started Jupyter, the job's `.err` file) and pass them to `labelguard diagnose`.
+    ///
+    /// ## Checked by
+    /// - `crates/labelguard-diagnose/src/checks/lg901_unidentified_device_assert.rs` (same name, in the diagnose crate, which has its inputs)
+    /// - fixtures: the logs in `tests/fixtures/logs/` with their expected rules in `expected.toml` (`crates/labelguard-diagnose/tests/corpus.rs`)
     "LG901", "unidentified-device-assert", Error
 }

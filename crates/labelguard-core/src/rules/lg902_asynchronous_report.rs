@@ -22,5 +22,9 @@ declare_rule! {
     /// Localise the failure with `labelguard run --sync -- <command>` (or `--rerun-sync`, which reruns only
     /// when needed): it sets `CUDA_LAUNCH_BLOCKING=1` before the child starts, so before `import torch`, where
     /// setting it in the script is too late. Expect it to run several times slower.
+    ///
+    /// ## Checked by
+    /// - `crates/labelguard-diagnose/src/checks/lg902_asynchronous_report.rs` (same name, in the diagnose crate, which has its inputs)
+    /// - fixtures: the logs in `tests/fixtures/logs/` with their expected rules in `expected.toml` (`crates/labelguard-diagnose/tests/corpus.rs`)
     "LG902", "asynchronous-report", Warning
 }

@@ -17,5 +17,9 @@ declare_rule! {
     /// ## Fix
     /// Run the command again with `labelguard run --sync -- <command>`, which switches the guards on and makes
     /// CUDA errors synchronous, and read the first error it reports.
+    ///
+    /// ## Checked by
+    /// - `crates/labelguard-diagnose/src/checks/lg903_unexplained_error.rs` (same name, in the diagnose crate, which has its inputs)
+    /// - fixtures: the logs in `tests/fixtures/logs/` with their expected rules in `expected.toml` (`crates/labelguard-diagnose/tests/corpus.rs`)
     "LG903", "unexplained-error", Error
 }

@@ -17,5 +17,9 @@ declare_rule! {
     /// ## Fix
     /// Fix the first error in the log, not the library error. If there is none, run the command again with
     /// `labelguard run --sync -- <command>` to make the first failing kernel report itself.
+    ///
+    /// ## Checked by
+    /// - `crates/labelguard-diagnose/src/checks/lg904_secondary_cuda_error.rs` (same name, in the diagnose crate, which has its inputs)
+    /// - fixtures: the logs in `tests/fixtures/logs/` with their expected rules in `expected.toml` (`crates/labelguard-diagnose/tests/corpus.rs`)
     "LG904", "secondary-cuda-error", Warning
 }

@@ -15,5 +15,9 @@ declare_rule! {
     /// ## Fix
     /// Use a smaller batch or resolution, compute the loss in chunks, or upgrade PyTorch. Checking the labels
     /// will not help.
+    ///
+    /// ## Checked by
+    /// - `crates/labelguard-diagnose/src/checks/lg905_kernel_index_overflow.rs` (same name, in the diagnose crate, which has its inputs)
+    /// - fixtures: the logs in `tests/fixtures/logs/` with their expected rules in `expected.toml` (`crates/labelguard-diagnose/tests/corpus.rs`)
     "LG905", "kernel-index-overflow", Error
 }

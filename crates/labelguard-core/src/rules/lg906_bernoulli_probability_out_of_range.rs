@@ -17,5 +17,9 @@ declare_rule! {
     ///
     /// ## Fix
     /// Pass probabilities (`sigmoid`, then `clamp(0, 1)`), and find where NaN comes from if there is any.
+    ///
+    /// ## Checked by
+    /// - `crates/labelguard-diagnose/src/checks/lg906_bernoulli_probability_out_of_range.rs` (same name, in the diagnose crate, which has its inputs)
+    /// - fixtures: the logs in `tests/fixtures/logs/` with their expected rules in `expected.toml` (`crates/labelguard-diagnose/tests/corpus.rs`)
     "LG906", "bernoulli-probability-out-of-range", Error
 }

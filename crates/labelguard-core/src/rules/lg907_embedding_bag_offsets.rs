@@ -14,5 +14,9 @@ declare_rule! {
     /// ## Fix
     /// Build offsets as `torch.cumsum(lengths, 0) - lengths` (or `[0] + cumsum[:-1]`) from the bag lengths,
     /// in the same order as the indices.
+    ///
+    /// ## Checked by
+    /// - `crates/labelguard-diagnose/src/checks/lg907_embedding_bag_offsets.rs` (same name, in the diagnose crate, which has its inputs)
+    /// - fixtures: the logs in `tests/fixtures/logs/` with their expected rules in `expected.toml` (`crates/labelguard-diagnose/tests/corpus.rs`)
     "LG907", "embedding-bag-offsets", Error
 }

@@ -15,5 +15,9 @@ declare_rule! {
     /// ## Fix
     /// Find which `_assert_async` fired by running with `labelguard run --sync -- <command>`, then fix the data
     /// it checks.
+    ///
+    /// ## Checked by
+    /// - `crates/labelguard-diagnose/src/checks/lg908_assert_async_failed.rs` (same name, in the diagnose crate, which has its inputs)
+    /// - fixtures: the logs in `tests/fixtures/logs/` with their expected rules in `expected.toml` (`crates/labelguard-diagnose/tests/corpus.rs`)
     "LG908", "assert-async-failed", Error
 }

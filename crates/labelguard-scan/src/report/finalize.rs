@@ -90,15 +90,7 @@ impl ScanReport {
                     self.histogram
                         .classes
                         .entry(id)
-                        .or_insert_with(|| ClassRow {
-                            id,
-                            name: None,
-                            role: String::new(),
-                            count: 0,
-                            fraction: 0.0,
-                            files: 0,
-                            splits: BTreeMap::new(),
-                        });
+                        .or_insert_with(|| ClassRow::empty(id));
                 }
             }
         }

@@ -2,7 +2,7 @@
 
 use super::{ClassRow, FileRecord, ScanFinding, ScanReport};
 use crate::analyze::FileResult;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 impl ScanReport {
     /// Folds one file's result in.
@@ -25,15 +25,7 @@ impl ScanReport {
                 .histogram
                 .classes
                 .entry(*id)
-                .or_insert_with(|| ClassRow {
-                    id: *id,
-                    name: None,
-                    role: String::new(),
-                    count: 0,
-                    fraction: 0.0,
-                    files: 0,
-                    splits: BTreeMap::new(),
-                });
+                .or_insert_with(|| ClassRow::empty(*id));
             row.count += count;
             row.files += 1;
             let s = row.splits.entry(r.split.clone()).or_default();

@@ -195,6 +195,22 @@ pub struct ClassRow {
     pub splits: BTreeMap<String, SplitCount>,
 }
 
+impl ClassRow {
+    /// A row of `id` with nothing counted yet; its role, name and fraction are set when the
+    /// report is finalized.
+    pub(crate) fn empty(id: i64) -> ClassRow {
+        ClassRow {
+            id,
+            name: None,
+            role: String::new(),
+            count: 0,
+            fraction: 0.0,
+            files: 0,
+            splits: BTreeMap::new(),
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Histogram {
     /// `pixels` (masks, arrays), `samples` (tables, ImageFolder), `pixels+samples`, or `none`.
