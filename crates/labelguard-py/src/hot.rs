@@ -8,7 +8,7 @@
 //! views, numpy arrays, other objects) returns None: the Python side then takes its general
 //! path, which decides exactly as before.
 
-use crate::{value, view, DETACH_BYTES};
+use crate::{value, view};
 use labelguard_core::{lookup, DType, OpSpec, TensorView, Value, OPS};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::intern;
@@ -152,13 +152,6 @@ pub fn check_plain(
             Ok((name.clone(), view(*address, shape, strides, *dtype)?))
         })
         .collect::<PyResult<_>>()?;
-    let bytes: usize = views.iter().map(|(_, v)| v.bytes().len()).sum();
-    let report = if bytes < DETACH_BYTES {
-        spec.check(views, args)
-    } else {
-        py.detach(|| spec.check(views, args))
-    }
-    .map_err(|e| PyValueError::new_err(e.to_string()))?;
-    let json = (!report.findings.is_empty()).then(|| crate::report_json(&report));
+    let json = crate::run_check(py, spec, views, args)?;
     Ok(Some((spec.name, json, skipped)))
 }

@@ -7,7 +7,7 @@
 
 mod hot;
 
-use labelguard_core::{DType, Report, TensorView, Value};
+use labelguard_core::{DType, OpSpec, Report, TensorView, Value};
 use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyFloat, PyInt, PyList, PyString, PyTuple};
@@ -93,8 +93,27 @@ fn report_json(r: &Report) -> String {
     labelguard_report::call::json(r)
 }
 
-/// Calls reading fewer bytes than this keep the GIL.
-pub(crate) const DETACH_BYTES: usize = 1 << 20;
+/// Calls reading fewer bytes than this keep the GIL: releasing it costs more than checking a
+/// small call (enable()'s common case).
+const DETACH_BYTES: usize = 1 << 20;
+
+/// Runs `spec`'s contract on the views, without the GIL when they are large; the JSON of the
+/// report, or None when it has no finding (a valid call then costs no JSON on either side).
+pub(crate) fn run_check(
+    py: Python<'_>,
+    spec: &OpSpec,
+    views: Vec<(String, TensorView<'_>)>,
+    args: Vec<(String, Value)>,
+) -> PyResult<Option<String>> {
+    let bytes: usize = views.iter().map(|(_, v)| v.bytes().len()).sum();
+    let report = if bytes < DETACH_BYTES {
+        spec.check(views, args)
+    } else {
+        py.detach(|| spec.check(views, args))
+    }
+    .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok((!report.findings.is_empty()).then(|| report_json(&report)))
+}
 
 /// Checks one call; returns the op's canonical name and the report as JSON, or None for the
 /// JSON when the report has no finding (the valid call then costs no JSON on either side).
@@ -120,18 +139,7 @@ fn check(
             ))
         })
         .collect::<PyResult<_>>()?;
-    // Releasing the GIL costs more than checking a small call (enable()'s common case).
-    let bytes: usize = views.iter().map(|(_, v)| v.bytes().len()).sum();
-    let report = if bytes < DETACH_BYTES {
-        spec.check(views, args)
-    } else {
-        py.detach(|| spec.check(views, args))
-    }
-    .map_err(|e| PyValueError::new_err(e.to_string()))?;
-    Ok((
-        spec.name,
-        (!report.findings.is_empty()).then(|| report_json(&report)),
-    ))
+    Ok((spec.name, run_check(py, spec, views, args)?))
 }
 
 /// Checks class-id targets alone (DataLoader guards, where no logits exist yet).

@@ -6,9 +6,9 @@ use super::{Ctx, FileKind, FileResult};
 use crate::checks::{lg612_unknown_label, lg613_label_column_missing};
 use crate::layout::Item;
 use crate::problem::problem;
-use crate::read::table::{read_labels, LabelColumn, TableError, TableFormat};
+use crate::read::table::{read_labels, BadCell, LabelColumn, TableError, TableFormat};
 use labelguard_core::rules::{LG201, LG603, LG604};
-use labelguard_core::{DType, Finding, Location, Severity, TensorView, Verdict};
+use labelguard_core::{DType, Finding, Severity, TensorView, Verdict};
 
 pub(crate) fn table_file(item: &Item, format: TableFormat, ctx: &Ctx<'_>) -> FileResult {
     let mut r = FileResult::new(item, FileKind::Table);
@@ -75,15 +75,7 @@ fn table_findings(r: &mut FileResult, col: &LabelColumn, ctx: &Ctx<'_>) {
             "fractional labels are not class ids: regression targets or probabilities?"
         })
         .fix(format!("fill or drop missing rows and store integers: df['{name}'] = df['{name}'].astype('int64')"));
-        f.locations = col
-            .float_first
-            .iter()
-            .map(|b| Location {
-                tensor: name.to_string(),
-                index: vec![b.row],
-                value: b.text.clone(),
-            })
-            .collect();
+        f.locations = BadCell::locations(&col.float_first, name, str::to_string);
         f.count = Some(col.floats);
         r.findings.push(f);
     }

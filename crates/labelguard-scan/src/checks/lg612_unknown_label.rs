@@ -2,10 +2,10 @@
 //! class names. The table reader counts them ([`crate::read::table`]); the finding is built here.
 //! Documentation: `labelguard_core::rules::lg612_unknown_label`.
 
-use crate::read::table::LabelColumn;
+use crate::read::table::{BadCell, LabelColumn};
 use labelguard_core::finding::ValueCount;
 use labelguard_core::rules::LG612;
-use labelguard_core::{Finding, Location, Verdict};
+use labelguard_core::{Finding, Verdict};
 
 /// The finding when the column has unknown labels; `have_classes` says whether a classes file
 /// was given (names are then looked up in it).
@@ -40,15 +40,7 @@ pub fn finding(col: &LabelColumn, have_classes: bool) -> Option<Finding> {
         "text labels need a name -> id table: pass --classes FILE (one class name per line)"
     })
     .fix("correct or drop these rows, or add the names to the classes file and the model head");
-    f.locations = col
-        .unknown_first
-        .iter()
-        .map(|b| Location {
-            tensor: name.to_string(),
-            index: vec![b.row],
-            value: shown(&b.text),
-        })
-        .collect();
+    f.locations = BadCell::locations(&col.unknown_first, name, shown);
     f.count = Some(col.unknown);
     f.values = col
         .unknown_values

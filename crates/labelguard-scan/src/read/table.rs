@@ -66,6 +66,24 @@ pub struct BadCell {
     pub text: String,
 }
 
+impl BadCell {
+    /// The findings' locations of `cells` in column `name`, each value shown by `show`.
+    pub fn locations(
+        cells: &[BadCell],
+        name: &str,
+        show: impl Fn(&str) -> String,
+    ) -> Vec<labelguard_core::Location> {
+        cells
+            .iter()
+            .map(|b| labelguard_core::Location {
+                tensor: name.to_string(),
+                index: vec![b.row],
+                value: show(&b.text),
+            })
+            .collect()
+    }
+}
+
 /// The label column of a table, as class ids.
 #[derive(Clone, Debug, Default)]
 pub struct LabelColumn {
