@@ -4,27 +4,9 @@
 
 mod scan_common;
 use scan_common::*;
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-fn tree(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    fn go(dir: &Path, root: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
-        for e in std::fs::read_dir(dir).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                go(&p, root, out);
-            } else {
-                out.insert(
-                    p.strip_prefix(root).unwrap().to_path_buf(),
-                    std::fs::read(&p).unwrap(),
-                );
-            }
-        }
-    }
-    go(root, root, &mut out);
-    out
-}
+use labelguard_scan::fixtures::tree;
 
 /// 40 masks, every fourth with labelIds, plus images.
 fn dataset(root: &Path) {

@@ -2,7 +2,8 @@
 //! Cityscapes-like tree. Compiled for this crate's tests and, with the `test-fixtures` feature,
 //! for the tests of the crates above it and the fuzz seeds; not part of the API.
 
-use std::path::Path;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 /// Writes `bytes` to `root/rel`, creating the directories.
 pub fn put(root: &Path, rel: &str, bytes: &[u8]) {
@@ -251,6 +252,27 @@ pub fn parquet_labels(labels: &[Option<i64>]) -> Vec<u8> {
     col.close().expect("close column");
     rg.close().expect("close row group");
     w.close().expect("close file");
+    out
+}
+
+/// Every file under `root` with its bytes, by path relative to `root`: what tests compare to
+/// show that an input was never modified or that two outputs are the same.
+pub fn tree(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    fn go(dir: &Path, root: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                go(&p, root, out);
+            } else {
+                out.insert(
+                    p.strip_prefix(root).unwrap().to_path_buf(),
+                    std::fs::read(&p).unwrap(),
+                );
+            }
+        }
+    }
+    go(root, root, &mut out);
     out
 }
 

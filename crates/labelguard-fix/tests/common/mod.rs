@@ -3,8 +3,7 @@
 
 use labelguard_fix::{FixOptions, FixReport, Plan};
 use labelguard_scan::config::{Overrides, ScanOptions};
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 pub use labelguard_scan::fixtures::*;
 
@@ -52,25 +51,7 @@ pub fn pixels(path: &Path) -> (Vec<u8>, labelguard_scan::read::mask::MaskImage) 
     (px, img)
 }
 
-/// Every file under `root` with its bytes.
-pub fn tree(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    fn go(dir: &Path, root: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
-        for e in std::fs::read_dir(dir).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                go(&p, root, out);
-            } else {
-                out.insert(
-                    p.strip_prefix(root).unwrap().to_path_buf(),
-                    std::fs::read(&p).unwrap(),
-                );
-            }
-        }
-    }
-    go(root, root, &mut out);
-    out
-}
+pub use labelguard_scan::fixtures::tree;
 
 /// The chunk of type `kind` of a PNG, whole (length, type, data, CRC).
 pub fn chunk(png: &[u8], kind: &[u8; 4]) -> Option<Vec<u8>> {
