@@ -4,8 +4,10 @@
 use crate::kb::{ExplainId, Kb, Kind};
 use crate::model::{Evidence, Frame, LogReport};
 use crate::observed::{
-    GuardError, Hint, MessageGroup, Observations, Options, Seen, SiteGroup, SourceId, Traceback,
+    Count, GuardError, Hint, MessageGroup, Observations, Options, Seen, SiteGroup, SourceId,
+    Traceback,
 };
+use crate::repeat::{RecentSites, Recorder, Replays};
 use crate::text::{self, Site};
 use crate::traceback::{classify, TbLine};
 use std::collections::{HashMap, VecDeque};
@@ -72,14 +74,11 @@ pub struct Analyzer {
     dsa: Option<Dsa>,
     /// The guard exception whose following lines are being read, and how many may follow.
     guard_lines: Option<(usize, u8)>,
-    /// The last line, when it was one kernel assertion and nothing else.
-    last_site: Option<LastSite>,
-}
-
-struct LastSite {
-    src: SourceId,
-    group: usize,
-    raw: Vec<u8>,
+    /// What the line being analysed did, and the lines whose repetitions only count.
+    rec: Recorder,
+    replays: Replays,
+    /// The last lines, while each was one kernel assertion and nothing else.
+    recent: RecentSites,
 }
 
 impl Analyzer {
@@ -98,7 +97,9 @@ impl Analyzer {
             open: HashMap::new(),
             dsa: None,
             guard_lines: None,
-            last_site: None,
+            rec: Recorder::new(),
+            replays: Replays::default(),
+            recent: RecentSites::default(),
         }
     }
 
@@ -137,33 +138,57 @@ impl Analyzer {
     /// `prev` is the line before it (see `text::previous_line`; `None` when it is not known:
     /// the first line, a line longer than the window, a piece of a very long line).
     pub(crate) fn line(&mut self, src: SourceId, line_no: u64, raw: &[u8], prev: Option<&[u8]>) {
-        // A failing kernel prints one line per GPU thread: a line that differs from the previous
-        // assertion line only in its block and thread numbers counts into the same group, and
-        // would have had no other effect (checked when the previous line was analysed).
-        if let Some(last) = &self.last_site {
-            if last.src == src && !self.dense() && text::same_but_threads(&last.raw, raw) {
-                self.obs.sites[last.group].seen.bump(line_no);
+        let dense = self.dense();
+        if !dense {
+            // A failing kernel prints one line per GPU thread: a line that differs from a recent
+            // assertion line only in its block and thread numbers counts into the same group.
+            if let Some(group) = self.recent.matching(src, raw) {
+                self.obs.sites[group].seen.bump(line_no);
+                return;
+            }
+            // A line analysed before whose effect was only counting is counted again.
+            if let Some(r) = self.replays.get(src, raw) {
+                for &c in r.counts.iter() {
+                    self.obs.count(c, line_no);
+                }
+                let (orphan, single, apart) = (r.orphan, r.single, r.threads_apart);
+                if orphan {
+                    self.orphan_before(src, line_no, prev);
+                }
+                self.remember_site(src, raw, single, orphan, apart);
                 return;
             }
         }
-        let mut line = std::mem::take(&mut self.line);
-        text::clean(raw, &mut self.bytes, &mut line);
-        let single = self.analyze(src, line_no, &line, prev);
-        self.line = line;
+        self.rec.start();
+        let mut buf = std::mem::take(&mut self.line);
+        let line = text::clean(raw, &mut self.bytes, &mut buf);
+        let cleaned = line.as_ptr() != raw.as_ptr();
+        let single = self.analyze(src, line_no, line, prev);
+        self.line = buf;
+        // Where the text differs from the bytes, positions in one are not positions in the other.
+        self.rec.threads_apart &= !cleaned;
+        if !dense && !self.dense() {
+            self.replays.insert(src, raw, &self.rec, single);
+        }
+        let rec = &self.rec;
+        let (orphan, apart) = (rec.orphan, rec.threads_apart);
+        self.remember_site(src, raw, single, orphan, apart);
+    }
+
+    /// Keeps the line just seen among the recent lone assertion lines, or forgets them.
+    fn remember_site(
+        &mut self,
+        src: SourceId,
+        raw: &[u8],
+        single: Option<usize>,
+        orphan: bool,
+        threads_apart: bool,
+    ) {
         match single {
             Some(group) if !self.dense() => {
-                let mut last = self.last_site.take().unwrap_or(LastSite {
-                    src,
-                    group,
-                    raw: Vec::new(),
-                });
-                last.src = src;
-                last.group = group;
-                last.raw.clear();
-                last.raw.extend_from_slice(raw);
-                self.last_site = Some(last);
+                self.recent.push(src, group, raw, orphan, threads_apart)
             }
-            _ => self.last_site = None,
+            _ => self.recent.clear(),
         }
     }
 
@@ -184,6 +209,7 @@ impl Analyzer {
         if let Some(code) = text::repl_input(t) {
             if !code.is_empty() {
                 self.obs.repl_code = Some(self.seen(src, line_no, code));
+                self.rec.impure();
             }
             return None;
         }
@@ -202,10 +228,9 @@ impl Analyzer {
         } else if let Some((name, _)) = text::exception_line(t) {
             if name.contains("labelguard") {
                 self.exception(src, line_no, t, full, None, kinds);
-            } else if let Some(prev) =
-                prev.filter(|_| self.obs.orphan_code.is_none() && line_no > 1)
-            {
-                self.orphan(src, line_no - 1, prev);
+            } else {
+                self.rec.orphan = true;
+                self.orphan_before(src, line_no, prev);
             }
         }
         if !text::has(&text::ASSERTION, t) {
@@ -217,7 +242,10 @@ impl Analyzer {
             .map(|site| self.site(src, line_no, full, site, None))
             .collect::<Vec<_>>();
         match (plain, groups.pop()) {
-            (true, Some(Some(g))) if groups.is_empty() => Some(g),
+            (true, Some(Some(g))) if groups.is_empty() => {
+                self.rec.threads_apart = text::key_apart_from_threads(full, &sites[0]);
+                Some(g)
+            }
             _ => None,
         }
     }
@@ -234,13 +262,15 @@ impl Analyzer {
     ) -> Closes {
         let header = text::TRACEBACK.find(t.as_bytes());
         let unlinked;
-        let t = if t.contains("](") {
+        let t = if text::has(&text::LINK, t) {
             unlinked = text::unlink(t);
             unlinked.as_str()
         } else {
             t
         };
-        if header.is_none() && !self.open.contains_key(&(src, prefix.to_string())) {
+        if header.is_none()
+            && (self.open.is_empty() || !self.open.contains_key(&(src, prefix.to_string())))
+        {
             // A traceback pasted without its header starts at its first frame.
             if self.open.len() >= MAX_OPEN_TRACEBACKS || !text::starts_frame(t) {
                 return Closes::No;
@@ -248,6 +278,7 @@ impl Analyzer {
             let ipython = !t.starts_with("File \"");
             self.open
                 .insert((src, prefix.to_string()), OpenTraceback::new(ipython));
+            self.rec.impure();
         }
         if let Some(i) = header {
             if self.open.len() < MAX_OPEN_TRACEBACKS
@@ -259,6 +290,7 @@ impl Analyzer {
                 let ipython = i > 0 && !t.starts_with("Original") && !before.contains(' ');
                 self.open
                     .insert((src, prefix.to_string()), OpenTraceback::new(ipython));
+                self.rec.impure();
             }
             return Closes::Structural;
         }
@@ -338,6 +370,11 @@ impl Analyzer {
     /// Matches the message signatures; returns the kinds that matched.
     fn messages(&mut self, src: SourceId, line_no: u64, t: &str, full: &str) -> Vec<(Kind, usize)> {
         let kb = self.obs.kb;
+        // Most lines looked at hold no needle: a search for the first one (which skips ahead
+        // with the automaton's prefilter) says so sooner than the walk that finds them all.
+        if kb.needles.find(t).is_none() {
+            return Vec::new();
+        }
         for m in kb.needles.find_overlapping_iter(t) {
             let p = m.pattern().as_usize();
             if !self.present[p] {
@@ -382,11 +419,15 @@ impl Analyzer {
                         Some(h) => h.bump(line_no),
                         None => self.obs.header = Some(self.seen(src, line_no, full)),
                     }
+                    self.rec.count(Count::Header);
                 }
-                Kind::Async => match &mut self.obs.async_lines {
-                    Some(h) => h.bump(line_no),
-                    None => self.obs.async_lines = Some(self.seen(src, line_no, full)),
-                },
+                Kind::Async => {
+                    match &mut self.obs.async_lines {
+                        Some(h) => h.bump(line_no),
+                        None => self.obs.async_lines = Some(self.seen(src, line_no, full)),
+                    }
+                    self.rec.count(Count::Async);
+                }
                 Kind::Era => self.obs.sync_wording |= m.sync_unless_async,
                 Kind::HostError | Kind::CudaError | Kind::Secondary => {
                     let mut explain = m.explain_id.expect("validated");
@@ -434,12 +475,7 @@ impl Analyzer {
     /// The groups that message lines of this kind go to; other kinds (and `None`: an exception
     /// the knowledge base does not know) go to the unknown exceptions.
     fn groups(&mut self, kind: Option<Kind>) -> &mut Vec<MessageGroup> {
-        match kind {
-            Some(Kind::HostError) => &mut self.obs.hosts,
-            Some(Kind::CudaError) => &mut self.obs.cuda_errors,
-            Some(Kind::Secondary) => &mut self.obs.secondary,
-            _ => &mut self.obs.unknown,
-        }
+        self.obs.groups(kind)
     }
 
     fn message_group(
@@ -455,11 +491,12 @@ impl Analyzer {
         // log that repeats one error line millions of times).
         let short = text::shortened(t);
         let groups = self.groups(kind);
-        if let Some(g) = groups
-            .iter_mut()
-            .find(|g| g.explain == explain && text::is_shortened(&g.text, short))
+        if let Some(i) = groups
+            .iter()
+            .position(|g| g.explain == explain && text::is_shortened(&g.text, short))
         {
-            g.seen.bump(line_no);
+            groups[i].seen.bump(line_no);
+            self.rec.count(Count::Group(kind, i as u32));
             return;
         }
         if groups.len() >= MAX_GROUPS {
@@ -467,13 +504,16 @@ impl Analyzer {
         }
         let text = text::shorten(t);
         let seen = self.seen(src, line_no, full);
-        self.groups(kind).push(MessageGroup {
+        let groups = self.groups(kind);
+        groups.push(MessageGroup {
             explain,
             text,
             seen,
             traceback: None,
             kernel_error: false,
         });
+        let i = groups.len() - 1;
+        self.rec.count(Count::Group(kind, i as u32));
     }
 
     /// A traceback's exception line (or a guard exception anywhere).
@@ -486,6 +526,7 @@ impl Analyzer {
         tb: Option<usize>,
         kinds: Vec<(Kind, usize)>,
     ) {
+        self.rec.impure();
         let text = text::shorten(t);
         if let Some(code) = guard_code(t) {
             let seen = self.seen(src, line_no, full);
@@ -537,11 +578,23 @@ impl Analyzer {
         }
     }
 
+    /// Looks at the line before an exception line outside a traceback, until a source line is
+    /// found.
+    fn orphan_before(&mut self, src: SourceId, line_no: u64, prev: Option<&[u8]>) {
+        if let Some(prev) = prev.filter(|_| self.obs.orphan_code.is_none() && line_no > 1) {
+            self.orphan(src, line_no - 1, prev);
+        }
+    }
+
     /// The line before an exception line outside a traceback, when it is a source line.
     fn orphan(&mut self, src: SourceId, line_no: u64, prev: &[u8]) {
-        let mut line = String::new();
-        text::clean(prev, &mut Vec::new(), &mut line);
-        let (_, s) = text::split_prefix(&line);
+        // A source line holds a call; cleaning removes bytes and adds none but U+FFFD.
+        if memchr::memchr(b'(', prev).is_none() {
+            return;
+        }
+        let mut buf = String::new();
+        let line = text::clean(prev, &mut Vec::new(), &mut buf);
+        let (_, s) = text::split_prefix(line);
         let code = s.trim();
         if text::looks_like_code(code) {
             self.obs.orphan_code = Some(self.seen(src, line_no, code));
@@ -567,6 +620,7 @@ impl Analyzer {
         }
         if let Some(&g) = self.site_index.get(self.key.as_str()) {
             self.obs.sites[g].seen.bump(line_no);
+            self.rec.count(Count::Site(g as u32));
             return Some(g);
         }
         let kb = self.obs.kb;
@@ -598,7 +652,9 @@ impl Analyzer {
             condition: text::shorten(site.condition),
             seen,
         });
-        Some(self.obs.sites.len() - 1)
+        let g = self.obs.sites.len() - 1;
+        self.rec.count(Count::Site(g as u32));
+        Some(g)
     }
 
     /// The lines after a guard exception: `[LG101] ...`, `hint: ...`, `fix: ...`.
@@ -629,6 +685,7 @@ impl Analyzer {
         let starts = t.starts_with("Assertion failure ")
             || (self.dsa.is_none() && text::has(&text::DSA_FOUND, t));
         if starts {
+            self.rec.impure();
             self.finish_dsa();
             self.dsa = Some(Dsa::default());
             return t.starts_with("Assertion failure ");
@@ -676,7 +733,7 @@ impl Analyzer {
         let src = seen.source;
         let line = seen.ev.text.clone();
         self.site(src, seen.ev.line, &line, &site, kernel.as_deref());
-        self.last_site = None;
+        self.recent.clear();
     }
 
     /// Ends the analysis: closes open reports and draws the conclusions.

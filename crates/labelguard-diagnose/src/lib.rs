@@ -17,6 +17,7 @@ mod context;
 pub mod kb;
 mod model;
 mod observed;
+mod repeat;
 mod scan;
 mod text;
 mod traceback;

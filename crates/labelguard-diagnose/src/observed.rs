@@ -4,7 +4,7 @@
 //! [`Observations`] line by line, [`crate::conclude`] reads it once at the end. Both import this
 //! module; neither imports the other's insides.
 
-use crate::kb::{ExplainId, Kb};
+use crate::kb::{ExplainId, Kb, Kind};
 use crate::model::{Evidence, Frame};
 
 /// Identifies an input: a file, stdin, or one stream of a child process.
@@ -31,6 +31,20 @@ impl Seen {
         self.ev.count += 1;
         self.ev.last_line = Some(line);
     }
+}
+
+/// One count a line added to what was seen (what `Observations::count` adds again).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Count {
+    /// The device-assert header line.
+    Header,
+    /// The "asynchronously reported" lines.
+    Async,
+    /// A message group: the groups of this kind of message (see `Observations::groups`), and
+    /// the group's index.
+    Group(Option<Kind>, u32),
+    /// An assertion site's group.
+    Site(u32),
 }
 
 /// A kernel assertion site (file:line, function, condition) and how often it failed.
@@ -124,5 +138,28 @@ impl Observations {
             orphan_code: None,
             repl_code: None,
         }
+    }
+
+    /// The groups that message lines of this kind go to; other kinds (and `None`: an exception
+    /// the knowledge base does not know) go to the unknown exceptions.
+    pub(crate) fn groups(&mut self, kind: Option<Kind>) -> &mut Vec<MessageGroup> {
+        match kind {
+            Some(Kind::HostError) => &mut self.hosts,
+            Some(Kind::CudaError) => &mut self.cuda_errors,
+            Some(Kind::Secondary) => &mut self.secondary,
+            _ => &mut self.unknown,
+        }
+    }
+
+    /// Counts one more line into what an earlier line created.
+    pub(crate) fn count(&mut self, c: Count, line_no: u64) {
+        let seen = match c {
+            Count::Header => self.header.as_mut(),
+            Count::Async => self.async_lines.as_mut(),
+            Count::Group(kind, i) => self.groups(kind).get_mut(i as usize).map(|g| &mut g.seen),
+            Count::Site(i) => self.sites.get_mut(i as usize).map(|g| &mut g.seen),
+        };
+        seen.expect("a count refers to what its line created")
+            .bump(line_no);
     }
 }

@@ -18,6 +18,7 @@ finders! {
     BLOCK = "block: [";
     THREAD = "thread: [";
     BLOCK_WORD = "block:";
+    LINK = "](";
 }
 static CU: LazyLock<FinderRev<'static>> = LazyLock::new(|| FinderRev::new(".cu:"));
 static CUH: LazyLock<FinderRev<'static>> = LazyLock::new(|| FinderRev::new(".cuh:"));
@@ -30,17 +31,17 @@ pub fn has(f: &Finder, hay: &str) -> bool {
 /// The longest evidence text kept, in bytes.
 pub const EVIDENCE_CHARS: usize = 300;
 
-/// Copies `raw` into `out` without ANSI escape sequences and control characters (tabs are kept),
-/// decoding invalid UTF-8 lossily.
-pub fn clean(raw: &[u8], bytes: &mut Vec<u8>, out: &mut String) {
+/// `raw` without ANSI escape sequences and control characters (tabs are kept), invalid UTF-8
+/// decoded lossily: `raw` itself when it holds none of them (most lines), else a copy made in
+/// `out` (`bytes` is scratch).
+pub fn clean<'a>(raw: &'a [u8], bytes: &mut Vec<u8>, out: &'a mut String) -> &'a str {
     out.clear();
-    // Most lines have neither colour codes nor control characters, and are valid UTF-8.
-    if raw.iter().all(|&b| b >= 0x20 || b == b'\t') {
+    if !has_control(raw) {
         match std::str::from_utf8(raw) {
-            Ok(s) => out.push_str(s),
+            Ok(s) => return s,
             Err(_) => out.push_str(&String::from_utf8_lossy(raw)),
         }
-        return;
+        return out;
     }
     bytes.clear();
     let mut i = 0;
@@ -79,6 +80,14 @@ pub fn clean(raw: &[u8], bytes: &mut Vec<u8>, out: &mut String) {
         Ok(s) => out.push_str(s),
         Err(_) => out.push_str(&String::from_utf8_lossy(bytes)),
     }
+    out
+}
+
+/// Whether `raw` holds a control character other than a tab (ESC included). Written without an
+/// early exit so that it runs over whole words of the line at once.
+fn has_control(raw: &[u8]) -> bool {
+    raw.iter()
+        .fold(false, |any, &b| any | ((b < 0x20) & (b != b'\t')))
 }
 
 /// Splits a per-process prefix off a line: `[rank3]:`, `[default0]:`, `[1,0]<stderr>:` (mpirun)
@@ -132,6 +141,25 @@ pub fn same_but_threads(a: &[u8], b: &[u8]) -> bool {
         }
     }
     i == a.len() && j == b.len()
+}
+
+/// Whether the group of a line's one assertion `site` (its origin, function and condition, see
+/// [`site_origin`]) is the same whatever the numbers that [`same_but_threads`] ignores: no
+/// `block: [` or `thread: [` stands before the end of the function or inside the condition.
+pub fn key_apart_from_threads(line: &str, site: &Site) -> bool {
+    let at = |part: &str| part.as_ptr() as usize - line.as_ptr() as usize;
+    let (origin, function) = site_origin(site.prefix);
+    let key_end = [origin, function]
+        .iter()
+        .filter(|p| !p.is_empty())
+        .map(|p| at(p) + p.len())
+        .max()
+        .unwrap_or(0);
+    let condition = at(site.prefix) + site.prefix.len()..at(site.condition) + site.condition.len();
+    let b = line.as_bytes();
+    memchr::memchr_iter(b'[', b)
+        .filter(|&i| b[..i].ends_with(b"block: ") || b[..i].ends_with(b"thread: "))
+        .all(|i| i >= key_end && !condition.contains(&i))
 }
 
 /// Shortens a line for evidence, on a character boundary.
@@ -424,14 +452,15 @@ mod tests {
     #[test]
     fn colour_codes_and_control_characters_go() {
         let (mut b, mut s) = (Vec::new(), String::new());
-        clean(
+        let c = clean(
             b"\x1b[0;31mRuntimeError\x1b[0m: CUDA error\x1b]0;title\x07!\x08\xff",
             &mut b,
             &mut s,
         );
-        assert_eq!(s, "RuntimeError: CUDA error!\u{fffd}");
-        clean(b"\x1b[", &mut b, &mut s);
-        assert_eq!(s, "");
+        assert_eq!(c, "RuntimeError: CUDA error!\u{fffd}");
+        assert_eq!(clean(b"\x1b[", &mut b, &mut s), "");
+        assert_eq!(clean(b"a\tb \xff", &mut b, &mut s), "a\tb \u{fffd}");
+        assert_eq!(clean(b"plain\ttext", &mut b, &mut s), "plain\ttext");
     }
 
     #[test]
@@ -509,6 +538,22 @@ mod tests {
         assert!(!same_but_threads(a, &b[..b.len() - 1]));
         assert!(!same_but_threads(b"x[0] < 3", b"x[1] < 3"));
         assert!(same_but_threads(b"", b""));
+    }
+
+    #[test]
+    fn a_site_key_apart_from_thread_numbers() {
+        let kernel =
+            "[rank1]:x/Loss.cu:250: k: block: [0,0,0], thread: [1,0,0] Assertion `t < n` failed.";
+        let sites = assertion_sites(kernel);
+        assert!(key_apart_from_threads(kernel, &sites[0]));
+        // The numbers inside the condition of a glued line, or before the function, are part
+        // of the site's key.
+        let glued = "f(y)Assertion x/Loss.cu:250: k: block: [0,0,0], thread: [1,0,0] Assertion `t < n` failed.";
+        let sites = assertion_sites(glued);
+        assert_eq!(sites.len(), 1);
+        assert!(!key_apart_from_threads(glued, &sites[0]));
+        let before = "thread: [1]x/Loss.cu:250: k: Assertion `t < n` failed.";
+        assert!(!key_apart_from_threads(before, &assertion_sites(before)[0]));
     }
 
     #[test]
