@@ -7,7 +7,7 @@ use crate::observed::{
     Count, GuardError, Hint, MessageGroup, Observations, Options, Seen, SiteGroup, SourceId,
     Traceback,
 };
-use crate::repeat::{RecentSites, Recorder, Replays};
+use crate::repeat::{QuietShapes, RecentSites, Recorder, Replays};
 use crate::text::{self, Site};
 use crate::traceback::{classify, TbLine};
 use std::collections::{HashMap, VecDeque};
@@ -77,6 +77,7 @@ pub struct Analyzer {
     /// What the line being analysed did, and the lines whose repetitions only count.
     rec: Recorder,
     replays: Replays,
+    quiet: QuietShapes,
     /// The last lines, while each was one kernel assertion and nothing else.
     recent: RecentSites,
 }
@@ -99,6 +100,11 @@ impl Analyzer {
             guard_lines: None,
             rec: Recorder::new(),
             replays: Replays::default(),
+            quiet: QuietShapes::new(
+                kb.messages
+                    .iter()
+                    .flat_map(|m| m.needles.iter().map(String::as_str)),
+            ),
             recent: RecentSites::default(),
         }
     }
@@ -138,27 +144,20 @@ impl Analyzer {
     /// `prev` is the line before it (see `text::previous_line`; `None` when it is not known:
     /// the first line, a line longer than the window, a piece of a very long line).
     pub(crate) fn line(&mut self, src: SourceId, line_no: u64, raw: &[u8], prev: Option<&[u8]>) {
-        let dense = self.dense();
-        if !dense {
-            // A failing kernel prints one line per GPU thread: a line that differs from a recent
-            // assertion line only in its block and thread numbers counts into the same group.
-            if let Some(group) = self.recent.matching(src, raw) {
-                self.obs.sites[group].seen.bump(line_no);
-                return;
-            }
-            // A line analysed before whose effect was only counting is counted again.
-            if let Some(r) = self.replays.get(src, raw) {
-                for &c in r.counts.iter() {
-                    self.obs.count(c, line_no);
-                }
-                let (orphan, single, apart) = (r.orphan, r.single, r.threads_apart);
-                if orphan {
-                    self.orphan_before(src, line_no, prev);
-                }
-                self.remember_site(src, raw, single, orphan, apart);
-                return;
-            }
+        if !self.repeat(src, line_no, raw, prev) {
+            self.analyse_line(src, line_no, raw, prev);
         }
+    }
+
+    /// Analyses one line that [`Analyzer::repeat`] did not count.
+    pub(crate) fn analyse_line(
+        &mut self,
+        src: SourceId,
+        line_no: u64,
+        raw: &[u8],
+        prev: Option<&[u8]>,
+    ) {
+        let dense = self.dense();
         self.rec.start();
         let mut buf = std::mem::take(&mut self.line);
         let line = text::clean(raw, &mut self.bytes, &mut buf);
@@ -169,10 +168,51 @@ impl Analyzer {
         self.rec.threads_apart &= !cleaned;
         if !dense && !self.dense() {
             self.replays.insert(src, raw, &self.rec, single);
+            let rec = &self.rec;
+            if rec.pure && rec.quiet && !rec.orphan && single.is_none() && !cleaned {
+                self.quiet.insert(raw);
+            }
         }
         let rec = &self.rec;
         let (orphan, apart) = (rec.orphan, rec.threads_apart);
         self.remember_site(src, raw, single, orphan, apart);
+    }
+
+    /// Counts a line that repeats one analysed before, as analysing it would (see `repeat.rs`);
+    /// `false` when it must be analysed.
+    pub(crate) fn repeat(
+        &mut self,
+        src: SourceId,
+        line_no: u64,
+        raw: &[u8],
+        prev: Option<&[u8]>,
+    ) -> bool {
+        if self.dense() {
+            return false;
+        }
+        // A failing kernel prints one line per GPU thread: a line that differs from a recent
+        // assertion line only in its block and thread numbers counts into the same group.
+        if let Some(group) = self.recent.matching(src, raw) {
+            self.obs.sites[group].seen.bump(line_no);
+            return true;
+        }
+        // A line analysed before whose effect was only counting is counted again.
+        if let Some(r) = self.replays.get(src, raw) {
+            for &c in r.counts.iter() {
+                self.obs.count(c, line_no);
+            }
+            let (orphan, single, apart) = (r.orphan, r.single, r.threads_apart);
+            if orphan {
+                self.orphan_before(src, line_no, prev);
+            }
+            self.remember_site(src, raw, single, orphan, apart);
+            return true;
+        }
+        if self.quiet.contains(raw) {
+            self.recent.clear();
+            return true;
+        }
+        false
     }
 
     /// Keeps the line just seen among the recent lone assertion lines, or forgets them.
@@ -234,6 +274,7 @@ impl Analyzer {
             }
         }
         if !text::has(&text::ASSERTION, t) {
+            self.rec.quiet = plain;
             return None;
         }
         let sites = text::assertion_sites(s);

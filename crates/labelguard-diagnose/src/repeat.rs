@@ -5,11 +5,15 @@
 //! records what a line did when it analysed it ([`Recorder`]); when that was only counting
 //! (bumping the count of a group that then exists), a later line with the same bytes
 //! ([`Replays`]), or an assertion line that differs only in its block and thread numbers
-//! ([`RecentSites`]), is counted the same way without being parsed. Both are bounded.
+//! ([`RecentSites`]), is counted the same way without being parsed; a line that did nothing is
+//! skipped when a line of the same shape (the same bytes but for the digits) did nothing
+//! ([`QuietShapes`]). All are bounded.
 
 use crate::observed::{Count, SourceId};
 use crate::text::same_but_threads;
-use std::collections::{HashMap, VecDeque};
+use std::collections::hash_map::RandomState;
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::hash::{BuildHasher, Hasher};
 
 /// What the line being analysed did.
 pub(crate) struct Recorder {
@@ -23,6 +27,8 @@ pub(crate) struct Recorder {
     /// The line was one kernel assertion, whose group does not depend on the line's block and
     /// thread numbers (`text::key_apart_from_threads`).
     pub threads_apart: bool,
+    /// The line matched no message and holds no assertion, outside any traceback.
+    pub quiet: bool,
 }
 
 impl Recorder {
@@ -32,6 +38,7 @@ impl Recorder {
             pure: true,
             orphan: false,
             threads_apart: false,
+            quiet: false,
         }
     }
 
@@ -40,6 +47,7 @@ impl Recorder {
         self.pure = true;
         self.orphan = false;
         self.threads_apart = false;
+        self.quiet = false;
     }
 
     pub fn count(&mut self, c: Count) {
@@ -70,7 +78,7 @@ const MAX_REMEMBERED_BYTES: usize = 1 << 20;
 /// The analysed lines whose effect was only counting, by their bytes.
 #[derive(Default)]
 pub(crate) struct Replays {
-    lines: HashMap<Box<[u8]>, Replay>,
+    lines: HashMap<Box<[u8]>, Replay, LineHash>,
     bytes: usize,
 }
 
@@ -188,5 +196,120 @@ impl RecentSites {
     /// Forgets every line: the line just analysed was not a lone assertion.
     pub fn clear(&mut self) {
         self.lines.clear();
+    }
+}
+
+/// The shapes (digits made `0`) of clean lines outside tracebacks that matched no message, held
+/// no assertion and were no exception line: a line of such a shape does nothing either. Digits
+/// decide nothing else for such a line (names, prefixes and structure keep their lengths and
+/// kinds of characters), except through a message needle that holds digits, so a shape that
+/// could hold one of those is not remembered.
+pub(crate) struct QuietShapes {
+    shapes: HashSet<Box<[u8]>, LineHash>,
+    bytes: usize,
+    scratch: Vec<u8>,
+    /// The shapes of the needles that hold digits.
+    digit_needles: Vec<Vec<u8>>,
+}
+
+impl QuietShapes {
+    pub fn new<'n>(needles: impl Iterator<Item = &'n str>) -> QuietShapes {
+        QuietShapes {
+            shapes: HashSet::default(),
+            bytes: 0,
+            scratch: Vec::new(),
+            digit_needles: needles
+                .filter(|n| n.bytes().any(|c| c.is_ascii_digit()))
+                .map(|n| shape(n.as_bytes(), &mut Vec::new()).to_vec())
+                .collect(),
+        }
+    }
+
+    /// Whether a line of the shape of `raw` did nothing.
+    pub fn contains(&mut self, raw: &[u8]) -> bool {
+        !self.shapes.is_empty()
+            && raw.len() <= MAX_REMEMBERED_LINE
+            && self.shapes.contains(shape(raw, &mut self.scratch))
+    }
+
+    /// Remembers the shape of a clean line that did nothing.
+    pub fn insert(&mut self, raw: &[u8]) {
+        if raw.len() > MAX_REMEMBERED_LINE {
+            return;
+        }
+        let s = shape(raw, &mut self.scratch);
+        if self
+            .digit_needles
+            .iter()
+            .any(|n| memchr::memmem::find(s, n).is_some())
+        {
+            return;
+        }
+        if self.bytes + s.len() > MAX_REMEMBERED_BYTES {
+            self.shapes.clear();
+            self.bytes = 0;
+        }
+        self.bytes += s.len();
+        self.shapes.insert(s.into());
+    }
+}
+
+/// `raw` with every ASCII digit made `0`, in `out`.
+fn shape<'a>(raw: &[u8], out: &'a mut Vec<u8>) -> &'a [u8] {
+    out.clear();
+    out.extend(
+        raw.iter()
+            .map(|&c| if c.is_ascii_digit() { b'0' } else { c }),
+    );
+    out
+}
+
+/// A fast hash of lines (a multiply-rotate over 8-byte words) with a seed drawn once per
+/// process, for the memories above: they are looked up for most lines looked at closely.
+#[derive(Clone)]
+pub(crate) struct LineHash(u64);
+
+impl Default for LineHash {
+    fn default() -> LineHash {
+        LineHash(RandomState::new().hash_one(0x6c67u64))
+    }
+}
+
+impl BuildHasher for LineHash {
+    type Hasher = LineHasher;
+    fn build_hasher(&self) -> LineHasher {
+        LineHasher(self.0)
+    }
+}
+
+pub(crate) struct LineHasher(u64);
+
+impl LineHasher {
+    fn mix(&mut self, word: u64) {
+        const K: u64 = 0x517c_c1b7_2722_0a95;
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(K);
+    }
+}
+
+impl Hasher for LineHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut words = bytes.chunks_exact(8);
+        for w in &mut words {
+            self.mix(u64::from_le_bytes(w.try_into().expect("8 bytes")));
+        }
+        let rest = words.remainder();
+        if !rest.is_empty() {
+            let mut w = [0u8; 8];
+            w[..rest.len()].copy_from_slice(rest);
+            self.mix(u64::from_le_bytes(w));
+        }
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.mix(n as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0 ^ (self.0 >> 29)
     }
 }

@@ -160,7 +160,27 @@ impl Scanner {
     /// Complete lines: `body` ends with a terminator.
     fn body(&mut self, body: &[u8], a: &mut Analyzer) {
         let mut pos = 0;
+        // The last line looked at repeated one analysed before: the next line is tried as a
+        // repetition too, before the search for an anchor (a repetition holds one).
+        let mut repeating = false;
+        let mut joined = Vec::new();
         while pos < body.len() {
+            if repeating && !a.dense() {
+                let end =
+                    pos + memchr2(b'\n', b'\r', &body[pos..]).expect("body ends with a terminator");
+                let line = &body[pos..end];
+                let counted = line.is_empty()
+                    || (line.len() <= MAX_LINE && {
+                        let prev = self.before(body, pos, &mut joined);
+                        a.repeat(self.source, self.line_no, line, prev)
+                    });
+                if counted {
+                    self.end_line(body[end]);
+                    pos = end + 1;
+                    continue;
+                }
+                repeating = false;
+            }
             let start = if a.dense() {
                 pos
             } else {
@@ -182,18 +202,12 @@ impl Scanner {
                 start + memchr2(b'\n', b'\r', &body[start..]).expect("body ends with a terminator");
             let line = &body[start..end];
             if line.len() <= MAX_LINE && !line.is_empty() {
-                // Dense, or the skim search just found an anchor in it. The line before it is
-                // in this buffer, or (at its start) in what came before.
-                let window = &body[..start];
-                let from_start = self.tail_from_start && self.tail.is_empty();
-                let joined;
-                let prev = if previous_line_is_final(window, from_start) {
-                    previous_line(window, from_start)
-                } else {
-                    joined = [self.tail.as_slice(), window].concat();
-                    previous_line(&joined, self.tail_from_start)
-                };
-                a.line(self.source, self.line_no, line, prev);
+                // Dense, or the skim search just found an anchor in it.
+                let prev = self.before(body, start, &mut joined);
+                repeating = a.repeat(self.source, self.line_no, line, prev);
+                if !repeating {
+                    a.analyse_line(self.source, self.line_no, line, prev);
+                }
             } else {
                 for piece in line.chunks(MAX_LINE) {
                     Self::consider(self.source, self.line_no, piece, None, a);
@@ -201,6 +215,26 @@ impl Scanner {
             }
             self.end_line(body[end]);
             pos = end + 1;
+        }
+    }
+
+    /// The line before the line at `start` of `body`: in this buffer, or (at its start) in what
+    /// came before (`joined` is scratch).
+    fn before<'b>(
+        &'b self,
+        body: &'b [u8],
+        start: usize,
+        joined: &'b mut Vec<u8>,
+    ) -> Option<&'b [u8]> {
+        let window = &body[..start];
+        let from_start = self.tail_from_start && self.tail.is_empty();
+        if previous_line_is_final(window, from_start) {
+            previous_line(window, from_start)
+        } else {
+            joined.clear();
+            joined.extend_from_slice(&self.tail);
+            joined.extend_from_slice(window);
+            previous_line(joined, self.tail_from_start)
         }
     }
 }

@@ -124,23 +124,44 @@ pub fn split_prefix(s: &str) -> (&str, &str) {
 
 /// Whether two raw lines are equal but for the numbers in `block: [..]` and `thread: [..]`: the
 /// same kernel assertion printed by another GPU thread.
-pub fn same_but_threads(a: &[u8], b: &[u8]) -> bool {
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() && j < b.len() {
-        if a[i] != b[j] {
+pub fn same_but_threads(mut a: &[u8], mut b: &[u8]) -> bool {
+    let coords = |c: &&u8| c.is_ascii_digit() || **c == b',';
+    loop {
+        let k = common_prefix(a, b);
+        if k == a.len() && k == b.len() {
+            return true;
+        }
+        // The first difference must lie in the numbers right after a `block: [` or `thread: [`:
+        // those are skipped in both lines, whatever their lengths.
+        let open = k - a[..k].iter().rev().take_while(coords).count();
+        let bracket = open > 0
+            && a[open - 1] == b'['
+            && (a[..open - 1].ends_with(b"block: ") || a[..open - 1].ends_with(b"thread: "));
+        if !bracket {
             return false;
         }
-        i += 1;
-        j += 1;
-        if a[i - 1] == b'['
-            && (a[..i - 1].ends_with(b"block: ") || a[..i - 1].ends_with(b"thread: "))
-        {
-            let coords = |c: &u8| c.is_ascii_digit() || *c == b',';
-            i += a[i..].iter().take_while(|c| coords(c)).count();
-            j += b[j..].iter().take_while(|c| coords(c)).count();
-        }
+        a = &a[open + a[open..].iter().take_while(coords).count()..];
+        b = &b[open + b[open..].iter().take_while(coords).count()..];
     }
-    i == a.len() && j == b.len()
+}
+
+/// The length of the longest common prefix of two byte strings, compared 8 bytes at a time.
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    let n = a.len().min(b.len());
+    let mut i = 0;
+    while i + 8 <= n {
+        let word = |s: &[u8]| u64::from_le_bytes(s[i..i + 8].try_into().expect("8 bytes"));
+        let diff = word(a) ^ word(b);
+        if diff != 0 {
+            return i + diff.trailing_zeros() as usize / 8;
+        }
+        i += 8;
+    }
+    i + a[i..n]
+        .iter()
+        .zip(&b[i..n])
+        .take_while(|(x, y)| x == y)
+        .count()
 }
 
 /// Whether the group of a line's one assertion `site` (its origin, function and condition, see
@@ -538,6 +559,16 @@ mod tests {
         assert!(!same_but_threads(a, &b[..b.len() - 1]));
         assert!(!same_but_threads(b"x[0] < 3", b"x[1] < 3"));
         assert!(same_but_threads(b"", b""));
+        assert!(same_but_threads(b"block: []", b"block: [5]"));
+        assert!(same_but_threads(
+            b"thread: [1,2] a long tail",
+            b"thread: [1,23] a long tail"
+        ));
+        assert!(!same_but_threads(
+            b"thread: [1] a long tail",
+            b"thread: [1] a long tall"
+        ));
+        assert!(!same_but_threads(b"thread: [1", b"thread: [1]"));
     }
 
     #[test]
