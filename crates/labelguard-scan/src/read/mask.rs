@@ -366,72 +366,66 @@ fn decode_tiff(bytes: &[u8], max_pixels: u64, out: &mut Vec<u8>) -> Result<MaskI
             bytes.len()
         )));
     }
-    let image = decoder.read_image().map_err(tiff_error)?;
-    out.clear();
-    use tiff::decoder::DecodingResult as R;
-    // Reserved exactly: extending from an iterator of bytes would grow the buffer by doubling.
-    let out_size = match &image {
-        R::U8(_) => 0, // moved, not copied
-        R::I8(_) => 1,
-        R::U16(_) | R::I16(_) => 2,
-        R::I32(_) | R::F32(_) => 4,
-        _ => 8,
-    };
-    out.reserve_exact(w as usize * h as usize * channels * out_size);
-    let dtype = match image {
-        R::U8(v) => {
-            // The decoder's own buffer becomes the output: no second copy of the pixels.
-            *out = v;
-            DType::U8
-        }
-        R::U16(v) => {
-            out.extend(v.iter().flat_map(|x| x.to_le_bytes()));
-            DType::U16
-        }
-        R::I8(v) => {
-            out.extend(v.iter().map(|&x| x as u8));
-            DType::I8
-        }
-        R::I16(v) => {
-            out.extend(v.iter().flat_map(|x| x.to_le_bytes()));
-            DType::I16
-        }
-        R::I32(v) => {
-            out.extend(v.iter().flat_map(|x| x.to_le_bytes()));
-            DType::I32
-        }
-        R::U32(v) => {
-            out.extend(v.iter().flat_map(|&x| (x as i64).to_le_bytes()));
-            DType::I64
-        }
-        R::I64(v) => {
-            out.extend(v.iter().flat_map(|x| x.to_le_bytes()));
-            DType::I64
-        }
-        R::U64(v) => {
-            out.extend(
-                v.iter()
-                    .flat_map(|&x| (x.min(i64::MAX as u64) as i64).to_le_bytes()),
-            );
-            DType::I64
-        }
-        R::F32(v) => {
-            out.extend(v.iter().flat_map(|x| x.to_le_bytes()));
-            DType::F32
-        }
-        R::F64(v) => {
-            out.extend(v.iter().flat_map(|x| x.to_le_bytes()));
-            DType::F64
-        }
-        #[allow(unreachable_patterns)]
+    // Decoded straight into `out` (one buffer for the pixels, whatever their type): the decoder
+    // writes samples in the machine's byte order, converted to the little-endian bytes of
+    // `dtype` in place.
+    let layout = decoder.image_buffer_layout().map_err(tiff_error)?;
+    use tiff::decoder::DecodingSampleType as S;
+    // The decoded sample's size, and the type it is kept as (u32 widens to i64, u64 clamps).
+    let (size, dtype) = match layout.sample_type {
+        Some(S::U8) => (1, DType::U8),
+        Some(S::I8) => (1, DType::I8),
+        Some(S::U16) => (2, DType::U16),
+        Some(S::I16) => (2, DType::I16),
+        Some(S::I32) => (4, DType::I32),
+        Some(S::U32) => (4, DType::I64),
+        Some(S::F32) => (4, DType::F32),
+        Some(S::I64 | S::U64) => (8, DType::I64),
+        Some(S::F64) => (8, DType::F64),
+        // 16-bit float, or samples the decoder cannot describe: what decoding them says.
         _ => {
-            return Err(problem(
-                &LG602,
-                "TIFF sample format not supported for masks (16-bit float?)",
-            )
-            .fix("re-save the mask with integer samples"))
+            return Err(match decoder.read_image() {
+                Err(e) => tiff_error(e),
+                Ok(_) => problem(
+                    &LG602,
+                    "TIFF sample format not supported for masks (16-bit float?)",
+                )
+                .fix("re-save the mask with integer samples"),
+            })
         }
     };
+    // The samples of the first plane, limited as the decoder limits its own buffer.
+    let samples = layout.len.div_ceil(size);
+    if samples > budget / size {
+        return Err(tiff_error(tiff::TiffError::LimitsExceeded));
+    }
+    out.clear();
+    out.reserve_exact(samples * dtype.size());
+    out.resize(samples * dtype.size(), 0);
+    decoder
+        .read_image_bytes(&mut out[..samples * size])
+        .map_err(tiff_error)?;
+    if cfg!(target_endian = "big") {
+        out[..samples * size]
+            .chunks_exact_mut(size)
+            .for_each(<[u8]>::reverse);
+    }
+    match layout.sample_type {
+        Some(S::U32) => {
+            // Back to front: each 8-byte slot ends at or before the 4-byte samples not yet read.
+            for i in (0..samples).rev() {
+                let v = u32::from_le_bytes(out[4 * i..4 * i + 4].try_into().expect("4 bytes"));
+                out[8 * i..8 * i + 8].copy_from_slice(&i64::from(v).to_le_bytes());
+            }
+        }
+        Some(S::U64) => {
+            for x in out.chunks_exact_mut(8) {
+                let v = u64::from_le_bytes((&*x).try_into().expect("8 bytes"));
+                x.copy_from_slice(&(v.min(i64::MAX as u64) as i64).to_le_bytes());
+            }
+        }
+        _ => {}
+    }
     let (width, height) = (w as usize, h as usize);
     if out.len() < width * height * channels * dtype.size() {
         return Err(truncated(
@@ -474,6 +468,65 @@ pub(crate) mod tests {
             w.write_image_data(data).unwrap();
         }
         out
+    }
+
+    fn tiff_image<C: tiff::encoder::colortype::ColorType>(
+        w: u32,
+        h: u32,
+        data: &[C::Inner],
+    ) -> Vec<u8>
+    where
+        [C::Inner]: tiff::encoder::TiffValue,
+    {
+        let mut out = Cursor::new(Vec::new());
+        tiff::encoder::TiffEncoder::new(&mut out)
+            .unwrap()
+            .write_image::<C>(w, h, data)
+            .unwrap();
+        out.into_inner()
+    }
+
+    #[test]
+    fn tiff_samples_of_every_width_decode_into_one_little_endian_buffer() {
+        use tiff::encoder::colortype::{Gray16, Gray32, Gray32Float, Gray64, GrayI16};
+        let (mut out, mut scratch) = (Vec::new(), Vec::new());
+        let mut decode = |bytes: Vec<u8>| {
+            let img = decode_mask(&bytes, 1 << 20, &mut out, &mut scratch).unwrap();
+            assert_eq!((img.width, img.height, img.channels), (3, 2, 1));
+            (img.dtype, out.clone())
+        };
+        let le = |v: &[i64]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+        let u16s = [0u16, 1, 255, 65535, 7, 300];
+        let want: Vec<u8> = u16s.iter().flat_map(|x| x.to_le_bytes()).collect();
+        assert_eq!(
+            decode(tiff_image::<Gray16>(3, 2, &u16s)),
+            (DType::U16, want)
+        );
+        let i16s = [0i16, -1, 255, i16::MIN, 7, 300];
+        let want: Vec<u8> = i16s.iter().flat_map(|x| x.to_le_bytes()).collect();
+        assert_eq!(
+            decode(tiff_image::<GrayI16>(3, 2, &i16s)),
+            (DType::I16, want)
+        );
+        // Unsigned 32-bit samples widen to i64; 64-bit ones clamp at i64::MAX.
+        let u32s = [0u32, 1, u32::MAX, 70_000, 5, 6];
+        let want = le(&u32s.map(i64::from));
+        assert_eq!(
+            decode(tiff_image::<Gray32>(3, 2, &u32s)),
+            (DType::I64, want)
+        );
+        let u64s = [0u64, u64::MAX, 1 << 40, 3, i64::MAX as u64 + 1, 5];
+        let want = le(&[0, i64::MAX, 1 << 40, 3, i64::MAX, 5]);
+        assert_eq!(
+            decode(tiff_image::<Gray64>(3, 2, &u64s)),
+            (DType::I64, want)
+        );
+        let f32s = [0.0f32, 1.5, -2.0, 3.0, 4.0, 5.0];
+        let want: Vec<u8> = f32s.iter().flat_map(|x| x.to_le_bytes()).collect();
+        assert_eq!(
+            decode(tiff_image::<Gray32Float>(3, 2, &f32s)),
+            (DType::F32, want)
+        );
     }
 
     #[test]
