@@ -227,6 +227,26 @@ pub fn cityscapes(root: &Path, n: usize) -> Vec<String> {
 /// A Parquet file (Snappy) with one optional INT64 column `label`.
 #[cfg(feature = "parquet")]
 pub fn parquet_labels(labels: &[Option<i64>]) -> Vec<u8> {
+    parquet_labels_with(labels, |p| p)
+}
+
+/// [`parquet_labels`] in a single data page whatever the number of labels (its header claims
+/// them all): the page of issue 8 whose rows are bounded only by `--max-rows`.
+#[cfg(feature = "parquet")]
+pub fn parquet_labels_one_page(labels: &[Option<i64>]) -> Vec<u8> {
+    parquet_labels_with(labels, |p| {
+        p.set_data_page_row_count_limit(usize::MAX)
+            .set_data_page_size_limit(usize::MAX)
+    })
+}
+
+#[cfg(feature = "parquet")]
+fn parquet_labels_with(
+    labels: &[Option<i64>],
+    props: impl FnOnce(
+        parquet::file::properties::WriterPropertiesBuilder,
+    ) -> parquet::file::properties::WriterPropertiesBuilder,
+) -> Vec<u8> {
     use parquet::data_type::Int64Type;
     use parquet::file::properties::WriterProperties;
     use parquet::file::writer::SerializedFileWriter;
@@ -236,8 +256,7 @@ pub fn parquet_labels(labels: &[Option<i64>]) -> Vec<u8> {
             .expect("schema"),
     );
     let props = Arc::new(
-        WriterProperties::builder()
-            .set_compression(parquet::basic::Compression::SNAPPY)
+        props(WriterProperties::builder().set_compression(parquet::basic::Compression::SNAPPY))
             .build(),
     );
     let mut out = Vec::new();

@@ -9,6 +9,8 @@ pub mod inflate_bound;
 pub mod line_cap;
 pub mod mask;
 #[cfg(feature = "parquet")]
+pub mod parquet_columns;
+#[cfg(feature = "parquet")]
 pub mod parquet_source;
 pub mod table;
 pub mod thrift_check;

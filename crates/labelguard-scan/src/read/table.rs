@@ -411,6 +411,7 @@ fn read_parquet(
     column: Option<&str>,
     b: &mut Builder<'_>,
 ) -> Result<(), TableError> {
+    use super::parquet_columns::FlatValue;
     use parquet::file::reader::{FileReader, SerializedFileReader};
     use parquet::record::Field;
     let reader = super::parquet_source::ParquetSource::open(file, len)
@@ -425,6 +426,19 @@ fn read_parquet(
         .with_fields(vec![fields[idx].clone()])
         .build()
         .map_err(|e| corrupt(format!("Parquet schema: {e}")))?;
+    // A flat column of numbers a batch at a time; any other column a row at a time.
+    let mut sink = |v: FlatValue| {
+        b.push(match v {
+            FlatValue::Int(i) => Cell::Int(i),
+            FlatValue::Float(f) => Cell::Float(f),
+            FlatValue::Null => Cell::Missing,
+        })
+    };
+    match super::parquet_columns::read_flat(&reader, &names[idx], &mut sink) {
+        Ok(true) => return Ok(()),
+        Ok(false) => {}
+        Err(e) => return Err(corrupt(format!("corrupt Parquet row group: {e}"))),
+    }
     let rows = reader
         .get_row_iter(Some(projection))
         .map_err(|e| corrupt(format!("corrupt Parquet file: {e}")))?;
@@ -572,5 +586,36 @@ mod tests {
             Err(TableError::Problem(p)) => assert!(p.message.contains("fields"), "{}", p.message),
             _ => panic!("expected a ragged-row problem"),
         }
+    }
+
+    #[cfg(feature = "parquet")]
+    #[test]
+    fn a_parquet_page_of_many_rows_is_read_a_batch_at_a_time() {
+        // One data page of 100,000 rows (nulls among values), read with the column reader.
+        let labels: Vec<Option<i64>> = (0..100_000)
+            .map(|i| (i % 3 != 1).then_some(i % 7))
+            .collect();
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("t.parquet");
+        std::fs::write(&p, crate::fixtures::parquet_labels_one_page(&labels)).unwrap();
+        let read = |max_rows| {
+            read_labels(&p, TableFormat::Parquet, None, None, -100, max_rows)
+                .ok()
+                .unwrap()
+        };
+        let c = read(1 << 25);
+        let want: Vec<i64> = labels.iter().map(|l| l.unwrap_or(-100)).collect();
+        assert_eq!(c.ids, want);
+        assert_eq!(
+            c.unknown,
+            labels.iter().filter(|l| l.is_none()).count() as u64
+        );
+        let first: Vec<usize> = c.unknown_first.iter().map(|b| b.row).collect();
+        assert_eq!(first, [1, 4, 7, 10, 13]);
+        assert_eq!(c.unknown_values, [(String::new(), c.unknown)]);
+        assert_eq!(c.truncated_at, None);
+        let c = read(1000);
+        assert_eq!((c.ids.len(), c.truncated_at), (1000, Some(1000)));
+        assert_eq!(c.ids, want[..1000]);
     }
 }
