@@ -5,12 +5,12 @@ use super::class_ids::class_check;
 use super::ctx::Ctx;
 use super::result::{FileKind, FileResult};
 use crate::bad_cell::BadCell;
+use crate::checks::lg603_empty_file as lg603;
 use crate::checks::lg604_decompression_bomb as lg604;
 use crate::checks::{lg612_unknown_label, lg613_label_column_missing};
 use crate::layout::Item;
-use crate::problem::problem;
 use crate::read::table::{read_labels, LabelColumn, TableError, TableFormat};
-use labelguard_core::rules::{LG201, LG603};
+use labelguard_core::rules::LG201;
 use labelguard_core::{DType, Finding, TensorView, Verdict};
 
 pub(crate) fn table_file(item: &Item, format: TableFormat, ctx: &Ctx<'_>) -> FileResult {
@@ -45,9 +45,7 @@ fn table_findings(r: &mut FileResult, col: &LabelColumn, ctx: &Ctx<'_>) {
     let name = col.column.as_str();
     r.shape = Some(vec![col.ids.len()]);
     if col.ids.is_empty() {
-        r.findings.push(
-            problem(&LG603, format!("column '{name}' has no rows")).fix("regenerate the table"),
-        );
+        r.findings.push(lg603::table_without_rows(name));
         return;
     }
     if let Some(n) = col.truncated_at {

@@ -5,8 +5,7 @@ use super::array::array_read_problem;
 use super::file::read_file;
 use super::magic::PNG_MAGIC;
 use crate::checks::lg602_corrupt_file as lg602;
-use crate::problem::problem;
-use labelguard_core::rules::LG603;
+use crate::checks::lg603_empty_file as lg603;
 use labelguard_core::Finding;
 
 /// Numbers from a weights file: JSON or Python list (`[1.0, nan, ...]`), whitespace or comma
@@ -17,9 +16,7 @@ pub fn read_weights(path: &std::path::Path) -> Result<Vec<f64>, Finding> {
     if buf.starts_with(b"\x93NUMPY") || buf.starts_with(b"PK\x03\x04") {
         let t = labelguard_io::read_tensors(path, &labelguard_io::Limits::default())
             .map_err(array_read_problem)?;
-        let first = t
-            .first()
-            .ok_or_else(|| problem(&LG603, "holds no arrays"))?;
+        let first = t.first().ok_or_else(lg603::weights_without_arrays)?;
         return Ok(first.tensor.view().to_f64_vec());
     }
     if buf.starts_with(PNG_MAGIC) {
@@ -47,7 +44,7 @@ pub fn read_weights(path: &std::path::Path) -> Result<Vec<f64>, Finding> {
         out.push(v);
     }
     if out.is_empty() {
-        return Err(problem(&LG603, "holds no weights"));
+        return Err(lg603::weights_without_values());
     }
     Ok(out)
 }

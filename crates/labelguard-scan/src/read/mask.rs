@@ -8,9 +8,8 @@
 use super::inflate_bound::{can_hold, png_idat_bytes, DEFLATE_MAX_RATIO, TIFF_MAX_RATIO};
 use super::magic::{not_a_mask, PNG_END, PNG_MAGIC};
 use crate::checks::lg602_corrupt_file::{self as lg602, truncated};
+use crate::checks::lg603_empty_file as lg603;
 use crate::checks::lg604_decompression_bomb as lg604;
-use crate::problem::problem;
-use labelguard_core::rules::LG603;
 use labelguard_core::DType;
 use labelguard_core::Finding;
 use std::io::Cursor;
@@ -79,11 +78,7 @@ pub fn check_pixels(
     max_pixels: u64,
 ) -> Result<(), Finding> {
     if width == 0 || height == 0 || frames == 0 {
-        return Err(problem(
-            &LG603,
-            format!("the {format} header says {width}x{height}: the image has no pixels"),
-        )
-        .fix("regenerate the file"));
+        return Err(lg603::image_without_pixels(format, width, height));
     }
     let pixels = width as u128 * height as u128 * frames as u128;
     if pixels > max_pixels as u128 {
