@@ -8,11 +8,12 @@ export CARGO_TERM_COLOR ?= never
 
 ## venv: the Python environment of the tests (torch from PyPI; pip's cache keeps reruns fast)
 venv: $(VENV)/.installed
-$(VENV)/.installed: requirements-dev.txt
+$(VENV)/.installed: requirements-dev.txt requirements-nodeps.txt
 	@echo "==> $(VENV): installing requirements-dev.txt (first run: torch and its CUDA libraries, about 5 GB, a few minutes; pip's cache makes reruns fast)"
 	python3 -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
 	$(VENV)/bin/pip install --progress-bar on -r requirements-dev.txt
+	$(VENV)/bin/pip install --progress-bar on --no-deps -r requirements-nodeps.txt
 	touch $@
 
 ## python: build and install the Python package from its directory, as users do (pip install ./python)
