@@ -33,11 +33,11 @@
 //!   back into exactly the report an unsharded scan gives; [`overlay`] is the picture it
 //!   carries, and its PNG encoding.
 //!
-//! Imports run one way, down this list read from the bottom: the leaves ([`problem`],
-//! [`hist`], [`colours`], [`weights`], [`glob`], [`layout_kind`], [`isolate`], [`overlay`],
-//! [`bad_cell`], the limits) under [`checks`], which calls nothing above it; then [`config`],
-//! [`walk`], [`read`], [`layout`], [`analyze`], [`report`], [`pipeline`]. No module imports
-//! one above it.
+//! Imports run one way, down these layers: [`pipeline`]; [`report`]; [`analyze`]; [`layout`];
+//! [`walk`] and [`read`]; [`config`] and [`checks`]; then the leaves, which import no other
+//! module ([`problem`], [`hist`], [`colours`], [`weights`], [`glob`], [`progress`],
+//! [`layout_kind`], [`isolate`], [`overlay`], [`bad_cell`], the limits). A module uses only the
+//! layers below its own (`tests/module_layers.rs` holds this).
 
 // Readers return their failure as the finding that reports it (one finding type, see
 // `problem`); it is returned at most once per file, so its size (176 bytes) costs nothing.
