@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: test lint venv python bench bench-python bench-scan bench-diagnose bench-diagnose-matching bench-run bench-fix bench-many-files docs fuzz
+.PHONY: test lint venv python bench bench-python bench-scan bench-diagnose bench-diagnose-matching bench-run bench-fix bench-many-files bench-broken docs fuzz
 
 ## venv: the Python environment of the tests (torch from PyPI; pip's cache keeps reruns fast)
 venv: $(VENV)/.installed
@@ -78,6 +78,15 @@ bench-run:
 bench-many-files:
 	cargo build --release -p labelguard-cli
 	python3 bench/many_files.py --bin target/release/labelguard
+
+## bench-broken: BROKEN_N mutants of every fuzz target's seeds through the release command line,
+## one file per run: exit codes, slowest run, peak RSS, inputs unchanged (issue 8)
+BROKEN_N ?= 300
+bench-broken:
+	cargo build --release -p labelguard-cli
+	cargo build --release -p labelguard-fuzz --example corpus
+	rm -rf bench/out/broken && target/release/examples/corpus bench/out/broken $(BROKEN_N)
+	python3 bench/broken_corpus.py --bin target/release/labelguard --corpus bench/out/broken
 
 ## fuzz: every parser's fuzz target for FUZZ_SECONDS each (a debug build: overflow checks on),
 ## under a 4 GiB address-space cap; crashers land in crates/labelguard-fuzz/crashes/<target>/,
