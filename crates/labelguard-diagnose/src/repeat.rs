@@ -72,8 +72,10 @@ pub(crate) struct Replay {
 
 /// Lines longer than this are not remembered.
 const MAX_REMEMBERED_LINE: usize = 512;
-/// The bytes of remembered lines kept at most; when full the memory starts afresh.
+/// The bytes of remembered lines, and the lines, kept at most; when full the memory starts
+/// afresh.
 const MAX_REMEMBERED_BYTES: usize = 1 << 20;
+const MAX_REMEMBERED_LINES: usize = 1 << 14;
 
 /// The analysed lines whose effect was only counting, by their bytes.
 #[derive(Default)]
@@ -97,7 +99,8 @@ impl Replays {
         if !rec.pure || raw.len() > MAX_REMEMBERED_LINE || (rec.counts.is_empty() && !rec.orphan) {
             return;
         }
-        if self.bytes + raw.len() > MAX_REMEMBERED_BYTES {
+        if self.bytes + raw.len() > MAX_REMEMBERED_BYTES || self.lines.len() >= MAX_REMEMBERED_LINES
+        {
             self.lines.clear();
             self.bytes = 0;
         }
@@ -245,7 +248,8 @@ impl QuietShapes {
         {
             return;
         }
-        if self.bytes + s.len() > MAX_REMEMBERED_BYTES {
+        if self.bytes + s.len() > MAX_REMEMBERED_BYTES || self.shapes.len() >= MAX_REMEMBERED_LINES
+        {
             self.shapes.clear();
             self.bytes = 0;
         }
