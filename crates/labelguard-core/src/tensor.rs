@@ -74,6 +74,23 @@ impl<'a> TensorView<'a> {
         Self::with_strides(dtype, shape, &contiguous_strides(shape), data)
     }
 
+    /// A 1-D int64 view over values in memory, without a copy (a table's label column can hold
+    /// 2^25 ids, and a copy would double its memory). A view's bytes are little-endian, which
+    /// is how a little-endian machine holds an i64; the kernels read them natively too.
+    pub fn of_i64(values: &'a [i64]) -> TensorView<'a> {
+        const {
+            assert!(
+                cfg!(target_endian = "little"),
+                "views hold little-endian bytes"
+            )
+        };
+        // SAFETY: u8 has alignment 1, and every byte of an initialised i64 is initialised.
+        let bytes = unsafe {
+            std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), std::mem::size_of_val(values))
+        };
+        TensorView::new(DType::I64, &[values.len()], bytes).expect("one i64 per value")
+    }
+
     /// A strided view; element `i` lives at byte `offset(i) * dtype.size()` of `data`.
     pub fn with_strides(
         dtype: DType,

@@ -11,7 +11,7 @@ use crate::checks::{lg612_unknown_label, lg613_label_column_missing};
 use crate::layout::Item;
 use crate::read::table::{read_labels, LabelColumn, TableError, TableFormat};
 use labelguard_core::rules::LG201;
-use labelguard_core::{DType, Finding, TensorView, Verdict};
+use labelguard_core::{Finding, TensorView, Verdict};
 
 pub(crate) fn table_file(item: &Item, format: TableFormat, ctx: &Ctx<'_>) -> FileResult {
     let mut r = FileResult::new(item, FileKind::Table);
@@ -79,8 +79,7 @@ fn table_findings(r: &mut FileResult, col: &LabelColumn, ctx: &Ctx<'_>) {
         f.count = Some(col.floats);
         r.findings.push(f);
     }
-    let bytes: Vec<u8> = col.ids.iter().flat_map(|v| v.to_le_bytes()).collect();
-    let view = TensorView::new(DType::I64, &[col.ids.len()], &bytes).expect("one id per row");
+    let view = TensorView::of_i64(&col.ids);
     class_check(r, &view, name, ctx, None);
     // Rows that were not ids carry the ignore value: they are counted as unknown, not as classes.
     r.histogram
