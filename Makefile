@@ -4,15 +4,16 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: test lint venv python bench bench-python bench-hot bench-scan bench-diagnose bench-diagnose-matching bench-run bench-fix bench-many-files docs fuzz
+.PHONY: test lint venv python bench bench-python bench-hot bench-scan bench-diagnose bench-diagnose-matching bench-run bench-fix bench-many-files bench-broken docs fuzz
 
 ## venv: the Python environment of the tests (torch from PyPI; pip's cache keeps reruns fast)
 venv: $(VENV)/.installed
-$(VENV)/.installed: requirements-dev.txt
+$(VENV)/.installed: requirements-dev.txt requirements-nodeps.txt
 	@echo "==> $(VENV): installing requirements-dev.txt (first run: torch and its CUDA libraries, about 5 GB, a few minutes; pip's cache makes reruns fast)"
 	python3 -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
 	$(VENV)/bin/pip install --progress-bar on -r requirements-dev.txt
+	$(VENV)/bin/pip install --progress-bar on --no-deps -r requirements-nodeps.txt
 	touch $@
 
 ## python: build and install the Python package from its directory, as users do (pip install ./python)
@@ -81,6 +82,15 @@ bench-run:
 bench-many-files:
 	cargo build --release -p labelguard-cli
 	python3 bench/many_files.py --bin target/release/labelguard
+
+## bench-broken: BROKEN_N mutants of every fuzz target's seeds through the release command line,
+## one file per run: exit codes, slowest run, peak RSS, inputs unchanged (issue 8)
+BROKEN_N ?= 300
+bench-broken:
+	cargo build --release -p labelguard-cli
+	cargo build --release -p labelguard-fuzz --example corpus
+	rm -rf bench/out/broken && target/release/examples/corpus bench/out/broken $(BROKEN_N)
+	python3 bench/broken_corpus.py --bin target/release/labelguard --corpus bench/out/broken
 
 ## fuzz: every parser's fuzz target for FUZZ_SECONDS each (a debug build: overflow checks on),
 ## under a 4 GiB address-space cap; crashers land in crates/labelguard-fuzz/crashes/<target>/,

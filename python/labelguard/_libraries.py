@@ -69,6 +69,10 @@ FIXES: Tuple[LibraryFix, ...] = (
                function=r"fastrcnn_loss|RoIHeads|RetinaNet|SSD|FCOS|compute_loss"),
     LibraryFix("torchmetrics", "give the metric the class count and the void label: e.g. MulticlassJaccardIndex(num_classes=N, ignore_index=255) (validate_args=True reports bad targets on the host)"),
     LibraryFix("torch_geometric", "edge_index refers to nodes that do not exist: every entry must be below data.num_nodes (relabel after subgraph/slicing: torch_geometric.utils.subgraph(..., relabel_nodes=True))"),
+    # mmseg 1.x cross_entropy: `torch.stack([class_weight[cls] for cls in label])` before any
+    # masking (open-mmlab/mmsegmentation issue 3734, open in 1.2.2).
+    LibraryFix("mmseg", "mmseg's cross_entropy looks up class_weight[label] before it applies ignore_index (open-mmlab/mmsegmentation#3734), so the void label crashes it even with ignore_index=255: until that is fixed, index the weights with the void pixels masked (class_weight[label.clamp(0, num_classes - 1)], their weight then set to 0) or drop class_weight from loss_decode",
+               rules=("LG409",), line=r"class_weight\[cls\]"),
     LibraryFix("mmseg", "set ignore_index=255 in decode_head (and loss_decode=dict(..., avg_non_ignore=True)); datasets whose 0 is background need reduce_zero_label=True in the LoadAnnotations step; num_classes in decode_head must match the dataset",
                rules=("LG101", "LG102", "LG103", "LG104", "LG105", "LG106", "LG402", "LG409", "LG416", "LG417", "LG418")),
     LibraryFix("mmdet", "mmdet's heads take num_classes without background (the background is index num_classes): set bbox_head/roi_head num_classes to the dataset's object class count"),

@@ -97,6 +97,41 @@ def test_bert_labels_beyond_num_labels():
     caught(lambda: model(input_ids=ids, labels=torch.tensor([0, 2])), "LG101", "transformers BertForSequenceClassification.forward → cross_entropy", "num_labels")
 
 
+# --- mmsegmentation ------------------------------------------------------------------------
+
+import mmseg  # noqa: E402
+
+
+def mmseg_cross_entropy_loss():
+    """mmseg's own CrossEntropyLoss, from its file: `mmseg.models`' __init__ imports every head,
+    and some of them mmcv's compiled ops, which have no wheels for this torch (mmcv-lite is mmcv
+    without them); the loss uses none of them, so its package is entered without its __init__."""
+    import importlib
+    import pathlib
+    import types
+
+    root = pathlib.Path(mmseg.__file__).parent
+    for name in ("mmseg.models", "mmseg.models.losses"):
+        if name not in sys.modules:
+            package = types.ModuleType(name)
+            package.__path__ = [str(root.joinpath(*name.split(".")[1:]))]
+            sys.modules[name] = package
+    return importlib.import_module("mmseg.models.losses.cross_entropy_loss").CrossEntropyLoss
+
+
+def test_mmseg_class_weight_lookup_on_labels_with_the_void_label():
+    # PIDNet's Cityscapes config: CrossEntropyLoss with 19 class weights. mmseg 1.x looks the
+    # weights up with the raw labels, void 255 included, even with ignore_index=255.
+    loss = mmseg_cross_entropy_loss()(class_weight=[1.0] * 19, avg_non_ignore=True)
+    logits = torch.randn(2, 19, 8, 8)
+    label = torch.randint(0, 19, (2, 8, 8))
+    identical(lambda: loss(logits, label, ignore_index=255))
+    label[:, 0] = 255
+    caught(lambda: loss(logits, label, ignore_index=255), "LG409", "mmseg cross_entropy → index", "mmsegmentation#3734")
+    with pytest.raises(IndexError):  # what torch itself does on the CPU (a device-side assert on CUDA)
+        loss(logits, label, ignore_index=255)
+
+
 # --- timm ---------------------------------------------------------------------------------
 
 import timm  # noqa: E402

@@ -154,7 +154,7 @@ impl<T: Lane> Native<T> {
 /// Lane-parallel scan of one slice. `L` lanes of `T` make one 64-byte step; counts live in
 /// lanes of the same width and are flushed every 255 steps so they cannot overflow.
 #[inline(always)]
-fn scan_lanes<T: Lane, const L: usize>(data: &[T], p: Native<T>) -> IntStats {
+fn scan_lanes<T: Lane, const L: usize, const IGNORE: bool>(data: &[T], p: Native<T>) -> IntStats {
     let mut stats = IntStats::default();
     let mut mins = [T::MAX; L];
     let mut maxs = [T::MIN; L];
@@ -168,7 +168,7 @@ fn scan_lanes<T: Lane, const L: usize>(data: &[T], p: Native<T>) -> IntStats {
                 let v = chunk[l];
                 mins[l] = if v < mins[l] { v } else { mins[l] };
                 maxs[l] = if v > maxs[l] { v } else { maxs[l] };
-                let is_ign = (v == p.ignore) & p.has_ignore;
+                let is_ign = IGNORE && v == p.ignore;
                 let outside = v.offset(p.lo) > p.span;
                 bad[l] = bad[l] + if outside & !is_ign { T::ONE } else { T::ZERO };
                 ign[l] = ign[l] + if is_ign { T::ONE } else { T::ZERO };
@@ -185,7 +185,7 @@ fn scan_lanes<T: Lane, const L: usize>(data: &[T], p: Native<T>) -> IntStats {
         let v64 = v.to_i64();
         stats.min = Some(stats.min.map_or(v64, |m| m.min(v64)));
         stats.max = Some(stats.max.map_or(v64, |m| m.max(v64)));
-        let is_ign = p.has_ignore && v == p.ignore;
+        let is_ign = IGNORE && v == p.ignore;
         stats.ignored += is_ign as u64;
         stats.bad += (!is_ign && v.offset(p.lo) > p.span) as u64;
     }
@@ -197,7 +197,7 @@ fn scan_lanes<T: Lane, const L: usize>(data: &[T], p: Native<T>) -> IntStats {
 /// width and interleaves the min/max/count reductions itself. Counts are as wide as the
 /// elements, so they cannot overflow for any slice that fits in memory.
 #[inline(always)]
-fn scan_plain<T: Lane, const L: usize>(data: &[T], p: Native<T>) -> IntStats {
+fn scan_plain<T: Lane, const L: usize, const IGNORE: bool>(data: &[T], p: Native<T>) -> IntStats {
     let mut min = T::MAX;
     let mut max = T::MIN;
     let mut bad = T::ZERO;
@@ -205,7 +205,7 @@ fn scan_plain<T: Lane, const L: usize>(data: &[T], p: Native<T>) -> IntStats {
     for &v in data {
         min = if v < min { v } else { min };
         max = if v > max { v } else { max };
-        let is_ign = (v == p.ignore) & p.has_ignore;
+        let is_ign = IGNORE && v == p.ignore;
         let outside = v.offset(p.lo) > p.span;
         bad = bad + if outside & !is_ign { T::ONE } else { T::ZERO };
         ign = ign + if is_ign { T::ONE } else { T::ZERO };
@@ -230,28 +230,34 @@ macro_rules! dispatch_simd {
     ($name:ident, $avx2:ident, $avx512:ident, $t:ty, $l:literal, $kernel:ident) => {
         #[cfg(target_arch = "x86_64")]
         #[target_feature(enable = "avx2")]
-        fn $avx2(data: &[$t], p: Native<$t>) -> IntStats {
-            $kernel::<$t, $l>(data, p)
+        fn $avx2<const IGNORE: bool>(data: &[$t], p: Native<$t>) -> IntStats {
+            $kernel::<$t, $l, IGNORE>(data, p)
         }
         #[cfg(target_arch = "x86_64")]
         #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
-        fn $avx512(data: &[$t], p: Native<$t>) -> IntStats {
-            $kernel::<$t, $l>(data, p)
+        fn $avx512<const IGNORE: bool>(data: &[$t], p: Native<$t>) -> IntStats {
+            $kernel::<$t, $l, IGNORE>(data, p)
         }
         fn $name(data: &[$t], range: &IntRange) -> IntStats {
+            /// The widest kernel this CPU runs.
+            fn pick<const IGNORE: bool>(data: &[$t], p: Native<$t>) -> IntStats {
+                #[cfg(target_arch = "x86_64")]
+                if has_avx512() {
+                    // SAFETY: the CPU supports AVX-512F/BW, checked just above.
+                    return unsafe { $avx512::<IGNORE>(data, p) };
+                } else if std::is_x86_feature_detected!("avx2") {
+                    // SAFETY: the CPU supports AVX2, checked just above.
+                    return unsafe { $avx2::<IGNORE>(data, p) };
+                }
+                $kernel::<$t, $l, IGNORE>(data, p)
+            }
             let (p, empty) = Native::new(range);
-            #[cfg(target_arch = "x86_64")]
-            let mut stats = if has_avx512() {
-                // SAFETY: the CPU supports AVX-512F/BW, checked just above.
-                unsafe { $avx512(data, p) }
-            } else if std::is_x86_feature_detected!("avx2") {
-                // SAFETY: the CPU supports AVX2, checked just above.
-                unsafe { $avx2(data, p) }
-            } else {
-                $kernel::<$t, $l>(data, p)
+            // The ignore test is compiled in or out: a run-time flag in the loop halves the
+            // 64-bit kernel's speed (LLVM narrows the masks instead of keeping them in lanes).
+            let mut stats = match p.has_ignore {
+                true => pick::<true>(data, p),
+                false => pick::<false>(data, p),
             };
-            #[cfg(not(target_arch = "x86_64"))]
-            let mut stats = $kernel::<$t, $l>(data, p);
             if empty {
                 stats.bad = stats.count - stats.ignored;
             }
@@ -327,32 +333,42 @@ pub fn set_scan_threads(n: usize) {
     SCAN_THREADS.store(n.max(1), Ordering::Relaxed);
 }
 
-/// `scan` over `data`, in equal parts on scoped threads when `data` is large: the counts add
-/// up and min/max combine, so the result is the one-thread result.
+/// Bytes of one part of a split scan: small enough that a thread slowed by a busy core (PyTorch's
+/// OpenMP workers spin for a while after each parallel op) leaves the rest to the others, large
+/// enough that claiming a part costs nothing next to reading it.
+const PART_BYTES: usize = 1 << 20;
+
+/// `scan` over `data`, on scoped threads when `data` is large: each thread (this one too) claims
+/// the next part until none is left, so a slow thread delays the scan by one part at most. The
+/// counts add up and min/max combine, so the result is the one-thread result.
 fn split<T: Sync>(data: &[T], scan: impl Fn(&[T]) -> IntStats + Sync) -> IntStats {
     let threads = SCAN_THREADS.load(Ordering::Relaxed);
     if threads < 2 || std::mem::size_of_val(data) < SPLIT_BYTES {
         return scan(data);
     }
-    let part = data.len().div_ceil(threads);
-    let scan = &scan;
-    let rest: Vec<&[T]> = data[part..].chunks(part).collect();
+    let parts: Vec<&[T]> = data
+        .chunks(PART_BYTES / std::mem::size_of::<T>().max(1))
+        .collect();
+    let next = AtomicUsize::new(0);
+    let claim = || {
+        let mut stats = IntStats::default();
+        while let Some(part) = parts.get(next.fetch_add(1, Ordering::Relaxed)) {
+            stats = stats.merge(scan(part));
+        }
+        stats
+    };
     std::thread::scope(|s| {
-        // A part whose thread cannot start (or stops) is scanned on this thread instead.
-        let started: Vec<_> = rest
-            .iter()
-            .map(|&c| {
-                std::thread::Builder::new()
-                    .spawn_scoped(s, move || scan(c))
-                    .ok()
-            })
+        // A thread that cannot start leaves its parts to the others.
+        let helpers: Vec<_> = (1..threads)
+            .filter_map(|_| std::thread::Builder::new().spawn_scoped(s, claim).ok())
             .collect();
-        let mut stats = scan(&data[..part]);
-        for (handle, &c) in started.into_iter().zip(&rest) {
-            stats = stats.merge(match handle.map(|h| h.join()) {
-                Some(Ok(s)) => s,
-                _ => scan(c),
-            });
+        let mut stats = claim();
+        for helper in helpers {
+            // A helper that panicked lost the part it held: scan everything again here.
+            match helper.join() {
+                Ok(part) => stats = stats.merge(part),
+                Err(_) => return scan(data),
+            }
         }
         stats
     })
@@ -701,13 +717,14 @@ mod tests {
 
     #[test]
     fn a_scan_split_across_threads_gives_the_one_thread_answer() {
-        // Above SPLIT_BYTES, in 3 unequal parts; the extremes and the bad values sit in the
-        // last part and at the part boundaries.
+        // Above SPLIT_BYTES, in parts of PART_BYTES and a short last one; the extremes and the
+        // bad values sit at part boundaries and in the last part.
         let n = (SPLIT_BYTES / 8) * 3 + 5;
         let mut vals: Vec<i64> = (0..n as i64).map(|i| i % 19).collect();
-        let part = n.div_ceil(3);
+        let part = PART_BYTES / 8;
         vals[part - 1] = 255;
         vals[part] = -7;
+        vals[7 * part] = 300;
         vals[n - 1] = 40;
         let bytes: Vec<u8> = vals.iter().flat_map(|v| v.to_le_bytes()).collect();
         let t = view(DType::I64, &[n], &bytes);
@@ -720,7 +737,7 @@ mod tests {
         assert_eq!(three, naive(&vals, r));
         assert_eq!(
             (three.min, three.max, three.bad, three.ignored),
-            (Some(-7), Some(255), 2, 1)
+            (Some(-7), Some(300), 3, 1)
         );
     }
 

@@ -106,7 +106,7 @@ pub struct Manifest {
     pub output: String,
     pub files: Vec<Entry>,
     /// The repairs of each plan fingerprint (`files[].plan`): the mapping of every file.
-    pub plans: BTreeMap<String, Vec<labelguard_scan::repair::Repair>>,
+    pub plans: BTreeMap<String, Vec<labelguard_labels::repair::Repair>>,
     /// Input files not written to the output, with the reason.
     pub left_alone: Vec<LeftAlone>,
 }

@@ -7,12 +7,12 @@
 //! ```
 //!
 //! * [`plan`]: which repairs each file gets; the repair tables themselves are
-//!   `labelguard_scan::repair`, shared with the scan report and the Python package.
+//!   `labelguard_labels::repair`, shared with the scan report and the Python package.
 //! * [`mapping`]: value tables composed, applied, and counted per value.
 //! * [`rewrite`]: one file's repair (PNG with its bit depth and palette kept, `.npy` with its
 //!   dtype kept); [`png_out`] writes PNGs; [`majority`] is the opt-in artefact fill.
 //! * [`atomic`], [`journal`], [`hash`]: whole-file writes, resume, the manifest.
-//! * [`run`] drives it; [`summary`] is what it reports.
+//! * [`run`] drives it with [`options`]; [`summary`] is what it reports.
 //!
 //! The input is only ever opened for reading. Files that need no repair are copied (not
 //! linked: a later in-place edit of the output must not reach the original).
@@ -22,12 +22,14 @@ pub mod hash;
 pub mod journal;
 pub mod majority;
 pub mod mapping;
+pub mod options;
 pub mod plan;
 pub mod png_out;
 pub mod rewrite;
 pub mod run;
 pub mod summary;
 
+pub use options::FixOptions;
 pub use plan::{parse_map, Plan};
-pub use run::{run, FixError, FixOptions};
+pub use run::{run, FixError};
 pub use summary::FixReport;

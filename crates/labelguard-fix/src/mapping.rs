@@ -2,7 +2,7 @@
 //! pixel counts. Every value repair is a table of `[from, to]` pairs (values not listed stay),
 //! so composing them and counting what moved is the same code for every repair and format.
 
-use labelguard_scan::repair::Repair;
+use labelguard_labels::repair::Repair;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -218,7 +218,7 @@ pub fn remap_signed(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use labelguard_scan::repair::{table, RepairKind};
+    use labelguard_labels::repair::{table, RepairKind};
 
     fn rep(kind: RepairKind, map: Vec<[i64; 2]>) -> Repair {
         Repair {

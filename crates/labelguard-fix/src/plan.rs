@@ -17,7 +17,8 @@
 //! map = [[255, 0], [3, 2]]
 //! ```
 
-use labelguard_scan::repair::{self, Repair, RepairKind};
+use labelguard_labels::repair::{Repair, RepairKind};
+use labelguard_scan::repair;
 use labelguard_scan::report::{ScanReport, Settings};
 use serde::Deserialize;
 use std::collections::BTreeMap;

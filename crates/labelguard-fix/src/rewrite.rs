@@ -6,8 +6,8 @@ use crate::majority;
 use crate::mapping::{remap_signed, remap_u16, remap_u8, Moved, ValueMap};
 use crate::png_out::{self, Image};
 use labelguard_core::DType;
+use labelguard_labels::repair::{Repair, RepairKind};
 use labelguard_scan::read::mask::{decode_mask, MaskImage};
-use labelguard_scan::repair::{Repair, RepairKind};
 use std::collections::BTreeMap;
 
 /// Settings shared by every file of a run.

@@ -4,14 +4,15 @@
 use crate::atomic;
 use crate::hash;
 use crate::journal::{self, Action, Entry, Journal, LeftAlone, Manifest, MANIFEST_SCHEMA};
-use crate::plan::{relative, Plan};
+use crate::options::FixOptions;
+use crate::plan::relative;
 use crate::rewrite::{rewrite, Ctx};
 use crate::summary::{FixReport, Remaining};
+use labelguard_labels::repair::{void_target, Repair, RepairKind};
 use labelguard_scan::colours::ColourMap;
 use labelguard_scan::config::ScanOptions;
 use labelguard_scan::layout::{discover, Task};
 use labelguard_scan::progress::Progress;
-use labelguard_scan::repair::{void_target, Repair, RepairKind};
 use labelguard_scan::walk::{walk, EntryKind};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
@@ -19,16 +20,6 @@ use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-
-/// Everything a run needs.
-pub struct FixOptions {
-    pub input: PathBuf,
-    pub out: PathBuf,
-    pub scan: ScanOptions,
-    pub plan: Plan,
-    pub dry_run: bool,
-    pub fill_artefacts: bool,
-}
 
 #[derive(Debug, thiserror::Error)]
 pub enum FixError {

@@ -3,8 +3,8 @@
 
 use crate::journal::{Action, Entry, LeftAlone};
 use crate::mapping::Moved;
-use crate::run::FixOptions;
-use labelguard_scan::repair::{Repair, RepairKind};
+use crate::options::FixOptions;
+use labelguard_labels::repair::{Repair, RepairKind};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;

@@ -8,6 +8,8 @@ use std::path::Path;
 
 pub struct Target {
     pub name: &'static str,
+    /// The file extension by which the command line recognises this target's inputs.
+    pub ext: &'static str,
     pub seeds: fn() -> Vec<Vec<u8>>,
     /// Feeds one input; `file` is a scratch path the target may write the input to.
     pub run: fn(&[u8], &Path),
@@ -86,21 +88,25 @@ fn table(b: &[u8], file: &Path, format: TableFormat) {
 pub const TARGETS: &[Target] = &[
     Target {
         name: "npy",
+        ext: "npy",
         seeds: npy_seeds,
         run: tensors,
     },
     Target {
         name: "npz",
+        ext: "npz",
         seeds: npz_seeds,
         run: tensors,
     },
     Target {
         name: "safetensors",
+        ext: "safetensors",
         seeds: safetensors_seeds,
         run: tensors,
     },
     Target {
         name: "png_fast",
+        ext: "png",
         seeds: mask_seeds,
         run: |b, _| {
             let _ = labelguard_scan::read::fastpng::decode_u8(
@@ -113,26 +119,31 @@ pub const TARGETS: &[Target] = &[
     },
     Target {
         name: "png",
+        ext: "png",
         seeds: mask_seeds,
         run: mask,
     },
     Target {
         name: "tiff",
+        ext: "tif",
         seeds: tiff_seeds,
         run: mask,
     },
     Target {
         name: "csv",
+        ext: "csv",
         seeds: || vec![b"path,label\na.png,1\nb.png,\"2\"\nc.png,cat\n".to_vec()],
         run: |b, f| table(b, f, TableFormat::Csv),
     },
     Target {
         name: "tsv",
+        ext: "tsv",
         seeds: || vec![b"label\tpath\n0\ta\n3\tb\n".to_vec()],
         run: |b, f| table(b, f, TableFormat::Tsv),
     },
     Target {
         name: "jsonl",
+        ext: "jsonl",
         seeds: || {
             vec![b"{\"label\": 1, \"p\": \"a\"}\n{\"label\": \"dog\"}\n{\"label\": 2.0}\n".to_vec()]
         },
@@ -140,11 +151,13 @@ pub const TARGETS: &[Target] = &[
     },
     Target {
         name: "parquet",
+        ext: "parquet",
         seeds: || vec![fx::parquet_labels(&[Some(1), None, Some(7), Some(-3)])],
         run: |b, f| table(b, f, TableFormat::Parquet),
     },
     Target {
         name: "diagnose",
+        ext: "log",
         seeds: || {
             vec![b"/pytorch/aten/src/ATen/native/cuda/Loss.cu:250: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [5,0,0] Assertion `t >= 0 && t < n_classes` failed.\nTraceback (most recent call last):\n  File \"train.py\", line 10, in <module>\n    loss.item()\nRuntimeError: CUDA error: device-side assert triggered\n".to_vec()]
         },
@@ -154,9 +167,13 @@ pub const TARGETS: &[Target] = &[
     },
     Target {
         name: "config",
+        ext: "toml",
         seeds: || {
+            // Every key kind: strings, numbers, booleans, lists, a float, a [[datasets]] table.
             vec![
-                b"num_classes = 19\nignore_index = 255\npreset = \"cityscapes\"\n[classes]\n"
+                b"preset = \"cityscapes\"\nignore_index = 255\nmax_pixels = 268435456\nstrict = false\ninclude = [\"**/*.png\"]\nimbalance_ratio = 100.0\n"
+                    .to_vec(),
+                b"num_classes = 19\nclass_weights = \"w.json\"\n\n[[datasets]]\npath = \"labels.csv\"\nnum_classes = 10\nlabel_column = \"label\"\n"
                     .to_vec(),
             ]
         },

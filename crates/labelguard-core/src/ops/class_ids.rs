@@ -3,14 +3,14 @@
 //! 1-based, 0-means-ignore, plain out of range), one finding per cause; and the checks of
 //! class-index targets that need no logits (`class_targets`, for guards and dataset scans).
 
+use super::class_id_words::{ClassIdCause, ClassIdFacts};
 use super::dtypes::index_dtype;
 use super::evidence::WithLocated;
 use crate::dtype::DType;
-use crate::finding::{count, is_are, shape_str, values_str, Finding, Verdict, MAX_LOCATIONS};
+use crate::finding::{shape_str, values_str, Finding, Verdict, MAX_LOCATIONS};
 use crate::kernels::{
     int_histogram, locate, scan_float, scan_int, IntRange, IntStats, Located, OrderedValue,
 };
-use crate::rule::Rule;
 use crate::rules::*;
 use crate::tensor::TensorView;
 use std::collections::BTreeMap;
@@ -57,9 +57,9 @@ pub fn class_targets(target: &TensorView<'_>, name: &str, c: i64, ignore: i64) -
     class_ids(target, name, c, ignore, Verdict::DeviceAssert)
 }
 
-/// One group of out-of-range class ids and the rule that explains it.
+/// One group of out-of-range class ids and the cause that explains it.
 pub(crate) struct Group {
-    rule: &'static Rule,
+    cause: &'static ClassIdCause,
     values: Vec<i64>,
 }
 
@@ -128,7 +128,9 @@ pub fn class_ids_scanned(
                 let v = t.read_i64(o);
                 range.is_bad(v) && (everything || wanted.contains(&v))
             });
-            class_finding(g.rule, verdict, name, c, ignore, min, max, &located, &stats)
+            class_finding(
+                g.cause, verdict, name, c, ignore, min, max, &located, &stats,
+            )
         })
         .collect()
 }
@@ -142,9 +144,9 @@ pub(crate) fn group_causes(
     max: i64,
     histogram: Option<&BTreeMap<i64, u64>>,
 ) -> Vec<Group> {
-    let one = |rule: &'static Rule| {
+    let one = |cause: &'static ClassIdCause| {
         vec![Group {
-            rule,
+            cause,
             values: Vec::new(),
         }]
     };
@@ -154,46 +156,49 @@ pub(crate) fn group_causes(
         // 1-based before labelIds: a mask whose only bad id is exactly C and that has no 0 is
         // numbered from 1, also when C is 19 (labelIds would hold 0..33, not just 19).
         if only_c && min >= 1 && c >= 2 {
-            return one(&LG104);
+            return one(&lg104_one_based_labels::CAUSE);
         }
         if c == 19 && max <= 33 && bad.iter().all(|&v| (19..=33).contains(&v)) {
-            return one(&LG105);
+            return one(&lg105_cityscapes_label_ids::CAUSE);
         }
         if only_c && min == 0 && c >= 100 {
-            return one(&LG106);
+            return one(&lg106_zero_means_ignore::CAUSE);
         }
         let binary_255 =
             histogram.is_some_and(|h| h.keys().all(|&v| v == 0 || v == 255 || v == ignore));
         if binary_255 && bad == [255] && c <= 2 {
-            return one(&LG101);
+            return one(&lg101_class_id_out_of_range::CAUSE);
         }
     }
     let mut groups: Vec<Group> = Vec::new();
-    let mut push =
-        |rule: &'static Rule, v: i64| match groups.iter_mut().find(|g| g.rule.code == rule.code) {
-            Some(g) => g.values.push(v),
-            None => groups.push(Group {
-                rule,
-                values: vec![v],
-            }),
-        };
+    let mut push = |cause: &'static ClassIdCause, v: i64| match groups
+        .iter_mut()
+        .find(|g| std::ptr::eq(g.cause, cause))
+    {
+        Some(g) => g.values.push(v),
+        None => groups.push(Group {
+            cause,
+            values: vec![v],
+        }),
+    };
     for &v in bad {
         if v == 255 && ignore != 255 {
-            push(&LG103, v);
+            push(&lg103_void_label_not_ignored::CAUSE, v);
         } else if v == -1 && ignore != -1 {
-            push(&LG107, v);
+            push(&lg107_padding_value_not_ignored::CAUSE, v);
         } else if v < 0 {
-            push(&LG102, v);
+            push(&lg102_negative_class_id::CAUSE, v);
         } else {
-            push(&LG101, v);
+            push(&lg101_class_id_out_of_range::CAUSE, v);
         }
     }
     if more_values {
         // More distinct bad values than were tallied: let the generic rule cover the rest.
-        match groups.iter_mut().find(|g| g.rule.code == LG101.code) {
+        let generic = &lg101_class_id_out_of_range::CAUSE;
+        match groups.iter_mut().find(|g| std::ptr::eq(g.cause, generic)) {
             Some(g) => g.values.clear(),
             None => groups.push(Group {
-                rule: &LG101,
+                cause: generic,
                 values: Vec::new(),
             }),
         }
@@ -201,27 +206,10 @@ pub(crate) fn group_causes(
     groups
 }
 
-/// The fix of a plain LG101: widening the head is offered first only when the ids beyond the
-/// classes look like missing classes (a few, just above C); otherwise the labels are wrong
-/// and the fix is to remap them.
-fn lg101_fix(c: i64, max: i64, distinct: usize, binary: bool) -> String {
-    // In i128: a label of i64::MAX needs a class dimension of 2^63, which has no i64.
-    let width = max.max(c) as i128 + 1;
-    let remap = format!("remap the labels to 0..{}", c as i128 - 1);
-    if binary {
-        "map the mask to 0/1: target = (mask > 127).long()".to_string()
-    } else if distinct <= 8 && width - c as i128 <= 8 {
-        format!("make the class dimension of input {width} wide (num_classes={width}), or {remap}")
-    } else if distinct > 8 {
-        format!("find what produced {distinct} distinct ids beyond the classes (a bilinear resize blends ids at every border; colour or instance ids need their mapping) and regenerate the masks or {remap}; a head {width} wide would only hide the problem")
-    } else {
-        format!("{remap}: ids up to {max} are not classes of a {c}-class model (widen the head to {width} only if the dataset really has {width} classes)")
-    }
-}
-
+/// The finding of one cause: the facts gathered here, worded by the cause's rule file.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn class_finding(
-    rule: &'static Rule,
+    cause: &ClassIdCause,
     verdict: Verdict,
     name: &str,
     c: i64,
@@ -231,77 +219,25 @@ pub(crate) fn class_finding(
     located: &Located,
     stats: &IntStats,
 ) -> Finding {
-    let f = Finding::new(rule, verdict, String::new()).located(name, located);
-    let first = located
-        .first
-        .first()
-        .map(|(i, v)| format!("; first: {name}{} = {v}", shape_str(i)))
-        .unwrap_or_default();
-    let values = values_str(&f.values, 6);
-    let n = located.total;
-    let range = format!("[0, {}]", c as i128 - 1);
-    let (message, hint, fix): (String, Option<String>, String) = match rule.code {
-        "LG103" => (
-            format!("{} {} 255, the void label, but ignore_index is {ignore} and the model has {c} classes{first}", count(n, "target"), is_are(n)),
-            Some("255 marks unlabelled pixels (object borders, padding) in VOC, Cityscapes trainIds and most segmentation pipelines".into()),
-            "pass ignore_index=255 (nn.CrossEntropyLoss(ignore_index=255))".into(),
-        ),
-        "LG107" => (
-            format!("{} {} -1, but ignore_index is {ignore}{first}", count(n, "target"), is_are(n)),
-            Some(format!("-1 is a padding or 'unknown' marker; PyTorch ignores only ignore_index ({ignore})")),
-            "pass ignore_index=-1, or pad the labels with -100 (PyTorch's and Hugging Face's ignore value)".into(),
-        ),
-        "LG102" => (
-            format!("{} {} negative and not ignore_index ({ignore}): {values}{first}", count(n, "target"), is_are(n)),
-            Some("a negative marker for unlabelled targets that is not the loss's ignore_index".into()),
-            format!("pass ignore_index={} if that value marks unlabelled targets, or replace it with -100", located.values.keys().next().map(|v| v.to_string()).unwrap_or_default()),
-        ),
-        "LG104" => (
-            format!("targets run from {min} to {max} with {c} classes: the labels are 1-based, so {} {} {c}{first}", count(n, "target"), if n == 1 { "equals" } else { "equal" }),
-            Some(format!("no target is 0 and the largest is exactly C={c}: the classes were numbered from 1")),
-            "subtract one where the labels are loaded: target = target - 1".into(),
-        ),
-        "LG105" => (
-            format!("{} {} in 19..=33 with 19 classes: these are Cityscapes labelIds, not trainIds ({values}){first}", count(n, "target"), if n == 1 { "lies" } else { "lie" }),
-            Some("Cityscapes *_gtFine_labelIds.png hold 34 ids (0..33); the 19 training classes are the *_labelTrainIds.png ids 0..18 with 255 as void".into()),
-            "use the *_gtFine_labelTrainIds.png masks (cityscapesScripts createTrainIdLabelImgs.py) or map labelIds to trainIds, and pass ignore_index=255".into(),
-        ),
-        "LG106" => (
-            format!("targets run from 0 to {c} with {c} classes: {} {} {c}{first}", count(n, "target"), if n == 1 { "equals" } else { "equal" }),
-            Some(format!("C+1 distinct ids 0..{c} for a {c}-class model: as in ADE20K, 0 probably means 'other/unlabelled' and the classes are 1..{c}")),
-            "reduce the zero label: t = t.long() - 1; t[t == -1] = 255; then pass ignore_index=255 (mmseg: reduce_zero_label=True)".into(),
-        ),
-        _ => {
-            let distinct = located.values.len();
-            let binary = located
-                .values
-                .keys()
-                .all(|k| matches!(k, OrderedValue::Int(255)))
-                && c <= 2;
-            let hint = if max == c && min == 0 {
-                Some(format!("the ids span 0..{c}, one more than the {c} classes: either the head needs {} outputs (background not counted?) or 0 means 'ignore' (ADE20K-style, reduce_zero_label)", c as i128 + 1))
-            } else if max == c {
-                Some(format!("the largest id equals C={c}: the model may have one output too few"))
-            } else if binary {
-                Some("a binary mask stored as 0/255: 255 is the foreground, not a void label".into())
-            } else if max > 255 && c <= 256 {
-                Some(format!("ids up to {max} need 16 bits: instance ids, or a dataset's full label set (ADE20K's full index, not its 150 SceneParsing classes) instead of the {c} training classes"))
-            } else if distinct > 8 {
-                Some(format!("{distinct} distinct ids beyond the classes: colour values, instance ids, or a mask resized with bilinear interpolation?"))
-            } else {
-                None
-            };
-            let fix = lg101_fix(c, max, distinct, binary);
-            (
-                format!("{n} of {} targets {} outside {range} (C={c}, ignore_index={ignore}): {values}{first}", stats.count, is_are(n)),
-                hint,
-                fix,
-            )
-        }
+    let mut f = Finding::new(cause.rule, verdict, String::new()).located(name, located);
+    let facts = ClassIdFacts {
+        n: located.total,
+        count: stats.count,
+        c,
+        ignore,
+        min,
+        max,
+        first: located
+            .first
+            .first()
+            .map(|(i, v)| format!("; first: {name}{} = {v}", shape_str(i)))
+            .unwrap_or_default(),
+        values: values_str(&f.values, 6),
+        located,
     };
-    let mut f = f;
-    f.message = message;
-    f.hint = hint;
-    f.fix = fix;
+    let words = (cause.words)(&facts);
+    f.message = words.message;
+    f.hint = words.hint;
+    f.fix = words.fix;
     f
 }

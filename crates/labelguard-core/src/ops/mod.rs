@@ -8,6 +8,7 @@
 pub(crate) mod advanced_index;
 pub(crate) mod bce;
 pub(crate) mod bincount;
+pub(crate) mod class_id_words;
 pub mod class_ids;
 pub(crate) mod classification;
 pub(crate) mod ctc;

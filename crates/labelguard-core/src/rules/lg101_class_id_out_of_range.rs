@@ -1,3 +1,6 @@
+use crate::finding::is_are;
+use crate::kernels::OrderedValue;
+use crate::ops::class_id_words::{ClassIdCause, ClassIdFacts, Words};
 use crate::rule::declare_rule;
 
 declare_rule! {
@@ -23,8 +26,63 @@ declare_rule! {
     /// ## Checked by
     /// - [`crate::ops::class_ids::class_ids`]
     /// - [`crate::ops::class_ids::group_causes`]
-    /// - [`crate::ops::class_ids::class_finding`]
+    /// - [`words`] (in this file) words the finding; [`CAUSE`] ties it to the rule
     /// - [`crate::ops::classification::background_cause`]
     /// - fixtures: `lg101_out_of_range`, `lg101_binary_mask_0_255` in `tests/rule_fixtures.rs`
     "LG101", "class-id-out-of-range", Error
+}
+
+/// LG101's cause of out-of-range class ids, chosen by `crate::ops::class_ids::group_causes`.
+pub(crate) const CAUSE: ClassIdCause = ClassIdCause {
+    rule: &RULE,
+    words,
+};
+
+/// Ids beyond the classes with no known convention behind them: the hint reads the value
+/// profile (one too few outputs, a 0/255 binary mask, 16-bit instance ids, many distinct ids).
+fn words(f: &ClassIdFacts<'_>) -> Words {
+    let (n, c, ignore, min, max) = (f.n, f.c, f.ignore, f.min, f.max);
+    let distinct = f.located.values.len();
+    let binary = f
+        .located
+        .values
+        .keys()
+        .all(|k| matches!(k, OrderedValue::Int(255)))
+        && c <= 2;
+    let hint = if max == c && min == 0 {
+        Some(format!("the ids span 0..{c}, one more than the {c} classes: either the head needs {} outputs (background not counted?) or 0 means 'ignore' (ADE20K-style, reduce_zero_label)", c as i128 + 1))
+    } else if max == c {
+        Some(format!("the largest id equals C={c}: the model may have one output too few"))
+    } else if binary {
+        Some("a binary mask stored as 0/255: 255 is the foreground, not a void label".into())
+    } else if max > 255 && c <= 256 {
+        Some(format!("ids up to {max} need 16 bits: instance ids, or a dataset's full label set (ADE20K's full index, not its 150 SceneParsing classes) instead of the {c} training classes"))
+    } else if distinct > 8 {
+        Some(format!("{distinct} distinct ids beyond the classes: colour values, instance ids, or a mask resized with bilinear interpolation?"))
+    } else {
+        None
+    };
+    let range = format!("[0, {}]", c as i128 - 1);
+    Words {
+        message: format!("{n} of {} targets {} outside {range} (C={c}, ignore_index={ignore}): {}{}", f.count, is_are(n), f.values, f.first),
+        hint,
+        fix: fix(c, max, distinct, binary),
+    }
+}
+
+/// Widening the head is offered first only when the ids beyond the classes look like missing
+/// classes (a few, just above C); otherwise the labels are wrong and the fix is to remap them.
+fn fix(c: i64, max: i64, distinct: usize, binary: bool) -> String {
+    // In i128: a label of i64::MAX needs a class dimension of 2^63, which has no i64.
+    let width = max.max(c) as i128 + 1;
+    let remap = format!("remap the labels to 0..{}", c as i128 - 1);
+    if binary {
+        "map the mask to 0/1: target = (mask > 127).long()".to_string()
+    } else if distinct <= 8 && width - c as i128 <= 8 {
+        format!("make the class dimension of input {width} wide (num_classes={width}), or {remap}")
+    } else if distinct > 8 {
+        format!("find what produced {distinct} distinct ids beyond the classes (a bilinear resize blends ids at every border; colour or instance ids need their mapping) and regenerate the masks or {remap}; a head {width} wide would only hide the problem")
+    } else {
+        format!("{remap}: ids up to {max} are not classes of a {c}-class model (widen the head to {width} only if the dataset really has {width} classes)")
+    }
 }

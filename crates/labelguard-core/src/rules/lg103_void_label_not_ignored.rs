@@ -1,3 +1,5 @@
+use crate::finding::{count, is_are};
+use crate::ops::class_id_words::{ClassIdCause, ClassIdFacts, Words};
 use crate::rule::declare_rule;
 
 declare_rule! {
@@ -21,7 +23,23 @@ declare_rule! {
     /// ## Checked by
     /// - [`crate::ops::class_ids::class_ids`]
     /// - [`crate::ops::class_ids::group_causes`]
-    /// - [`crate::ops::class_ids::class_finding`]
+    /// - [`words`] (in this file) words the finding; [`CAUSE`] ties it to the rule
     /// - fixture: `lg103_void_label` in `tests/rule_fixtures.rs`
     "LG103", "void-label-not-ignored", Error
+}
+
+/// LG103's cause of out-of-range class ids, chosen by `crate::ops::class_ids::group_causes`.
+pub(crate) const CAUSE: ClassIdCause = ClassIdCause {
+    rule: &RULE,
+    words,
+};
+
+/// 255 is the void label: the fix is the loss's ignore_index.
+fn words(f: &ClassIdFacts<'_>) -> Words {
+    let (n, c, ignore, first) = (f.n, f.c, f.ignore, &f.first);
+    Words {
+        message: format!("{} {} 255, the void label, but ignore_index is {ignore} and the model has {c} classes{first}", count(n, "target"), is_are(n)),
+        hint: Some("255 marks unlabelled pixels (object borders, padding) in VOC, Cityscapes trainIds and most segmentation pipelines".into()),
+        fix: "pass ignore_index=255 (nn.CrossEntropyLoss(ignore_index=255))".into(),
+    }
 }

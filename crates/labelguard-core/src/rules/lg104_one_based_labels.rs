@@ -1,3 +1,5 @@
+use crate::finding::count;
+use crate::ops::class_id_words::{ClassIdCause, ClassIdFacts, Words};
 use crate::rule::declare_rule;
 
 declare_rule! {
@@ -17,7 +19,24 @@ declare_rule! {
     /// ## Checked by
     /// - [`crate::ops::class_ids::class_ids`]
     /// - [`crate::ops::class_ids::group_causes`]
-    /// - [`crate::ops::class_ids::class_finding`]
+    /// - [`words`] (in this file) words the finding; [`CAUSE`] ties it to the rule
     /// - fixture: `lg104_one_based` in `tests/rule_fixtures.rs`
     "LG104", "one-based-labels", Error
+}
+
+/// LG104's cause of out-of-range class ids, chosen by `crate::ops::class_ids::group_causes`.
+pub(crate) const CAUSE: ClassIdCause = ClassIdCause {
+    rule: &RULE,
+    words,
+};
+
+/// Labels numbered from 1: the only bad id is C and no target is 0.
+fn words(f: &ClassIdFacts<'_>) -> Words {
+    let (n, c, min, max, first) = (f.n, f.c, f.min, f.max, &f.first);
+    let equal = if n == 1 { "equals" } else { "equal" };
+    Words {
+        message: format!("targets run from {min} to {max} with {c} classes: the labels are 1-based, so {} {equal} {c}{first}", count(n, "target")),
+        hint: Some(format!("no target is 0 and the largest is exactly C={c}: the classes were numbered from 1")),
+        fix: "subtract one where the labels are loaded: target = target - 1".into(),
+    }
 }

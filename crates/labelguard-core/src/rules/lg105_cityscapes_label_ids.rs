@@ -1,3 +1,5 @@
+use crate::finding::count;
+use crate::ops::class_id_words::{ClassIdCause, ClassIdFacts, Words};
 use crate::rule::declare_rule;
 
 declare_rule! {
@@ -18,7 +20,24 @@ declare_rule! {
     /// ## Checked by
     /// - [`crate::ops::class_ids::class_ids`]
     /// - [`crate::ops::class_ids::group_causes`]
-    /// - [`crate::ops::class_ids::class_finding`]
+    /// - [`words`] (in this file) words the finding; [`CAUSE`] ties it to the rule
     /// - fixture: `lg105_cityscapes_label_ids` in `tests/rule_fixtures.rs`
     "LG105", "cityscapes-label-ids", Error
+}
+
+/// LG105's cause of out-of-range class ids, chosen by `crate::ops::class_ids::group_causes`.
+pub(crate) const CAUSE: ClassIdCause = ClassIdCause {
+    rule: &RULE,
+    words,
+};
+
+/// Cityscapes labelIds given to a 19-class (trainIds) model.
+fn words(f: &ClassIdFacts<'_>) -> Words {
+    let (n, first, values) = (f.n, &f.first, &f.values);
+    let lie = if n == 1 { "lies" } else { "lie" };
+    Words {
+        message: format!("{} {lie} in 19..=33 with 19 classes: these are Cityscapes labelIds, not trainIds ({values}){first}", count(n, "target")),
+        hint: Some("Cityscapes *_gtFine_labelIds.png hold 34 ids (0..33); the 19 training classes are the *_labelTrainIds.png ids 0..18 with 255 as void".into()),
+        fix: "use the *_gtFine_labelTrainIds.png masks (cityscapesScripts createTrainIdLabelImgs.py) or map labelIds to trainIds, and pass ignore_index=255".into(),
+    }
 }

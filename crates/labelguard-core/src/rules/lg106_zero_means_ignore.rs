@@ -1,3 +1,5 @@
+use crate::finding::count;
+use crate::ops::class_id_words::{ClassIdCause, ClassIdFacts, Words};
 use crate::rule::declare_rule;
 
 declare_rule! {
@@ -18,7 +20,24 @@ declare_rule! {
     /// ## Checked by
     /// - [`crate::ops::class_ids::class_ids`]
     /// - [`crate::ops::class_ids::group_causes`]
-    /// - [`crate::ops::class_ids::class_finding`]
+    /// - [`words`] (in this file) words the finding; [`CAUSE`] ties it to the rule
     /// - fixture: `lg106_zero_means_ignore` in `tests/rule_fixtures.rs`
     "LG106", "zero-means-ignore", Error
+}
+
+/// LG106's cause of out-of-range class ids, chosen by `crate::ops::class_ids::group_causes`.
+pub(crate) const CAUSE: ClassIdCause = ClassIdCause {
+    rule: &RULE,
+    words,
+};
+
+/// C+1 ids 0..C for C classes: 0 means "other", as in ADE20K.
+fn words(f: &ClassIdFacts<'_>) -> Words {
+    let (n, c, first) = (f.n, f.c, &f.first);
+    let equal = if n == 1 { "equals" } else { "equal" };
+    Words {
+        message: format!("targets run from 0 to {c} with {c} classes: {} {equal} {c}{first}", count(n, "target")),
+        hint: Some(format!("C+1 distinct ids 0..{c} for a {c}-class model: as in ADE20K, 0 probably means 'other/unlabelled' and the classes are 1..{c}")),
+        fix: "reduce the zero label: t = t.long() - 1; t[t == -1] = 255; then pass ignore_index=255 (mmseg: reduce_zero_label=True)".into(),
+    }
 }

@@ -1,3 +1,5 @@
+use crate::finding::{count, is_are};
+use crate::ops::class_id_words::{ClassIdCause, ClassIdFacts, Words};
 use crate::rule::declare_rule;
 
 declare_rule! {
@@ -17,8 +19,24 @@ declare_rule! {
     /// ## Checked by
     /// - [`crate::ops::class_ids::class_ids`]
     /// - [`crate::ops::class_ids::group_causes`]
-    /// - [`crate::ops::class_ids::class_finding`]
+    /// - [`words`] (in this file) words the finding; [`CAUSE`] ties it to the rule
     /// - [`crate::ops::ctc::value_checks`]
     /// - fixtures: `lg107_padding_minus_one`, `lg107_ctc_padding_minus_one` in `tests/rule_fixtures.rs`
     "LG107", "padding-value-not-ignored", Error
+}
+
+/// LG107's cause of out-of-range class ids, chosen by `crate::ops::class_ids::group_causes`.
+pub(crate) const CAUSE: ClassIdCause = ClassIdCause {
+    rule: &RULE,
+    words,
+};
+
+/// -1 is padding: the fix is ignore_index=-1, or PyTorch's own -100.
+fn words(f: &ClassIdFacts<'_>) -> Words {
+    let (n, ignore, first) = (f.n, f.ignore, &f.first);
+    Words {
+        message: format!("{} {} -1, but ignore_index is {ignore}{first}", count(n, "target"), is_are(n)),
+        hint: Some(format!("-1 is a padding or 'unknown' marker; PyTorch ignores only ignore_index ({ignore})")),
+        fix: "pass ignore_index=-1, or pad the labels with -100 (PyTorch's and Hugging Face's ignore value)".into(),
+    }
 }

@@ -1,0 +1,37 @@
+//! What a class-id finding (LG101–LG107) is worded from: the facts about one cause's targets,
+//! gathered once by `class_ids`, and the words each rule's own file makes of them.
+
+use crate::kernels::Located;
+use crate::rule::Rule;
+
+/// The facts one cause of out-of-range class ids is worded from.
+pub(crate) struct ClassIdFacts<'a> {
+    /// Targets of this cause, and targets read.
+    pub n: u64,
+    pub count: u64,
+    /// The number of classes and the ignore value of the loss.
+    pub c: i64,
+    pub ignore: i64,
+    /// The smallest and largest labelled id (the ignore value left out when it could be).
+    pub min: i64,
+    pub max: i64,
+    /// `; first: target[i] = v`, or empty.
+    pub first: String,
+    /// The bad values, listed for a message.
+    pub values: String,
+    /// The bad values found, with their places.
+    pub located: &'a Located,
+}
+
+/// A finding's words.
+pub(crate) struct Words {
+    pub message: String,
+    pub hint: Option<String>,
+    pub fix: String,
+}
+
+/// One cause of out-of-range class ids: its rule, and how that rule's file words it.
+pub(crate) struct ClassIdCause {
+    pub rule: &'static Rule,
+    pub words: fn(&ClassIdFacts<'_>) -> Words,
+}
