@@ -11,7 +11,7 @@
 //! decides exactly as it did before this existed, so this path only has to be right when it
 //! says True.
 
-use crate::hot::{describe, is_plain, is_scalar, op_spec, usizes, Described};
+use crate::hot::{describe, is_scalar, op_spec, usizes, Described};
 use crate::value;
 use labelguard_core::{DType, OpSpec, Value};
 use pyo3::exceptions::PyValueError;
@@ -70,8 +70,10 @@ pub struct Binding {
     /// How many of `slots` may be given by position, and how many of those are required.
     positional: usize,
     required: usize,
-    /// The exact tensor types read in place (torch.Tensor, nn.Parameter, ...), torch.strided.
-    plain: Py<PyTuple>,
+    /// The exact tensor types read in place (torch.Tensor, nn.Parameter, ...), held alive here,
+    /// and their addresses (a type test per argument without touching reference counts).
+    _plain: Py<PyTuple>,
+    plain_types: Vec<usize>,
     strided: Py<PyAny>,
 }
 
@@ -107,7 +109,8 @@ impl Binding {
             slots,
             positional,
             required,
-            plain: plain.unbind(),
+            plain_types: plain.iter().map(|t| t.as_ptr() as usize).collect(),
+            _plain: plain.unbind(),
             strided: strided.unbind(),
         })
     }
@@ -139,6 +142,11 @@ impl Checked {
 }
 
 impl Binding {
+    /// Whether `v`'s type is exactly one of the plain tensor types.
+    fn is_plain(&self, v: &Bound<'_, PyAny>) -> bool {
+        self.plain_types.contains(&(v.get_type_ptr() as usize))
+    }
+
     fn index_of(&self, key: &Bound<'_, PyAny>) -> PyResult<Option<usize>> {
         if let Some(i) = self.slots.iter().position(|s| key.is(&s.name)) {
             return Ok(Some(i));
@@ -179,7 +187,6 @@ impl Binding {
     fn arguments(
         &self,
         bound: &[Option<Bound<'_, PyAny>>],
-        plain: &Bound<'_, PyTuple>,
         strided: &Bound<'_, PyAny>,
     ) -> PyResult<Option<Checked>> {
         let mut checked = Checked::default();
@@ -193,7 +200,7 @@ impl Binding {
                 _ if v.is_none() => continue,
                 _ => {}
             }
-            if is_plain(v, plain) {
+            if self.is_plain(v) {
                 if slot.role == Role::Table {
                     let shape = usizes(&v.getattr(intern!(v.py(), "shape"))?)?;
                     if let [rows, _] = shape[..] {
@@ -231,9 +238,8 @@ impl Binding {
         let Some(bound) = self.bind(args, kwargs)? else {
             return Ok(false);
         };
-        let plain = self.plain.bind(py);
         let strided = self.strided.bind(py);
-        match self.arguments(&bound, plain, strided)? {
+        match self.arguments(&bound, strided)? {
             Some(checked) => checked.valid(py, self.spec),
             None => Ok(false),
         }
@@ -246,8 +252,7 @@ impl Binding {
         x: &Bound<'_, PyAny>,
         key: &Bound<'_, PyAny>,
     ) -> PyResult<bool> {
-        let plain = self.plain.bind(py);
-        if !is_plain(x, plain) || !is_plain(key, plain) {
+        if !self.is_plain(x) || !self.is_plain(key) {
             return Ok(false);
         }
         let strided = self.strided.bind(py);
