@@ -9,8 +9,8 @@
 
 use crate::glob::Glob;
 use crate::layout_kind::LayoutKind;
-use crate::preset::{self, Preset};
 use crate::weights::Method;
+use labelguard_labels::preset::{self, Preset};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 

@@ -1,13 +1,13 @@
-//! Isolation per file: a panic while one file is read or analysed (in labelguard or in a
-//! decoder it calls) becomes an LG620 finding on that file, and the scan goes on.
+//! Isolation: a panic in the work given to [`isolated`] (in labelguard or in a decoder it
+//! calls) comes back as its message, and the caller goes on. A panic while one file is read or
+//! analysed becomes an LG620 finding on that file
+//! ([`crate::analyze::item::analyze_item_isolated`]); a Parquet reader's panic is the file's
+//! LG602.
 //!
 //! This is a safety net, not a fix: every panic found is also fixed where it happens. The
 //! panic's message and location are captured by a hook (instead of being printed over the
 //! progress bar) and put in the finding, bounded in length like every echoed value.
 
-use crate::analyze::{analyze_item, Buffers, Ctx, FileKind, FileResult};
-use crate::checks::lg620_internal_error::internal_error;
-use crate::layout::Item;
 use std::cell::{Cell, RefCell};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Once;
@@ -61,23 +61,6 @@ pub fn isolated<T>(f: impl FnOnce() -> T) -> Result<T, String> {
     })
 }
 
-/// [`analyze_item`] with a panic turned into an LG620 finding on the item. The thread's
-/// buffers are replaced after a panic, since the panic may have left them half-updated.
-pub fn analyze_item_isolated(item: &Item, ctx: &Ctx<'_>, bufs: &mut Buffers) -> FileResult {
-    match isolated(|| {
-        labelguard_io::fault::panic_if_chosen(&item.display);
-        analyze_item(item, ctx, bufs)
-    }) {
-        Ok(r) => r,
-        Err(message) => {
-            *bufs = Buffers::default();
-            let mut r = FileResult::new(item, FileKind::Other);
-            r.findings.push(internal_error(&message));
-            r
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -98,8 +81,5 @@ mod tests {
             "{e}"
         );
         assert_eq!(isolated(|| 7), Ok(7));
-        let p = internal_error("x");
-        assert_eq!(p.code, "LG620");
-        assert!(p.message.starts_with("internal error while reading: x"));
     }
 }

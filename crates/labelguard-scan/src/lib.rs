@@ -19,28 +19,35 @@
 //! * [`analyze`] turns one decoded file into findings, a class histogram ([`hist`]) and, when
 //!   asked, an overlay's pixels; one file per kind of input, reusing
 //!   `labelguard_core::class_ids` for every class-id verdict.
-//! * [`checks`] holds the dataset rules' checks, one file per rule (`lg605_resize_artefacts.rs`
-//!   beside `labelguard_core::rules::lg605_resize_artefacts`); a file the scan cannot use is a
-//!   finding too ([`problem`]), so scan has one finding type, `labelguard_core::Finding`.
-//! * [`pipeline`] runs the files in parallel over a bounded set of buffers ([`isolate`] turns
-//!   a panic into an LG620 finding); only files with findings are kept, so memory does not
+//! * [`checks`] holds the checks of the rules about one file or path, one file per rule
+//!   (`lg605_resize_artefacts.rs` beside `labelguard_core::rules::lg605_resize_artefacts`),
+//!   called with plain data by the walker, the readers, the layouts and the analysis; a file
+//!   the scan cannot use is a finding too ([`problem`]), so scan has one finding type,
+//!   `labelguard_core::Finding`.
+//! * [`pipeline`] runs the files in parallel over a bounded set of buffers (a panic becomes an
+//!   LG620 finding through [`isolate`]); only files with findings are kept, so memory does not
 //!   grow with clean files.
-//! * [`report`] is the aggregate model: it serialises to the versioned JSON schema and merges
-//!   shards back into exactly the report an unsharded scan gives; [`overlay`] encodes the
-//!   overlays it carries as PNG.
+//! * [`report`] is the aggregate model: it folds the file results, runs the checks of the
+//!   rules decided over the whole dataset (`report/dataset_checks/`, LG609-LG611 and LG615),
+//!   proposes each finding's repair, serialises to the versioned JSON schema and merges shards
+//!   back into exactly the report an unsharded scan gives; [`overlay`] is the picture it
+//!   carries, and its PNG encoding.
 //!
-//! Arrows point one way: `analyze` calls `checks`, `read` and `hist`; a check calls no
-//! analysis; `layout` reads `config`, which reads only `layout_kind`.
+//! Imports run one way, down these layers: [`pipeline`]; [`report`]; [`analyze`]; [`layout`];
+//! [`walk`] and [`read`]; [`config`] and [`checks`]; then the leaves, which import no other
+//! module ([`problem`], [`hist`], [`colours`], [`weights`], [`glob`], [`progress`],
+//! [`layout_kind`], [`isolate`], [`overlay`], [`bad_cell`], the limits). A module uses only the
+//! layers below its own (`tests/module_layers.rs` holds this).
 
 // Readers return their failure as the finding that reports it (one finding type, see
 // `problem`); it is returned at most once per file, so its size (176 bytes) costs nothing.
 #![allow(clippy::result_large_err)]
 
 pub mod analyze;
+pub mod bad_cell;
 pub mod checks;
 pub mod colours;
 pub mod config;
-mod datasets;
 #[cfg(any(test, feature = "test-fixtures"))]
 pub mod fixtures;
 pub mod glob;
@@ -48,21 +55,17 @@ pub mod hist;
 pub mod isolate;
 pub mod layout;
 pub mod layout_kind;
+mod limits;
 pub mod overlay;
-mod parts;
 pub mod pipeline;
 pub mod problem;
 pub mod progress;
 pub mod read;
-pub mod repair;
 pub mod report;
 pub mod walk;
 pub mod weights;
 
-// The report (its own room, moving to the output crate) reaches LG615 by its old name.
-use checks::lg615_binary_255_masks as binary;
-
 pub use config::{ConfigFile, ScanOptions, Shard};
 pub use labelguard_labels::{preset, Preset, PRESETS};
 pub use pipeline::scan;
-pub use report::{merge, ScanReport, SCHEMA_VERSION};
+pub use report::{merge, repair, ScanReport, SCHEMA_VERSION};

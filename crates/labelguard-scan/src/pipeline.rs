@@ -4,9 +4,8 @@
 //! for every file, so memory is `threads x largest file` plus the report, which holds only
 //! files with findings; clean files leave nothing behind but their histogram counts.
 
-use crate::analyze::{Buffers, Ctx};
+use crate::analyze::{analyze_item_isolated, Buffers, Ctx};
 use crate::config::{ConfigError, ScanOptions, Shard};
-use crate::isolate::analyze_item_isolated;
 use crate::layout::{discover, DatasetInfo, Item, LayoutKind};
 use crate::progress::Progress;
 use crate::report::{ScanReport, Settings};

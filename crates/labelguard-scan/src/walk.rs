@@ -11,10 +11,8 @@
 //! ancestors (by device and inode, bind mounts included), the "reached twice through links,
 //! scanned once" rule, the depth limit, the filters, and the findings with their messages.
 
-use crate::checks::lg601_unreadable_file::{io_problem, special_file_problem};
+use crate::checks::lg601_unreadable_file::{self as lg601, io_problem, special_file_problem};
 use crate::glob::Glob;
-use crate::problem::problem;
-use labelguard_core::rules::LG601;
 use labelguard_core::Finding;
 use std::collections::HashSet;
 use std::fs::Metadata;
@@ -274,13 +272,7 @@ impl Walker<'_> {
             } else {
                 format!("'{ancestor}'")
             };
-            self.problem(
-                path,
-                rel_bytes,
-                problem(&LG601, format!("directory symlink loop: this link points back to {target}; not followed"))
-                    .hint("os.walk(followlinks=True) and glob('**', recursive=True) recurse through such a loop until they fail")
-                    .fix("remove the link, or exclude it with --exclude"),
-            );
+            self.problem(path, rel_bytes, lg601::symlink_loop(&target));
             return Step::Leaf;
         }
         if !self.visited.insert(id) {
@@ -288,14 +280,7 @@ impl Walker<'_> {
             return Step::Leaf;
         }
         if self.ancestors.len() >= MAX_DEPTH {
-            self.problem(
-                path,
-                rel_bytes,
-                problem(
-                    &LG601,
-                    format!("directory nesting deeper than {MAX_DEPTH} levels; not followed"),
-                ),
-            );
+            self.problem(path, rel_bytes, lg601::nesting_too_deep(MAX_DEPTH));
             return Step::Leaf;
         }
         self.ancestors.push((id, rel));

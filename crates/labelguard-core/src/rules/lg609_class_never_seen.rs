@@ -15,6 +15,6 @@ declare_rule! {
     /// Check `num_classes` and the id mapping; drop the class from the head, or add labelled samples of it.
     ///
     /// ## Checked by
-    /// - `crates/labelguard-scan/src/checks/lg609_class_never_seen.rs` (same name, in the scan crate, which has its inputs)
+    /// - `crates/labelguard-scan/src/report/dataset_checks/lg609_class_never_seen.rs` (same name, in the scan crate's report, which has the whole dataset's histogram)
     "LG609", "class-never-seen", Warning
 }

@@ -15,7 +15,7 @@ declare_rule! {
     /// Re-split so that every class is represented, and with `ImageFolder` pass one shared `class_to_idx`.
     ///
     /// ## Checked by
-    /// - `crates/labelguard-scan/src/checks/lg610_class_in_one_split.rs` (same name, in the scan crate, which has its inputs)
+    /// - `crates/labelguard-scan/src/report/dataset_checks/lg610_class_in_one_split.rs` (same name, in the scan crate's report, which has the whole dataset's histogram)
     /// - tests: `crates/labelguard-cli/tests/scan_truth.rs`, `scan_cli.rs`
     "LG610", "class-in-one-split", Warning
 }

@@ -16,7 +16,7 @@ declare_rule! {
     /// `1/ln(c + p)`; `--write-weights FILE`), oversample rare classes, or use a focal / Dice loss.
     ///
     /// ## Checked by
-    /// - `crates/labelguard-scan/src/checks/lg611_class_imbalance.rs` (same name, in the scan crate, which has its inputs)
+    /// - `crates/labelguard-scan/src/report/dataset_checks/lg611_class_imbalance.rs` (same name, in the scan crate's report, which has the whole dataset's histogram)
     /// - tests: `crates/labelguard-cli/tests/scan_truth.rs`, `scan_cli.rs`
     "LG611", "class-imbalance", Warning
 }

@@ -18,7 +18,7 @@ declare_rule! {
     /// one with `binary_cross_entropy_with_logits`), and keep 255 out of `ignore_index`.
     ///
     /// ## Checked by
-    /// - `crates/labelguard-scan/src/checks/lg615_binary_255_masks.rs` (same name, in the scan crate, which has its inputs)
+    /// - `crates/labelguard-scan/src/report/dataset_checks/lg615_binary_255_masks.rs` (same name, in the scan crate's report, which has the whole dataset's histogram)
     /// - fixture: `lg615_binary_255_masks` in `crates/labelguard-scan/tests/dataset_rule_fixtures.rs`
     "LG615", "binary-255-masks", Error
 }

@@ -3,15 +3,18 @@
 //! target, LG606 colours last), then the class-id check on the squeezed ids.
 
 use super::class_ids::class_check;
-use super::{Ctx, FileResult, WIDEN_LIMIT};
+use super::ctx::Ctx;
+use super::result::FileResult;
+use crate::checks::lg603_empty_file as lg603;
+use crate::checks::lg604_decompression_bomb as lg604;
 use crate::checks::lg606_colour_mask as lg606;
 use crate::layout::Item;
-use crate::problem::problem;
-use crate::read::array_read_problem;
+use crate::limits::WIDEN_LIMIT;
+use crate::read::array::array_read_problem;
 use labelguard_core::finding::shape_str;
 use labelguard_core::ops::class_ids::float_ids_hint;
 use labelguard_core::ops::values::is_binary;
-use labelguard_core::rules::{LG201, LG202, LG203, LG210, LG603, LG604};
+use labelguard_core::rules::{LG201, LG202, LG203, LG210};
 use labelguard_core::{DType, Finding, TensorView, Verdict};
 
 /// Tensor names that hold labels, when a file holds several tensors.
@@ -44,8 +47,7 @@ pub(crate) fn array_file(r: &mut FileResult, item: &Item, ctx: &Ctx<'_>) {
         }
     };
     if tensors.is_empty() {
-        r.findings
-            .push(problem(&LG603, "holds no arrays").fix("regenerate the file"));
+        r.findings.push(lg603::array_file_without_arrays());
         return;
     }
     let labelled: Vec<&labelguard_io::NamedTensor> = tensors
@@ -70,26 +72,13 @@ fn array_tensor(r: &mut FileResult, view: &TensorView<'_>, name: &str, ctx: &Ctx
     let shape = view.shape().to_vec();
     let numel = view.numel() as u64;
     if numel == 0 {
-        r.findings.push(
-            problem(
-                &LG603,
-                format!("{name} has shape {} and no elements", shape_str(&shape)),
-            )
-            .fix("regenerate the file"),
-        );
+        r.findings
+            .push(lg603::array_without_elements(name, &shape_str(&shape)));
         return;
     }
     if numel > ctx.opts.max_pixels {
-        r.findings.push(
-            problem(
-                &LG604,
-                format!(
-                    "{name} has {numel} elements, more than the limit of {}; not read",
-                    ctx.opts.max_pixels
-                ),
-            )
-            .fix("raise --max-pixels if this is a real label array"),
-        );
+        r.findings
+            .push(lg604::too_many_elements(name, numel, ctx.opts.max_pixels));
         return;
     }
     let c = ctx.opts.num_classes.map(|c| c as usize);

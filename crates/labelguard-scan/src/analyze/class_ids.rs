@@ -2,7 +2,8 @@
 //! analysis (LG101..LG107) when the histogram holds a bad id, then the resize-artefact check
 //! (LG605) when the histogram's rare ids look like blends, then the overlay picture.
 
-use super::{Ctx, FileResult};
+use super::ctx::Ctx;
+use super::result::FileResult;
 use crate::checks::lg605_resize_artefacts::resize_artefacts;
 use crate::hist::{histogram_with_runs, merge_hist};
 use labelguard_core::rules::LG101;

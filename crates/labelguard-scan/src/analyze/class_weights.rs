@@ -1,7 +1,8 @@
 //! The class-weight file: its length against the number of classes (LG301) and its values
 //! (NaN, infinite, negative or all-zero weights), read by [`crate::read::class_weights`].
 
-use super::{Ctx, FileKind, FileResult};
+use super::ctx::Ctx;
+use super::result::{FileKind, FileResult};
 use crate::layout::Item;
 use crate::read::class_weights::read_weights;
 use labelguard_core::rules::LG301;

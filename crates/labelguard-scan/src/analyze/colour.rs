@@ -3,9 +3,10 @@
 //! checked as ids, or reported with its colours when there is no palette. The LG606 findings
 //! themselves are built in [`crate::checks::lg606_colour_mask`].
 
+use super::channel::channel_view;
 use super::class_ids::class_check;
-use super::mask::channel_view;
-use super::{Ctx, FileResult};
+use super::ctx::Ctx;
+use super::result::FileResult;
 use crate::checks::lg606_colour_mask as lg606;
 use crate::read::mask::MaskImage;
 use labelguard_core::finding::MAX_LOCATIONS;

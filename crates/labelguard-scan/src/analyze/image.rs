@@ -1,7 +1,8 @@
 //! ImageFolder samples: an image's header (its size, checked against `--max-pixels`) and one
 //! histogram sample for its class folder.
 
-use super::{Ctx, FileKind, FileResult};
+use super::ctx::Ctx;
+use super::result::{FileKind, FileResult};
 use crate::layout::Item;
 use crate::read::header::image_header;
 use crate::read::mask::check_pixels;

@@ -3,11 +3,14 @@
 //! colour masks to [`super::colour`]. An array saved under a mask's name goes to
 //! [`super::array`].
 
+use super::buffers::Buffers;
+use super::channel::channel_view;
 use super::class_ids::class_check;
-use super::{Buffers, Ctx, FileKind, FileResult};
+use super::ctx::Ctx;
+use super::result::{FileKind, FileResult};
 use crate::layout::Item;
+use crate::read::file::read_file;
 use crate::read::mask::{decode_mask, png_end_problem, MaskImage};
-use crate::read::read_file;
 use labelguard_core::rules::LG203;
 use labelguard_core::{Finding, TensorView, Verdict};
 
@@ -78,23 +81,4 @@ pub(crate) fn mask_pixels(
         }
         _ => super::colour::colour_mask(r, img, pixels, ctx, aux),
     }
-}
-
-/// One channel of an interleaved image, copied into `aux`.
-pub(crate) fn channel_view<'a>(
-    img: &MaskImage,
-    pixels: &[u8],
-    channel: usize,
-    aux: &'a mut Vec<u8>,
-) -> TensorView<'a> {
-    let size = img.dtype.size();
-    let stride = img.channels * size;
-    aux.clear();
-    aux.extend(
-        pixels
-            .chunks_exact(stride)
-            .flat_map(|px| px[channel * size..(channel + 1) * size].iter().copied()),
-    );
-    TensorView::new(img.dtype, &[img.height, img.width], aux)
-        .expect("one channel of the decoded image")
 }

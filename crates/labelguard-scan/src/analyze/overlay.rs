@@ -1,15 +1,8 @@
 //! The overlay of a mask: a small picture of its classes with the bad pixels marked, built
-//! during analysis as plain pixels; [`crate::overlay`] encodes it for the report.
+//! during analysis as plain pixels ([`Overlay`]); [`crate::overlay`] encodes it for the report.
 
+use crate::overlay::Overlay;
 use labelguard_core::TensorView;
-
-/// An 8-bit RGB picture, row-major, `width * height * 3` bytes.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Overlay {
-    pub width: usize,
-    pub height: usize,
-    pub rgb: Vec<u8>,
-}
 
 /// A small picture of the mask: classes in their palette colours (dimmed), out-of-range
 /// pixels red, resize artefacts yellow. Each output pixel covers a block of the mask and

@@ -2,13 +2,16 @@
 //! ids (LG612 unknown labels, LG201 floats) reported and kept out of the histogram.
 
 use super::class_ids::class_check;
-use super::{Ctx, FileKind, FileResult};
+use super::ctx::Ctx;
+use super::result::{FileKind, FileResult};
+use crate::bad_cell::BadCell;
+use crate::checks::lg603_empty_file as lg603;
+use crate::checks::lg604_decompression_bomb as lg604;
 use crate::checks::{lg612_unknown_label, lg613_label_column_missing};
 use crate::layout::Item;
-use crate::problem::problem;
-use crate::read::table::{read_labels, BadCell, LabelColumn, TableError, TableFormat};
-use labelguard_core::rules::{LG201, LG603, LG604};
-use labelguard_core::{DType, Finding, Severity, TensorView, Verdict};
+use crate::read::table::{read_labels, LabelColumn, TableError, TableFormat};
+use labelguard_core::rules::LG201;
+use labelguard_core::{DType, Finding, TensorView, Verdict};
 
 pub(crate) fn table_file(item: &Item, format: TableFormat, ctx: &Ctx<'_>) -> FileResult {
     let mut r = FileResult::new(item, FileKind::Table);
@@ -42,23 +45,20 @@ fn table_findings(r: &mut FileResult, col: &LabelColumn, ctx: &Ctx<'_>) {
     let name = col.column.as_str();
     r.shape = Some(vec![col.ids.len()]);
     if col.ids.is_empty() {
-        r.findings.push(
-            problem(&LG603, format!("column '{name}' has no rows")).fix("regenerate the table"),
-        );
+        r.findings.push(lg603::table_without_rows(name));
         return;
     }
     if let Some(n) = col.truncated_at {
-        r.findings.push(
-            Finding::new(
-                &LG604,
-                Verdict::Ok,
-                format!("more than {n} rows: only the first {n} were checked"),
-            )
-            .severity(Severity::Warning)
-            .fix("raise --max-rows to check the whole table"),
-        );
+        r.findings.push(lg604::rows_not_checked(n));
     }
-    if let Some(f) = lg612_unknown_label::finding(col, !ctx.class_map.is_empty()) {
+    if let Some(f) = lg612_unknown_label::finding(
+        name,
+        col.ids.len(),
+        col.unknown,
+        &col.unknown_first,
+        &col.unknown_values,
+        !ctx.class_map.is_empty(),
+    ) {
         r.bad += col.unknown;
         r.findings.push(f);
     }

@@ -2,6 +2,7 @@
 
 use super::class_ids::class_check;
 use super::*;
+use crate::config::ScanOptions;
 use labelguard_core::{DType, TensorView};
 
 fn ctx_opts(c: u32, ignore: i64) -> ScanOptions {

@@ -1,6 +1,7 @@
 //! LG601 unreadable-file: a path the scan cannot read: an I/O error (permissions, a dangling
-//! or looping symlink), or a FIFO, socket or device, which is never opened. The walker's own
-//! LG601 findings (directory loops, nesting too deep) are in [`crate::walk`].
+//! or looping symlink), a FIFO, socket or device, which is never opened, or a directory the
+//! walker does not follow (a symlink loop, nesting too deep). The walker ([`crate::walk`])
+//! and the readers find them; every LG601 finding is built here.
 //! Documentation: `labelguard_core::rules::lg601_unreadable_file`.
 
 use crate::problem::problem;
@@ -40,4 +41,19 @@ pub fn special_file_problem(t: &std::fs::FileType) -> Finding {
     problem(&LG601, format!("{what}, not a regular file; not opened"))
         .hint("opening a FIFO blocks until a writer appears: a DataLoader worker that opens it hangs forever")
         .fix("remove it from the dataset, or exclude it")
+}
+
+/// A directory symlink that points back to `target` (an ancestor, as the message shows it).
+pub fn symlink_loop(target: &str) -> Finding {
+    problem(&LG601, format!("directory symlink loop: this link points back to {target}; not followed"))
+        .hint("os.walk(followlinks=True) and glob('**', recursive=True) recurse through such a loop until they fail")
+        .fix("remove the link, or exclude it with --exclude")
+}
+
+/// A directory nested deeper than `max_depth` levels.
+pub fn nesting_too_deep(max_depth: usize) -> Finding {
+    problem(
+        &LG601,
+        format!("directory nesting deeper than {max_depth} levels; not followed"),
+    )
 }

@@ -2,7 +2,7 @@
 //! value between theirs: a mask resized with bilinear or bicubic interpolation.
 //! Documentation: `labelguard_core::rules::lg605_resize_artefacts`.
 
-use crate::analyze::WIDEN_LIMIT;
+use crate::limits::WIDEN_LIMIT;
 use labelguard_core::finding::{shape_str, ValueCount, MAX_LOCATIONS};
 use labelguard_core::rules::LG605;
 use labelguard_core::{DType, Finding, Location, TensorView, Verdict};

@@ -8,6 +8,13 @@ use labelguard_core::rules::LG606;
 use labelguard_core::{DType, Finding, Location, Verdict};
 use std::collections::BTreeMap;
 
+/// The message part of a finding whose colours all map through the palette (the repair
+/// [`crate::report::repair`] proposes for it converts colours to ids).
+pub const EVERY_COLOUR_KNOWN: &str = "every colour is in the palette";
+/// The message part of a finding about a grey mask saved with equal RGB channels (its repair
+/// keeps the first channel).
+pub const EQUAL_CHANNELS: &str = "equal channels";
+
 fn finding(message: String) -> Finding {
     Finding::new(&LG606, Verdict::Error, message)
 }
@@ -37,7 +44,7 @@ pub fn unsupported_channels(channels: usize, dtype: DType, shape: &str) -> Findi
 
 /// Every pixel has equal channels: a grey class-index mask saved as RGB.
 pub fn grey_saved_as_colour(channels: usize, shape: &str) -> Finding {
-    finding(format!("a grey class-index mask saved with {channels} {} ({shape}): loaded as is, the target has an extra channel dimension", crate::repair::EQUAL_CHANNELS))
+    finding(format!("a grey class-index mask saved with {channels} {} ({shape}): loaded as is, the target has an extra channel dimension", EQUAL_CHANNELS))
         .hint("cv2.imwrite of a 3-channel array, or Image.convert('RGB') before saving")
         .fix("keep one channel (np.array(Image.open(p))[..., 0]) or re-save the masks as 'L' PNGs")
 }
@@ -65,7 +72,7 @@ pub fn colours_mapped_with_palette(
     unknown: u64,
 ) -> Finding {
     let mut f = finding(if unknown == 0 {
-        format!("an RGB colour mask ({shape}) where a class-index mask is expected; {}", crate::repair::EVERY_COLOUR_KNOWN)
+        format!("an RGB colour mask ({shape}) where a class-index mask is expected; {}", EVERY_COLOUR_KNOWN)
     } else {
         format!(
             "an RGB colour mask ({shape}) where a class-index mask is expected; {unknown} of {pixels} pixels have colours that are not in the palette{}",

@@ -1,20 +1,28 @@
 //! LG612 unknown-label: labels in a table that are neither class ids nor (with `--classes`)
-//! class names. The table reader counts them ([`crate::read::table`]); the finding is built here.
+//! class names. The table reader counts them ([`crate::read::table`]) and the analysis hands
+//! the counts over; the finding is built here.
 //! Documentation: `labelguard_core::rules::lg612_unknown_label`.
 
-use crate::read::table::{BadCell, LabelColumn};
+use crate::bad_cell::BadCell;
 use labelguard_core::finding::ValueCount;
 use labelguard_core::rules::LG612;
 use labelguard_core::{Finding, Verdict};
 
-/// The finding when the column has unknown labels; `have_classes` says whether a classes file
-/// was given (names are then looked up in it).
-pub fn finding(col: &LabelColumn, have_classes: bool) -> Option<Finding> {
-    if col.unknown == 0 {
+/// The finding when column `name` (of `rows` rows) has `unknown` labels (the first few `cells`
+/// with their rows, the most frequent `values` counted); `have_classes` says whether a classes
+/// file was given (names are then looked up in it).
+pub fn finding(
+    name: &str,
+    rows: usize,
+    unknown: u64,
+    cells: &[BadCell],
+    values: &[(String, u64)],
+    have_classes: bool,
+) -> Option<Finding> {
+    if unknown == 0 {
         return None;
     }
-    let name = col.column.as_str();
-    let first = &col.unknown_first[0];
+    let first = &cells[0];
     let shown = |t: &str| {
         if t.is_empty() {
             "(empty)".to_string()
@@ -27,8 +35,8 @@ pub fn finding(col: &LabelColumn, have_classes: bool) -> Option<Finding> {
         Verdict::Error,
         format!(
             "{} of {} labels in '{name}' are not class ids{}; first: {name}[{}] = {}",
-            col.unknown,
-            col.ids.len(),
+            unknown,
+            rows,
             if have_classes { " or class names from the classes file" } else { "" },
             first.row,
             shown(&first.text)
@@ -40,10 +48,9 @@ pub fn finding(col: &LabelColumn, have_classes: bool) -> Option<Finding> {
         "text labels need a name -> id table: pass --classes FILE (one class name per line)"
     })
     .fix("correct or drop these rows, or add the names to the classes file and the model head");
-    f.locations = BadCell::locations(&col.unknown_first, name, shown);
-    f.count = Some(col.unknown);
-    f.values = col
-        .unknown_values
+    f.locations = BadCell::locations(cells, name, shown);
+    f.count = Some(unknown);
+    f.values = values
         .iter()
         .map(|(v, n)| ValueCount {
             value: shown(v),

@@ -15,3 +15,13 @@ pub fn internal_error(message: &str) -> Finding {
     .hint("labelguard failed on this file, so it could not tell whether the file is fine")
     .fix("report it with the file to labelguard's issue tracker; meanwhile check the file by hand or exclude it")
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_finding_names_the_panic() {
+        let p = super::internal_error("x");
+        assert_eq!(p.code, "LG620");
+        assert!(p.message.starts_with("internal error while reading: x"));
+    }
+}

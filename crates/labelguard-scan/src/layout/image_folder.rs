@@ -5,11 +5,12 @@
 
 use super::item::{RootScan, Task};
 use super::paths::{components, ext_of, is_split_name, split_of, ARRAY_EXTS, IMAGE_EXTS};
+use crate::checks::lg603_empty_file as lg603;
 use crate::config::ScanOptions;
 use crate::problem::problem;
 use crate::read::table::TableFormat;
 use crate::walk::Entry;
-use labelguard_core::rules::{LG101, LG603, LG610};
+use labelguard_core::rules::{LG101, LG610};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 
@@ -98,9 +99,7 @@ pub(crate) fn collect(scan: &mut RootScan<'_>, opts: &ScanOptions) -> Vec<String
         for c in &classes {
             if !counts.contains_key(c.as_str()) {
                 let rel = format!("{prefix}{c}");
-                let p = problem(&LG603, "class folder without images")
-                    .hint("torchvision's ImageFolder raises FileNotFoundError: Found no valid file for the classes ...; with allow_empty=True the class gets an id but no samples")
-                    .fix("add images, or remove the folder (which renumbers the later classes)");
+                let p = lg603::class_folder_without_images();
                 let item = scan.synthetic(&rel, split.clone(), p);
                 scan.items.push(item);
             }

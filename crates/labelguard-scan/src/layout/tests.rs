@@ -1,6 +1,7 @@
 //! Discovery over small trees of every layout.
 
 use super::*;
+use crate::config::ScanOptions;
 use std::path::Path;
 
 fn touch(root: &Path, rels: &[&str]) {

@@ -94,7 +94,7 @@ pub(crate) fn collect(scan: &mut RootScan<'_>) {
 
 fn read_small(path: &Path) -> std::io::Result<String> {
     let (file, len) =
-        crate::read::open_regular(path).map_err(|p| std::io::Error::other(p.message))?;
+        crate::read::file::open_regular(path).map_err(|p| std::io::Error::other(p.message))?;
     if len > 64 << 20 {
         return Err(std::io::Error::other("too large"));
     }

@@ -1,10 +1,11 @@
 //! The class-weight file reader (`--class-weights`, a config's `class_weights`): numbers in
 //! any of the forms people save them in.
 
-use super::mask::PNG_MAGIC;
-use super::{array_read_problem, read_file};
-use crate::problem::problem;
-use labelguard_core::rules::{LG602, LG603};
+use super::array::array_read_problem;
+use super::file::read_file;
+use super::magic::PNG_MAGIC;
+use crate::checks::lg602_corrupt_file as lg602;
+use crate::checks::lg603_empty_file as lg603;
 use labelguard_core::Finding;
 
 /// Numbers from a weights file: JSON or Python list (`[1.0, nan, ...]`), whitespace or comma
@@ -15,13 +16,11 @@ pub fn read_weights(path: &std::path::Path) -> Result<Vec<f64>, Finding> {
     if buf.starts_with(b"\x93NUMPY") || buf.starts_with(b"PK\x03\x04") {
         let t = labelguard_io::read_tensors(path, &labelguard_io::Limits::default())
             .map_err(array_read_problem)?;
-        let first = t
-            .first()
-            .ok_or_else(|| problem(&LG603, "holds no arrays"))?;
+        let first = t.first().ok_or_else(lg603::weights_without_arrays)?;
         return Ok(first.tensor.view().to_f64_vec());
     }
     if buf.starts_with(PNG_MAGIC) {
-        return Err(problem(&LG602, "is an image, not a list of class weights"));
+        return Err(lg602::weights_are_an_image());
     }
     let text = String::from_utf8_lossy(&buf);
     let body = match (text.find('['), text.rfind(']')) {
@@ -38,14 +37,14 @@ pub fn read_weights(path: &std::path::Path) -> Result<Vec<f64>, Finding> {
             "nan" | "float('nan')" | "null" | "none" => f64::NAN,
             "inf" | "infinity" => f64::INFINITY,
             "-inf" | "-infinity" => f64::NEG_INFINITY,
-            _ => t.parse::<f64>().map_err(|_| {
-                problem(&LG602, format!("'{t}' is not a number: a class-weight file is a list of numbers (JSON, a Python list, text or .npy)"))
-            })?,
+            _ => t
+                .parse::<f64>()
+                .map_err(|_| lg602::weight_not_a_number(t))?,
         };
         out.push(v);
     }
     if out.is_empty() {
-        return Err(problem(&LG603, "holds no weights"));
+        return Err(lg603::weights_without_values());
     }
     Ok(out)
 }

@@ -4,11 +4,12 @@
 //! A full decode of every photo would cost more than the whole mask scan; the header gives the
 //! size for LG607, and the end marker (PNG `IEND`, JPEG `EOI`) catches the usual truncation.
 
-use super::mask::{is_tiff, png_dimensions, PNG_END, PNG_MAGIC};
-use super::{describe_magic, open_regular};
+use super::file::open_regular;
+use super::magic::{describe_magic, PNG_END, PNG_MAGIC};
+use super::mask::{is_tiff, png_dimensions};
 use crate::checks::lg601_unreadable_file::io_problem;
-use crate::problem::problem;
-use labelguard_core::rules::LG602;
+use crate::checks::lg602_corrupt_file as lg602;
+use crate::checks::lg603_empty_file::empty_file;
 use labelguard_core::Finding;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
@@ -26,7 +27,7 @@ const HEAD: usize = 64 * 1024;
 pub fn image_header(path: &Path) -> Result<ImageHeader, Finding> {
     let (mut file, len) = open_regular(path)?;
     if len == 0 {
-        return Err(super::empty_file());
+        return Err(empty_file());
     }
     let mut head = vec![0u8; HEAD.min(len as usize)];
     file.read_exact(&mut head)
@@ -37,15 +38,10 @@ pub fn image_header(path: &Path) -> Result<ImageHeader, Finding> {
         .and_then(|_| file.read_exact(&mut tail[..tail_len]))
         .map_err(|e| io_problem("cannot read", &e))?;
     let tail = &tail[..tail_len];
-    let truncated = |format: &str, marker: &str| {
-        problem(&LG602, format!("truncated {format}: the file does not end with its {marker} marker"))
-            .hint("an interrupted copy or download; Pillow raises 'image file is truncated' when it loads the pixels")
-            .fix("re-copy or re-download the image")
-    };
     if head.starts_with(PNG_MAGIC) {
         let (w, h) = png_dimensions(&head)?;
         if !tail.ends_with(PNG_END) {
-            return Err(truncated("PNG", "IEND"));
+            return Err(lg602::truncated_image("PNG", "IEND"));
         }
         return Ok(ImageHeader {
             format: "PNG",
@@ -61,7 +57,7 @@ pub fn image_header(path: &Path) -> Result<ImageHeader, Finding> {
             .and_then(|_| file.read_exact(&mut end))
             .map_err(|e| io_problem("cannot read", &e))?;
         if !end.windows(2).any(|w| w == [0xFF, 0xD9]) {
-            return Err(truncated("JPEG", "EOI (FF D9)"));
+            return Err(lg602::truncated_image("JPEG", "EOI (FF D9)"));
         }
         return Ok(ImageHeader {
             format: "JPEG",
@@ -95,15 +91,12 @@ pub fn image_header(path: &Path) -> Result<ImageHeader, Finding> {
                 height: h,
             });
         }
-        return Err(problem(&LG602, "corrupt WebP header"));
+        return Err(lg602::corrupt_webp());
     }
     if is_tiff(&head) {
         let reader = std::io::BufReader::new(file);
-        let mut dec = tiff::decoder::Decoder::new(reader)
-            .map_err(|e| problem(&LG602, format!("corrupt TIFF: {e}")))?;
-        let (w, h) = dec
-            .dimensions()
-            .map_err(|e| problem(&LG602, format!("corrupt TIFF: {e}")))?;
+        let mut dec = tiff::decoder::Decoder::new(reader).map_err(lg602::corrupt_tiff_header)?;
+        let (w, h) = dec.dimensions().map_err(lg602::corrupt_tiff_header)?;
         return Ok(ImageHeader {
             format: "TIFF",
             width: w as u64,
@@ -111,29 +104,23 @@ pub fn image_header(path: &Path) -> Result<ImageHeader, Finding> {
         });
     }
     let (what, hint) = describe_magic(&head);
-    let p = problem(&LG602, format!("{what}: not an image (wrong magic bytes)"))
-        .fix("replace it with the real image, or remove the sample");
-    Err(match hint {
-        Some(h) => p.hint(h),
-        None => p,
-    })
+    Err(lg602::not_an_image(&what, hint))
 }
 
 /// Walks the JPEG marker segments to the first SOFn, seeking over large APPn segments.
 fn jpeg_dimensions(file: &mut std::fs::File, len: u64) -> Result<(u64, u64), Finding> {
-    let corrupt = |m: &str| {
-        problem(&LG602, format!("corrupt JPEG: {m}")).fix("re-copy or re-download the image")
-    };
     let mut pos = 2u64;
     for _ in 0..4096 {
         let mut marker = [0u8; 4];
         file.seek(SeekFrom::Start(pos))
             .map_err(|e| io_problem("cannot read", &e))?;
         if pos + 4 > len || file.read_exact(&mut marker).is_err() {
-            return Err(corrupt("the file ends before the frame header (SOF)"));
+            return Err(lg602::corrupt_jpeg(
+                "the file ends before the frame header (SOF)",
+            ));
         }
         if marker[0] != 0xFF {
-            return Err(corrupt("a marker segment is damaged"));
+            return Err(lg602::corrupt_jpeg("a marker segment is damaged"));
         }
         let kind = marker[1];
         if kind == 0xFF {
@@ -145,20 +132,26 @@ fn jpeg_dimensions(file: &mut std::fs::File, len: u64) -> Result<(u64, u64), Fin
         if is_sof {
             let mut sof = [0u8; 5];
             file.read_exact(&mut sof)
-                .map_err(|_| corrupt("the frame header (SOF) is cut short"))?;
+                .map_err(|_| lg602::corrupt_jpeg("the frame header (SOF) is cut short"))?;
             let h = u16::from_be_bytes([sof[1], sof[2]]) as u64;
             let w = u16::from_be_bytes([sof[3], sof[4]]) as u64;
             return Ok((w, h));
         }
         if kind == 0xD9 || kind == 0xDA {
-            return Err(corrupt("no frame header (SOF) before the image data"));
+            return Err(lg602::corrupt_jpeg(
+                "no frame header (SOF) before the image data",
+            ));
         }
         if seg_len < 2 {
-            return Err(corrupt("a marker segment has an invalid length"));
+            return Err(lg602::corrupt_jpeg(
+                "a marker segment has an invalid length",
+            ));
         }
         pos += 2 + seg_len;
     }
-    Err(corrupt("too many marker segments before the frame header"))
+    Err(lg602::corrupt_jpeg(
+        "too many marker segments before the frame header",
+    ))
 }
 
 fn webp_dimensions(h: &[u8]) -> Option<(u64, u64)> {

@@ -8,7 +8,7 @@
 //! TIFF's compressions expand at most 4096:1 here (LZW: one 9..12-bit code emits at most 4096
 //! bytes; PackBits: 2 bytes emit at most 128; deflate 1032).
 
-use super::mask::PNG_MAGIC;
+use super::magic::PNG_MAGIC;
 
 /// Deflate's largest expansion factor.
 pub const DEFLATE_MAX_RATIO: u64 = 1032;

@@ -6,9 +6,10 @@
 //! rather than colours (see rust-ecosystem.md), into a buffer reused across files.
 
 use super::inflate_bound::{can_hold, png_idat_bytes, DEFLATE_MAX_RATIO, TIFF_MAX_RATIO};
-use super::not_a_mask;
-use crate::problem::problem;
-use labelguard_core::rules::{LG602, LG603, LG604};
+use super::magic::{not_a_mask, PNG_END, PNG_MAGIC};
+use crate::checks::lg602_corrupt_file::{self as lg602, truncated};
+use crate::checks::lg603_empty_file as lg603;
+use crate::checks::lg604_decompression_bomb as lg604;
 use labelguard_core::DType;
 use labelguard_core::Finding;
 use std::io::Cursor;
@@ -36,10 +37,6 @@ impl MaskImage {
     }
 }
 
-pub const PNG_MAGIC: &[u8; 8] = b"\x89PNG\r\n\x1a\n";
-/// The last 8 bytes of every complete PNG: the `IEND` type and its (constant) CRC.
-pub const PNG_END: &[u8; 8] = b"IEND\xaeB`\x82";
-
 pub fn is_tiff(bytes: &[u8]) -> bool {
     bytes.starts_with(b"II*\0")
         || bytes.starts_with(b"MM\0*")
@@ -53,10 +50,7 @@ pub fn png_dimensions(bytes: &[u8]) -> Result<(u32, u32), Finding> {
         return Err(truncated("the file ends inside the PNG header"));
     }
     if &bytes[12..16] != b"IHDR" {
-        return Err(problem(
-            &LG602,
-            "the PNG does not start with its IHDR header chunk",
-        ));
+        return Err(lg602::png_without_ihdr());
     }
     let w = u32::from_be_bytes(bytes[16..20].try_into().expect("4 bytes"));
     let h = u32::from_be_bytes(bytes[20..24].try_into().expect("4 bytes"));
@@ -75,12 +69,6 @@ pub fn png_end_problem(bytes: &[u8]) -> Option<Finding> {
     })
 }
 
-fn truncated(detail: &str) -> Finding {
-    problem(&LG602, format!("truncated: {detail}"))
-        .hint("an interrupted copy or download; Pillow raises 'image file is truncated' when it loads this mask")
-        .fix("re-copy or regenerate the file")
-}
-
 /// LG603 for an image with no pixels, LG604 for one with too many; checked on header values.
 pub fn check_pixels(
     format: &str,
@@ -90,23 +78,16 @@ pub fn check_pixels(
     max_pixels: u64,
 ) -> Result<(), Finding> {
     if width == 0 || height == 0 || frames == 0 {
-        return Err(problem(
-            &LG603,
-            format!("the {format} header says {width}x{height}: the image has no pixels"),
-        )
-        .fix("regenerate the file"));
+        return Err(lg603::image_without_pixels(format, width, height));
     }
     let pixels = width as u128 * height as u128 * frames as u128;
     if pixels > max_pixels as u128 {
-        return Err(problem(
-            &LG604,
-            format!(
-                "the {format} header claims {width}x{height}{} = {pixels} pixels, more than the limit of {max_pixels}; not decoded",
-                if frames > 1 { format!("x{frames}") } else { String::new() }
-            ),
-        )
-        .hint("a decompression bomb, or a mosaic far larger than any training mask; decoding it would allocate that many bytes or more")
-        .fix("remove the file if it is not a real mask; otherwise tile it, or raise the limit with --max-pixels"));
+        return Err(lg604::too_many_pixels(
+            format,
+            (width, height, frames),
+            pixels,
+            max_pixels,
+        ));
     }
     Ok(())
 }
@@ -187,15 +168,13 @@ pub fn check_decoded_bytes(
     if bytes <= max_bytes as u128 {
         return Ok(());
     }
-    Err(problem(
-        &LG604,
-        format!(
-            "the {format} header claims {width}x{height} with {samples} {bits}-bit sample{} per pixel = {bytes} bytes decoded, more than the limit of {max_bytes} bytes (--max-pixels, one byte per pixel); not decoded",
-            if samples == 1 { "" } else { "s" }
-        ),
-    )
-    .hint("a decompression bomb, or a mask far larger than any training mask; a mask needs one 8-bit channel of class ids")
-    .fix("remove the file if it is not a real mask; re-save it as one 8-bit channel ('L' or 'P'); or raise the limit with --max-pixels"))
+    Err(lg604::too_many_decoded_bytes(
+        format,
+        (width, height),
+        (samples, bits),
+        bytes,
+        max_bytes,
+    ))
 }
 
 fn png_error(e: png::DecodingError) -> Finding {
@@ -203,23 +182,8 @@ fn png_error(e: png::DecodingError) -> Finding {
         png::DecodingError::IoError(io) if io.kind() == std::io::ErrorKind::UnexpectedEof => {
             truncated("the PNG data ends before the last row")
         }
-        png::DecodingError::LimitsExceeded => problem(
-            &LG604,
-            "the PNG needs more memory than the limits allow; not decoded",
-        )
-        .fix("raise --max-pixels if this is a real mask"),
-        other => {
-            let msg = other.to_string();
-            let p = problem(&LG602, format!("corrupt PNG: {msg}"));
-            if msg.to_ascii_lowercase().contains("crc") {
-                p.hint(
-                    "a chunk's checksum does not match its bytes: the file was damaged in transfer",
-                )
-                .fix("re-copy or regenerate the file")
-            } else {
-                p.fix("re-copy or regenerate the file")
-            }
-        }
+        png::DecodingError::LimitsExceeded => lg604::decoder_limits("PNG"),
+        other => lg602::corrupt_png(&other.to_string()),
     }
 }
 
@@ -240,16 +204,11 @@ fn decode_png(bytes: &[u8], max_pixels: u64, out: &mut Vec<u8>) -> Result<MaskIm
             .collect::<Vec<[u8; 3]>>()
     });
     if color == png::ColorType::Indexed && palette.is_none() {
-        return Err(problem(&LG602, "palette (indexed) PNG without its PLTE chunk: the file is invalid")
-            .hint("the PNG specification requires PLTE for colour type 3; libpng and Pillow reject the file")
-            .fix("re-save the mask as a greyscale ('L') PNG, or regenerate it"));
+        return Err(lg602::png_without_plte());
     }
-    let size = reader.output_buffer_size().ok_or_else(|| {
-        problem(
-            &LG604,
-            "the PNG's decoded size does not fit in memory; not decoded",
-        )
-    })?;
+    let size = reader
+        .output_buffer_size()
+        .ok_or_else(lg604::png_size_overflow)?;
     // Only a buffer that grows is zero-filled: a reused one already has the size.
     out.resize(size, 0);
     let frame = reader.next_frame(out).map_err(png_error)?;
@@ -313,13 +272,8 @@ fn tiff_error(e: tiff::TiffError) -> Finding {
         tiff::TiffError::IoError(io) if io.kind() == std::io::ErrorKind::UnexpectedEof => {
             truncated("the TIFF data ends early")
         }
-        tiff::TiffError::LimitsExceeded => problem(
-            &LG604,
-            "the TIFF needs more memory than the limits allow; not decoded",
-        )
-        .fix("raise --max-pixels if this is a real mask"),
-        other => problem(&LG602, format!("corrupt or unsupported TIFF: {other}"))
-            .fix("re-save the mask as an uncompressed, LZW or deflate TIFF, or as a PNG"),
+        tiff::TiffError::LimitsExceeded => lg604::decoder_limits("TIFF"),
+        other => lg602::corrupt_tiff(other),
     }
 }
 
@@ -424,13 +378,7 @@ fn decode_tiff(bytes: &[u8], max_pixels: u64, out: &mut Vec<u8>) -> Result<MaskI
             DType::F64
         }
         #[allow(unreachable_patterns)]
-        _ => {
-            return Err(problem(
-                &LG602,
-                "TIFF sample format not supported for masks (16-bit float?)",
-            )
-            .fix("re-save the mask with integer samples"))
-        }
+        _ => return Err(lg602::tiff_sample_format()),
     };
     let (width, height) = (w as usize, h as usize);
     if out.len() < width * height * channels * dtype.size() {

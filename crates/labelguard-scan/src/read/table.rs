@@ -4,8 +4,9 @@
 //! anything else (an unknown name, an empty cell, a fraction) is recorded with its row so
 //! that the finding can point at it. Rows are 0-based data rows (the header is not counted).
 
-use crate::problem::problem;
-use labelguard_core::rules::LG602;
+use crate::bad_cell::BadCell;
+use crate::checks::lg602_corrupt_file as lg602;
+use crate::checks::lg603_empty_file::empty_file;
 use labelguard_core::Finding;
 use std::collections::HashMap;
 use std::io::{BufRead, Read};
@@ -59,31 +60,6 @@ impl Cell {
     }
 }
 
-/// A cell that is not a class id, with its row.
-#[derive(Clone, Debug, PartialEq)]
-pub struct BadCell {
-    pub row: usize,
-    pub text: String,
-}
-
-impl BadCell {
-    /// The findings' locations of `cells` in column `name`, each value shown by `show`.
-    pub fn locations(
-        cells: &[BadCell],
-        name: &str,
-        show: impl Fn(&str) -> String,
-    ) -> Vec<labelguard_core::Location> {
-        cells
-            .iter()
-            .map(|b| labelguard_core::Location {
-                tensor: name.to_string(),
-                index: vec![b.row],
-                value: show(&b.text),
-            })
-            .collect()
-    }
-}
-
 /// The label column of a table, as class ids.
 #[derive(Clone, Debug, Default)]
 pub struct LabelColumn {
@@ -118,7 +94,7 @@ impl From<Finding> for TableError {
 }
 
 fn corrupt(m: impl Into<String>) -> TableError {
-    TableError::Problem(problem(&LG602, m).fix("repair or regenerate the table"))
+    TableError::Problem(lg602::corrupt_table(m))
 }
 
 struct Builder<'a> {
@@ -254,9 +230,9 @@ pub fn read_labels(
         out: LabelColumn::default(),
         unknown_counts: HashMap::new(),
     };
-    let (file, len) = super::open_regular(path)?;
+    let (file, len) = super::file::open_regular(path)?;
     if len == 0 {
-        return Err(super::empty_file().into());
+        return Err(empty_file().into());
     }
     match format {
         TableFormat::Csv | TableFormat::Tsv => {
@@ -460,10 +436,7 @@ fn read_parquet(
     _: Option<&str>,
     _: &mut Builder<'_>,
 ) -> Result<(), TableError> {
-    Err(TableError::Problem(problem(
-        &LG602,
-        "Parquet support was not compiled in (build labelguard-scan with the 'parquet' feature)",
-    )))
+    Err(TableError::Problem(lg602::parquet_not_compiled()))
 }
 
 #[cfg(test)]

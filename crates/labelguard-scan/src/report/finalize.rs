@@ -2,10 +2,14 @@
 //! the dataset findings, repairs, weights, the summary and per-rule counts), recomputed from
 //! scratch so that finalizing twice, or after a merge, gives the same report.
 
-use super::{
-    ClassRow, FileRecord, RuleCount, ScanFinding, ScanReport, SplitCount, Weights, MAX_OVERLAYS,
+use super::dataset_checks::{
+    lg609_class_never_seen, lg610_class_in_one_split, lg611_class_imbalance, lg615_binary_255_masks,
 };
-use crate::checks::{lg609_class_never_seen, lg610_class_in_one_split, lg611_class_imbalance};
+use super::finding::ScanFinding;
+use super::model::{
+    ClassRow, FileRecord, RuleCount, ScanReport, SplitCount, Weights, MAX_OVERLAYS,
+};
+use super::repair::propose;
 use crate::weights::suggest;
 use labelguard_core::rules::{by_code, LG610};
 use labelguard_core::Severity;
@@ -26,7 +30,7 @@ impl ScanReport {
             return self.finalize_parts();
         }
         self.finalize_histogram();
-        let binary = crate::binary::apply(self);
+        let binary = lg615_binary_255_masks::apply(self);
         self.files.sort_by(|a, b| {
             b.unreadable()
                 .cmp(&a.unreadable())
@@ -34,7 +38,7 @@ impl ScanReport {
                 .then_with(|| first_code(a).cmp(first_code(b)))
         });
         for f in self.files.iter_mut().flat_map(|f| f.findings.iter_mut()) {
-            f.repair = crate::repair::propose(&f.finding, &st);
+            f.repair = propose(&f.finding, &st);
         }
         self.layout_findings
             .sort_by(|a, b| a.finding.message.cmp(&b.finding.message));
@@ -53,7 +57,7 @@ impl ScanReport {
         }
         self.dataset = dataset;
         for f in &mut self.dataset {
-            f.repair = crate::repair::propose(&f.finding, &st);
+            f.repair = propose(&f.finding, &st);
         }
         if st.strict {
             for f in &mut self.dataset {
@@ -65,7 +69,7 @@ impl ScanReport {
         self.weights = if binary.is_empty() {
             self.weight_suggestions()
         } else {
-            crate::binary::weights(self)
+            lg615_binary_255_masks::weights(self)
         };
         self.summarize();
         // Overlays of the worst files first, bounded.

@@ -1,9 +1,9 @@
 //! One finding of a scan: core's [`Finding`], with the file it is about and the repair
 //! `labelguard fix` would apply (as diagnose's `Diagnosis` wraps a finding with its context).
 
-use crate::repair::Repair;
 use labelguard_core::finding::ValueCount;
 use labelguard_core::{Finding, Location, Severity, Verdict};
+use labelguard_labels::repair::Repair;
 use serde::{Deserialize, Serialize, Serializer};
 
 /// One finding, self-contained (it repeats its file's path).

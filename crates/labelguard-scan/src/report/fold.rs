@@ -1,6 +1,7 @@
 //! Folding: each file's result, and each shard's raw parts, added into a report.
 
-use super::{ClassRow, FileRecord, ScanFinding, ScanReport};
+use super::finding::ScanFinding;
+use super::model::{ClassRow, FileRecord, ScanReport};
 use crate::analyze::FileResult;
 use std::collections::BTreeSet;
 

@@ -1,7 +1,7 @@
 //! Merging the JSON reports of the shards of one scan into the report of the whole scan.
 
 use super::finalize::first_code;
-use super::{ScanReport, SCHEMA_NAME, SCHEMA_VERSION};
+use super::model::{ScanReport, SCHEMA_NAME, SCHEMA_VERSION};
 use crate::config::Shard;
 use std::collections::BTreeSet;
 

@@ -10,8 +10,11 @@
 //! loose files.
 //! A folder with a single group is scanned as one dataset exactly as before.
 
+use super::image_folder::looks_like_image_folder;
+use super::paired::paired_bases;
+use super::paths::{components, is_split_name};
 use crate::config::ScanOptions;
-use crate::layout::{components, is_split_name, looks_like_image_folder, paired_bases, LayoutKind};
+use crate::layout_kind::LayoutKind;
 use crate::read::table::TableFormat;
 use crate::walk::Entry;
 use std::collections::BTreeMap;
@@ -157,7 +160,7 @@ pub(crate) fn partition<'a>(files: &[&'a Entry], opts: &ScanOptions) -> Vec<Grou
         return whole(LayoutKind::Auto);
     }
     for (sub, files) in buckets {
-        let rel: Vec<crate::walk::Entry> = files
+        let rel: Vec<Entry> = files
             .iter()
             .map(|e| {
                 let mut x = (*e).clone();

@@ -4,14 +4,10 @@
 //! (`files[].findings[].repair`), so that CI can turn a scan into a plan for `labelguard
 //! fix`. The repairs and their value tables live in `labelguard-labels`, once.
 
-use crate::report::Settings;
+use super::model::Settings;
+use crate::checks::lg606_colour_mask::{EQUAL_CHANNELS, EVERY_COLOUR_KNOWN};
 use labelguard_core::Finding;
 pub use labelguard_labels::repair::{table, void_target, Repair, RepairKind};
-
-/// The message part of an LG606 finding whose colours all map through the palette.
-pub const EVERY_COLOUR_KNOWN: &str = "every colour is in the palette";
-/// The message part of an LG606 finding about a grey mask saved with equal RGB channels.
-pub const EQUAL_CHANNELS: &str = "equal channels";
 
 /// A repair of `kind` with its table, for the settings of a scan.
 pub fn repair(kind: RepairKind, rule: Option<&str>, settings: &Settings, values: &[i64]) -> Repair {

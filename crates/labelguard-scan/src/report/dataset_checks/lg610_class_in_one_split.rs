@@ -3,7 +3,8 @@
 //! the report is finalized; documented in `labelguard_core::rules::lg610_class_in_one_split`.
 //! (The ImageFolder layout reports its own LG610 when class folders differ between splits.)
 
-use crate::report::{ScanFinding, ScanReport};
+use crate::report::finding::ScanFinding;
+use crate::report::model::ScanReport;
 use labelguard_core::finding::ValueCount;
 use labelguard_core::rules::LG610;
 use labelguard_core::{Finding, Verdict};

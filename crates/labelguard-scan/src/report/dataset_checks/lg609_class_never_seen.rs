@@ -2,7 +2,8 @@
 //! over the whole scan's histogram when the report is finalized; documented in
 //! `labelguard_core::rules::lg609_class_never_seen`.
 
-use crate::report::{ClassRow, ScanFinding, ScanReport};
+use crate::report::finding::ScanFinding;
+use crate::report::model::{ClassRow, ScanReport};
 use labelguard_core::rules::LG609;
 use labelguard_core::{Finding, Location, Verdict};
 

@@ -3,7 +3,8 @@
 //! and class weights computed on the mapped classes 0 and 1 (blur artefacts left out).
 //! Documentation: `labelguard_core::rules::lg615_binary_255_masks`.
 
-use crate::report::{ScanFinding, ScanReport, SplitCount, Weights};
+use crate::report::finding::ScanFinding;
+use crate::report::model::{ScanReport, SplitCount, Weights};
 use crate::weights::suggest;
 use labelguard_core::finding::ValueCount;
 use labelguard_core::rules::{LG101, LG103, LG615};

@@ -2,7 +2,8 @@
 //! `imbalance_ratio`. Decided over the whole scan's histogram when the report is finalized;
 //! documented in `labelguard_core::rules::lg611_class_imbalance`.
 
-use crate::report::{ClassRow, ScanFinding, ScanReport};
+use crate::report::finding::ScanFinding;
+use crate::report::model::{ClassRow, ScanReport};
 use labelguard_core::finding::ValueCount;
 use labelguard_core::rules::LG611;
 use labelguard_core::{Finding, Verdict};

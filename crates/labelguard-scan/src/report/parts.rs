@@ -2,7 +2,7 @@
 //! weights), summed up in the enclosing report so that every renderer and the exit code see
 //! every file and finding.
 
-use crate::report::{Histogram, ScanReport, Summary, MAX_OVERLAYS};
+use super::model::{Histogram, ScanReport, Summary, MAX_OVERLAYS};
 
 impl ScanReport {
     /// `finalize` for a report with `datasets`: finalizes each, then sums them up.

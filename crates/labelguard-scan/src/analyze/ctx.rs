@@ -1,0 +1,38 @@
+//! The settings of a scan as the analysis of every item reads them, derived once per scan.
+
+use crate::colours::ColourMap;
+use crate::config::ScanOptions;
+use std::collections::HashMap;
+
+/// Settings derived once per scan.
+pub struct Ctx<'a> {
+    pub opts: &'a ScanOptions,
+    /// Class name -> id, from `--classes` or the discovered ImageFolder classes.
+    pub class_map: HashMap<String, i64>,
+    pub palette: Option<ColourMap>,
+}
+
+impl<'a> Ctx<'a> {
+    pub fn new(opts: &'a ScanOptions, class_names: &[String]) -> Ctx<'a> {
+        let palette = opts
+            .palette
+            .as_ref()
+            .map(|p| ColourMap::new(p, &opts.void_colours, opts.ignore_index));
+        Ctx {
+            opts,
+            class_map: class_names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| (n.clone(), i as i64))
+                .collect(),
+            palette,
+        }
+    }
+
+    pub(crate) fn max_file_bytes(&self) -> u64 {
+        self.opts
+            .max_pixels
+            .saturating_mul(8)
+            .saturating_add(1 << 20)
+    }
+}

@@ -1,0 +1,80 @@
+//! One item in, one result out: the item's task decides which analysis reads it; a panic
+//! while it is read or analysed becomes an LG620 finding on it.
+
+use super::array::array_file;
+use super::buffers::Buffers;
+use super::class_weights::class_weights_file;
+use super::ctx::Ctx;
+use super::image::image_sample;
+use super::mask::mask_file;
+use super::result::{FileKind, FileResult};
+use super::table::table_file;
+use crate::checks::lg607_mask_image_size_mismatch as lg607;
+use crate::checks::lg608_missing_pair;
+use crate::checks::lg614_non_utf8_path;
+use crate::checks::lg620_internal_error::internal_error;
+use crate::isolate::isolated;
+use crate::layout::{Item, Task};
+use crate::read::header::image_header;
+
+/// Analyses one item.
+pub fn analyze_item(item: &Item, ctx: &Ctx<'_>, bufs: &mut Buffers) -> FileResult {
+    let mut r = match &item.task {
+        Task::Problem(p) => {
+            let mut r = FileResult::new(item, FileKind::Other);
+            r.findings.push(p.clone());
+            r
+        }
+        Task::DatasetProblem(p) => {
+            let mut r = FileResult::new(item, FileKind::Other);
+            r.findings.push(p.clone());
+            r.dataset_level = true;
+            r
+        }
+        Task::Mask {
+            image,
+            missing_image,
+        } => {
+            let mut r = mask_file(item, ctx, bufs);
+            if let Some(expected) = missing_image {
+                r.findings
+                    .push(lg608_missing_pair::mask_without_image(expected));
+            }
+            if let (Some(image), Some(shape)) = (image, r.shape.clone()) {
+                let size = image_header(image).map(|h| (h.width, h.height));
+                r.findings.extend(lg607::check(image, size, &shape));
+            }
+            r
+        }
+        Task::Array => {
+            let mut r = FileResult::new(item, FileKind::Array);
+            array_file(&mut r, item, ctx);
+            r
+        }
+        Task::Table(format) => table_file(item, *format, ctx),
+        Task::Image { class, .. } => image_sample(item, class, ctx),
+        Task::ClassWeights => class_weights_file(item, ctx),
+    };
+    if item.non_utf8 {
+        r.findings.push(lg614_non_utf8_path::finding());
+    }
+    bufs.trim();
+    r
+}
+
+/// [`analyze_item`] with a panic turned into an LG620 finding on the item. The thread's
+/// buffers are replaced after a panic, since the panic may have left them half-updated.
+pub fn analyze_item_isolated(item: &Item, ctx: &Ctx<'_>, bufs: &mut Buffers) -> FileResult {
+    match isolated(|| {
+        labelguard_io::fault::panic_if_chosen(&item.display);
+        analyze_item(item, ctx, bufs)
+    }) {
+        Ok(r) => r,
+        Err(message) => {
+            *bufs = Buffers::default();
+            let mut r = FileResult::new(item, FileKind::Other);
+            r.findings.push(internal_error(&message));
+            r
+        }
+    }
+}

@@ -1,0 +1,59 @@
+//! What the analysis of one item gives: its kind, findings, histogram and overlay.
+
+use crate::layout::Item;
+use crate::overlay::Overlay;
+use labelguard_core::Finding;
+
+/// What kind of file a result is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FileKind {
+    Mask,
+    Array,
+    Table,
+    Image,
+    ClassWeights,
+    Other,
+}
+
+/// The outcome of one item.
+#[derive(Clone, Debug)]
+pub struct FileResult {
+    pub display: String,
+    pub split: String,
+    pub kind: FileKind,
+    pub shape: Option<Vec<usize>>,
+    pub findings: Vec<Finding>,
+    /// Elements (pixels, rows, samples) that entered the histogram.
+    pub elements: u64,
+    /// Elements that PyTorch would reject (out-of-range ids, unknown labels).
+    pub bad: u64,
+    pub histogram: Vec<(i64, u64)>,
+    pub hist_overflow: u64,
+    /// Histogram unit: pixels for masks and arrays, samples for tables and images.
+    pub samples: bool,
+    /// The picture marking the bad pixels, when overlays were asked for (encoded to PNG for
+    /// the report by [`crate::overlay`]).
+    pub overlay: Option<Overlay>,
+    /// The findings are about the dataset as a whole (its folders), not about a file.
+    pub dataset_level: bool,
+}
+
+impl FileResult {
+    pub(crate) fn new(item: &Item, kind: FileKind) -> FileResult {
+        FileResult {
+            display: item.display.clone(),
+            split: item.split.clone(),
+            kind,
+            shape: None,
+            findings: Vec::new(),
+            elements: 0,
+            bad: 0,
+            histogram: Vec::new(),
+            hist_overflow: 0,
+            samples: false,
+            overlay: None,
+            dataset_level: false,
+        }
+    }
+}

@@ -1,0 +1,290 @@
+//! Discovery: every scanned path walked, split into the datasets it holds, each given to its
+//! layout, which turns its files into items.
+
+use super::datasets::partition;
+use super::image_folder::looks_like_image_folder;
+use super::item::{Item, RootScan, Task};
+use super::paired::paired_bases;
+use super::paths::{components, display, split_of};
+use crate::config::{ConfigError, ScanOptions};
+use crate::layout_kind::LayoutKind;
+use crate::read::table::TableFormat;
+use crate::walk::{self, Entry, EntryKind};
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+/// One dataset found under a scanned path: a detected layout's tree, a folder of loose label
+/// files, or one label table. Each is scanned with its own settings and reported on its own.
+#[derive(Clone, Debug)]
+pub struct DatasetInfo {
+    /// What the report shows: the root as given joined with the dataset's relative path.
+    pub name: String,
+    /// The dataset's path on disk (for per-dataset config entries).
+    pub path: PathBuf,
+    pub layout: LayoutKind,
+    /// Class names discovered from the files (ImageFolder folders).
+    pub class_names: Option<Vec<String>>,
+}
+
+/// The result of discovery over all roots.
+#[derive(Clone, Debug)]
+pub struct Discovery {
+    pub items: Vec<Item>,
+    /// The layout of each dataset, for the report.
+    pub layouts: Vec<LayoutKind>,
+    /// Class names discovered from the files (ImageFolder folders), when none were given.
+    pub class_names: Option<Vec<String>>,
+    /// Every dataset found; `Item::dataset` indexes this list.
+    pub datasets: Vec<DatasetInfo>,
+}
+
+/// Finds the items of every root. A root that does not exist is a usage error.
+pub fn discover(roots: &[PathBuf], opts: &ScanOptions) -> Result<Discovery, ConfigError> {
+    let mut items = Vec::new();
+    let mut datasets: Vec<DatasetInfo> = Vec::new();
+    for (index, root) in roots.iter().enumerate() {
+        let meta = std::fs::metadata(root)
+            .map_err(|e| ConfigError::Invalid(format!("{}: {e}", root.display())))?;
+        if !meta.is_dir() {
+            let rel = root
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let task = match TableFormat::from_path(root) {
+                Some(f) => Task::Table(f),
+                None => Task::unpaired_label(&rel),
+            };
+            let mut key = vec![index as u8];
+            key.extend_from_slice(rel.as_bytes());
+            items.push(Item {
+                path: root.clone(),
+                display: root.to_string_lossy().into_owned(),
+                key,
+                split: split_of(&root.to_string_lossy()),
+                non_utf8: root.to_str().is_none(),
+                task,
+                dataset: datasets.len(),
+            });
+            datasets.push(DatasetInfo {
+                name: root.to_string_lossy().into_owned(),
+                path: root.clone(),
+                layout: LayoutKind::Files,
+                class_names: None,
+            });
+            continue;
+        }
+        // Include globs select label files after pairing, so that images stay visible.
+        let entries = walk::walk(root, &[], &opts.exclude);
+        let walked: Vec<&Entry> = entries
+            .iter()
+            .filter(|e| matches!(e.kind, EntryKind::File { .. }))
+            .collect();
+        let first = datasets.len();
+        let mut root_items: Vec<Item> = Vec::new();
+        // (dataset's relative path, dataset index): where the walk's problems belong.
+        let mut homes: Vec<(String, usize)> = Vec::new();
+        for group in partition(&walked, opts) {
+            // A dataset at the root sees the walked entries as they are; one below it gets
+            // copies with paths relative to its folder.
+            let rerooted: Vec<Entry> = if group.sub.is_empty() {
+                Vec::new()
+            } else {
+                group.files.iter().map(|e| reroot(e, &group.sub)).collect()
+            };
+            let own: Vec<&Entry> = if group.sub.is_empty() {
+                group.files.clone()
+            } else {
+                rerooted.iter().collect()
+            };
+            let mut scan = RootScan {
+                index,
+                root: if group.sub.is_empty() {
+                    root.clone()
+                } else {
+                    root.join(&group.sub)
+                },
+                sub: group.sub.clone(),
+                present: own.iter().map(|e| e.rel.as_str()).collect(),
+                files: own,
+                items: Vec::new(),
+            };
+            let kind = match group.kind {
+                LayoutKind::Auto => detect(&scan, opts),
+                k => k,
+            };
+            let mut class_names = None;
+            match kind {
+                LayoutKind::Custom => super::custom::collect(&mut scan, opts),
+                LayoutKind::Cityscapes => super::cityscapes::collect(&mut scan, opts),
+                LayoutKind::Voc => super::voc::collect(&mut scan),
+                LayoutKind::Paired => super::paired::collect(&mut scan, opts),
+                LayoutKind::ImageFolder => {
+                    class_names = Some(super::image_folder::collect(&mut scan, opts))
+                }
+                LayoutKind::Files | LayoutKind::Auto => super::files::collect(&mut scan),
+            }
+            if scan.items.is_empty() && !group.keep_empty {
+                continue;
+            }
+            let ds = datasets.len();
+            homes.push((group.name.clone(), ds));
+            root_items.extend(scan.items.into_iter().map(|mut it| {
+                it.dataset = ds;
+                it
+            }));
+            datasets.push(DatasetInfo {
+                name: display(root, &group.name),
+                path: if group.name.is_empty() {
+                    root.clone()
+                } else {
+                    root.join(&group.name)
+                },
+                layout: kind,
+                class_names,
+            });
+        }
+        if datasets.len() == first {
+            homes.push((String::new(), first));
+            datasets.push(DatasetInfo {
+                name: display(root, ""),
+                path: root.clone(),
+                layout: LayoutKind::Files,
+                class_names: None,
+            });
+        }
+        let home = |rel: &str| -> usize {
+            homes
+                .iter()
+                .filter(|(sub, _)| {
+                    sub.is_empty() || rel == sub || rel.starts_with(&format!("{sub}/"))
+                })
+                .max_by_key(|(sub, _)| sub.len())
+                .map(|(_, ds)| *ds)
+                .unwrap_or(first)
+        };
+        let whole = RootScan {
+            index,
+            root: root.clone(),
+            sub: String::new(),
+            files: Vec::new(),
+            present: HashSet::new(),
+            items: Vec::new(),
+        };
+        for e in &entries {
+            if let EntryKind::Problem(p) = &e.kind {
+                let mut item = whole.item(e, split_of(&e.rel), Task::Problem(p.clone()));
+                item.dataset = home(&e.rel);
+                root_items.push(item);
+            }
+        }
+        // A name that is not UTF-8 breaks Python tooling wherever it is in the dataset, even
+        // outside the files the layout scans: reported for every such file.
+        let claimed: HashSet<Vec<u8>> = root_items.iter().map(|it| it.key.clone()).collect();
+        for e in walked.iter().filter(|e| {
+            e.non_utf8 && !claimed.contains(&[&[index as u8][..], &e.rel_bytes].concat())
+        }) {
+            let p = crate::checks::lg614_non_utf8_path::finding();
+            let mut item = whole.item(e, split_of(&e.rel), Task::Problem(p));
+            item.non_utf8 = false; // the problem is the finding; do not add it twice
+            item.dataset = home(&e.rel);
+            root_items.push(item);
+        }
+        items.extend(root_items.into_iter().filter(|it| {
+            matches!(it.task, Task::Problem(_) | Task::DatasetProblem(_))
+                || opts.include.is_empty()
+                || opts.include.iter().any(|g| {
+                    let rel = it
+                        .display
+                        .strip_prefix(&display(root, ""))
+                        .unwrap_or(&it.display);
+                    g.matches(rel.trim_start_matches('/'))
+                })
+        }));
+    }
+    // A config's class-weight file describes the config's dataset: not a single file's.
+    let weights = opts
+        .class_weights
+        .as_ref()
+        .filter(|_| !opts.class_weights_from_config || roots.iter().any(|r| r.is_dir()));
+    if let Some(w) = weights {
+        // Config paths are absolute; show them relative to the working directory when inside it.
+        let shown = std::env::current_dir()
+            .ok()
+            .and_then(|cwd| w.strip_prefix(cwd).ok().map(|p| p.to_path_buf()))
+            .unwrap_or_else(|| w.clone());
+        // The weights belong to the dataset whose folder holds them (else the first).
+        let owner = std::fs::canonicalize(w).ok().and_then(|w| {
+            datasets
+                .iter()
+                .enumerate()
+                .filter_map(|(i, d)| {
+                    let p = std::fs::canonicalize(&d.path).ok()?;
+                    (p.is_dir() && w.starts_with(&p)).then(|| (p.as_os_str().len(), i))
+                })
+                .max()
+                .map(|(_, i)| i)
+        });
+        items.push(Item {
+            path: w.clone(),
+            display: shown.to_string_lossy().into_owned(),
+            key: [
+                b"class-weights:".as_slice(),
+                w.as_os_str().as_encoded_bytes(),
+            ]
+            .concat(),
+            split: String::new(),
+            non_utf8: false,
+            task: Task::ClassWeights,
+            dataset: owner.unwrap_or(0),
+        });
+    }
+    items.sort_by(|a, b| a.display.cmp(&b.display).then(a.key.cmp(&b.key)));
+    items.dedup_by(|a, b| a.key == b.key && a.display == b.display);
+    let class_names = datasets.iter().find_map(|d| d.class_names.clone());
+    Ok(Discovery {
+        items,
+        layouts: datasets.iter().map(|d| d.layout).collect(),
+        class_names,
+        datasets,
+    })
+}
+
+/// `e` with its relative path made relative to the folder `sub` (its bytes, the shard key,
+/// stay relative to the scanned root).
+fn reroot(e: &Entry, sub: &str) -> Entry {
+    let mut out = e.clone();
+    if !sub.is_empty() {
+        if let Some(r) = e.rel.strip_prefix(sub).and_then(|r| r.strip_prefix('/')) {
+            out.rel = r.to_string();
+        }
+    }
+    out
+}
+
+fn detect(scan: &RootScan<'_>, opts: &ScanOptions) -> LayoutKind {
+    if opts.mask_glob.is_some() {
+        return LayoutKind::Custom;
+    }
+    let has_comp = |name: &str| {
+        scan.files
+            .iter()
+            .any(|e| components(&e.rel).iter().rev().skip(1).any(|c| *c == name))
+    };
+    if scan.files.iter().any(|e| {
+        let c = components(&e.rel);
+        c.iter().any(|x| *x == "gtFine" || *x == "gtCoarse")
+            && (e.rel.ends_with("_labelTrainIds.png") || e.rel.ends_with("_labelIds.png"))
+    }) {
+        return LayoutKind::Cityscapes;
+    }
+    if has_comp("SegmentationClass") {
+        return LayoutKind::Voc;
+    }
+    if !paired_bases(scan.files.iter().map(|e| e.rel.as_str())).is_empty() {
+        return LayoutKind::Paired;
+    }
+    if looks_like_image_folder(&scan.files) {
+        return LayoutKind::ImageFolder;
+    }
+    LayoutKind::Files
+}
