@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: test lint venv python bench bench-python bench-scan bench-diagnose bench-diagnose-matching bench-run bench-fix bench-many-files bench-broken docs fuzz
+.PHONY: test lint venv python bench bench-python bench-hot bench-scan bench-diagnose bench-diagnose-matching bench-run bench-fix bench-many-files bench-broken docs fuzz
 
 ## venv: the Python environment of the tests (torch from PyPI; pip's cache keeps reruns fast)
 venv: $(VENV)/.installed
@@ -48,6 +48,10 @@ bench: venv
 ## bench-python: check_cross_entropy vs the torch guard and numpy; enable()'s overhead per training step
 bench-python: python
 	$(PY) bench/python_api.py
+
+## bench-hot: enable()'s Python cost on one valid call (F.cross_entropy, F.embedding, gather, w[labels], ...)
+bench-hot: python
+	$(PY) bench/hot_calls.py
 
 ## bench-scan: labelguard scan vs a PIL + numpy multiprocessing loop and the PNG decoder alone
 bench-scan: venv

@@ -22,3 +22,16 @@ def load(directory, name="labelguard_baseline"):
     sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
+
+
+def add_option(parser):
+    """The `--baseline DIR` option of the benchmarks that time two builds side by side."""
+    parser.add_argument("--baseline", help="a directory holding another build's labelguard package, timed beside this one")
+
+
+def builds(args, labelguard):
+    """{"enabled": this build, "baseline": the --baseline build, if given}."""
+    out = {"enabled": labelguard}
+    if args.baseline:
+        out["baseline"] = load(args.baseline)
+    return out

@@ -26,7 +26,8 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 import labelguard
-from baseline import load
+from baseline import add_option
+from baseline import builds as both_builds
 
 
 def per_call(fn, reps):
@@ -69,11 +70,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=9)
     ap.add_argument("--out", default="bench/out/indexing_overhead.json")
-    ap.add_argument("--baseline", help="a directory holding another build's labelguard package, timed beside this one")
+    add_option(ap)
     args = ap.parse_args()
-    builds = {"enabled": labelguard}
-    if args.baseline:
-        builds["baseline"] = load(args.baseline)
+    builds = both_builds(args, labelguard)
     torch.manual_seed(0)
     torch.set_num_threads(1)
 

@@ -4,8 +4,9 @@
    hand-written torch guard people use today and the numpy equivalent.
 2. enable()'s overhead on a CPU training step of a small segmentation model (forward, loss,
    backward, SGD step), against the same step without it.
-3. (issue 13) the Python cost of one valid wrapped call on small tensors (F.embedding on (8,64)
-   ids, F.cross_entropy, gather, the nn modules), enabled against plain; enable()'s overhead on
+3. (issue 13) the Python cost of one valid wrapped call on small tensors (bench/hot_calls.py's
+   calls: F.embedding on (8,64) ids, F.cross_entropy, gather, `w[labels]`, the nn modules),
+   enabled against plain; enable()'s overhead on
    training steps of 8-50 ms (text classifier, small CNN, small transformer); the check with
    logits given as a meta tensor against the torch guard; the cost of enable(finite=True).
 
@@ -30,7 +31,9 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 import labelguard
-from baseline import load
+from baseline import add_option
+from baseline import builds as both_builds
+from hot_calls import print_rows, small_calls, time_calls
 
 C, IGNORE = 19, 255
 
@@ -69,12 +72,10 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--out", default="bench/out/python_api.json")
-    ap.add_argument("--baseline", help="a directory holding another build's labelguard package, timed beside this one in part 3")
+    add_option(ap)
     ap.add_argument("--only-issue13", action="store_true", help="part 3 only")
     args = ap.parse_args()
-    builds = {"enabled": labelguard}
-    if args.baseline:
-        builds["baseline"] = load(args.baseline)
+    builds = both_builds(args, labelguard)
     if args.only_issue13:
         torch.manual_seed(0)
         target = torch.randint(0, C, (16, 512, 1024))
@@ -155,36 +156,11 @@ def main():
     report13(result["issue13"])
 
 
-def per_call_seconds(fn, calls=2000):
-    start = time.process_time()
-    for _ in range(calls):
-        fn()
-    return (time.process_time() - start) / calls
-
-
 def cpu_timed(fn, reps=1):
     start = time.process_time()
     for _ in range(reps):
         fn()
     return (time.process_time() - start) / reps
-
-
-def small_calls():
-    """(name, call) of valid wrapped calls on small tensors."""
-    ids = torch.randint(0, 1000, (8, 64))
-    table = torch.randn(1000, 64)
-    emb = nn.Embedding(1000, 64)
-    logits, y = torch.randn(8, 10), torch.randint(0, 10, (8,))
-    ce = nn.CrossEntropyLoss()
-    idx = y.unsqueeze(1)
-    return [
-        ("F.embedding, (8,64) ids, 1000x64 table", lambda: F.embedding(ids, table)),
-        ("nn.Embedding(1000, 64), (8,64) ids", lambda: emb(ids)),
-        ("F.cross_entropy, (8,10) logits", lambda: F.cross_entropy(logits, y)),
-        ("nn.CrossEntropyLoss, (8,10) logits", lambda: ce(logits, y)),
-        ("torch.gather, (8,10) by (8,1)", lambda: torch.gather(logits, 1, idx)),
-        ("Tensor.gather, keyword index", lambda: logits.gather(dim=1, index=idx)),
-    ]
 
 
 class TextClassifier(nn.Module):
@@ -232,27 +208,7 @@ def training_steps():
 def issue13(rounds, target, builds):
     r = {"calls": [], "steps": [], "builds": list(builds), "loadavg_start": os.getloadavg()}
     modes = ["plain", *builds]
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # small calls: OpenMP hand-offs are noise here, not labelguard
-    for name, fn in small_calls():
-        fn()
-        t = {m: [] for m in modes}
-        for _ in range(rounds * 5):  # interleaved batches of 200 calls
-            for mode in modes:
-                lg = builds.get(mode)
-                if lg is not None:
-                    lg.enable()
-                t[mode].append(per_call_seconds(fn, 200))
-                if lg is not None:
-                    lg.disable()
-        p = statistics.median(t["plain"])
-        row = {"call": name, "plain_us": p * 1e6}
-        for mode in builds:
-            c = statistics.median(t[mode])
-            row[f"{mode}_overhead_us"] = (c - p) * 1e6
-            row[f"{mode}_overhead_us_best"] = (min(t[mode]) - min(t["plain"])) * 1e6
-        r["calls"].append(row)
-    torch.set_num_threads(threads)
+    r["calls"] = time_calls(small_calls(), builds, rounds * 5, 200)
     for name, model, loss in training_steps():
         opt = torch.optim.SGD(model.parameters(), lr=0.01)
 
@@ -307,11 +263,8 @@ def issue13(rounds, target, builds):
 
 def report13(r):
     builds = r["builds"]
-    print(f"\nissue 13 (load average {r['loadavg_start'][0]:.2f} at the start, {r['loadavg_end'][0]:.2f} at the end), one valid call on small tensors (1 torch thread; interleaved batches of 200 calls; process CPU time):")
-    print("| call | plain us | " + " | ".join(f"{b} overhead us (median / best batch)" for b in builds) + " |")
-    print("| --- | --- | " + " | ".join("---" for _ in builds) + " |")
-    for c in r["calls"]:
-        print(f"| {c['call']} | {c['plain_us']:.1f} | " + " | ".join(f"{c[b + '_overhead_us']:.1f} / {c[b + '_overhead_us_best']:.1f}" for b in builds) + " |")
+    print(f"\nissue 13 (load average {r['loadavg_start'][0]:.2f} at the start, {r['loadavg_end'][0]:.2f} at the end), one valid call on small tensors (1 torch thread; interleaved rounds of 200 calls; thread CPU time):")
+    print_rows(r["calls"], builds)
     print("\n| training step (CPU) | plain ms | " + " | ".join(f"{b} overhead (median of paired rounds)" for b in builds) + " |")
     print("| --- | --- | " + " | ".join("---" for _ in builds) + " |")
     for s in r["steps"]:

@@ -13,14 +13,14 @@ from __future__ import annotations
 import contextlib
 import functools
 import sys
-import threading
 import warnings
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
-from . import _indexing
-from ._callsite import call_site
-from ._check import all_host_torch, check, check_call
-from ._report import TargetError, TargetWarning, attach_call, report_or_raise
+from . import _indexing, _native
+from ._guard import FINITE_ONLY, NOTHING, binding, check_or_raise, compiling_test
+from ._guard import config as _config
+from ._guard import state as _state
+from ._report import TargetWarning
 
 class Params:
     """An op's parameters, bound without `inspect` (a wrapped call's hot path): the positional
@@ -141,22 +141,8 @@ def _arguments(op: str, a: Dict[str, Any]) -> Optional[Dict[str, Any]]:
     return convert(call) if convert is not None else call
 
 
-class _State(threading.local):
-    depth = 0
-
-
-_state = _State()
-_config = {"mode": "raise", "active": False, "finite": False}
 _originals: Dict[Tuple[str, str], Any] = {}
 _compile_warned = False
-
-
-def _never() -> bool:
-    return False
-
-
-# torch.compiler.is_compiling, looked up once by enable().
-_is_compiling: Callable[[], bool] = _never
 
 
 def _bypass_compiled() -> None:
@@ -167,10 +153,35 @@ def _bypass_compiled() -> None:
                       "labelguard.guard_collate or run the model eagerly to localise errors", TargetWarning)
 
 
-def _wrap(op: str, sig: Params, original: Callable) -> Callable:
-    """The checked version of `original`. The valid call's path: one flag test, the argument
-    dict (straight from the positional arguments when there are no keywords), one native call
-    (no JSON for a valid call), the original."""
+# Parameters whose argument the native test converts as a CONVERTERS entry does in Python.
+_CONVERTED_ROLES = {("scatter", "src"): "scatter_src", ("embedding", "weight"): "table"}
+
+
+def _binding(op: str, sig: Params, finite: bool) -> Any:
+    """The native test's view of an op's parameters: what `_arguments` and CONVERTERS do to each."""
+    unread = NOTHING if finite else FINITE_ONLY.get(op, NOTHING)
+    names = sig.names + tuple(sorted(sig.known - set(sig.names)))
+
+    def role(name: str) -> str:
+        if op in _LOSSES and name in ("size_average", "reduce"):
+            return "legacy"
+        if name in _DROPPED:
+            return "drop"
+        if name in unread:
+            return "unread"
+        if name == "padding_idx":
+            return "keep_none"
+        return _CONVERTED_ROLES.get((op, name), "keep")
+
+    return binding(op, [(n, role(n)) for n in names], len(sig.names), sig.required)
+
+
+def _wrap(op: str, sig: Params, original: Callable, native: Any, is_compiling: Callable[[], bool]) -> Callable:
+    """The checked version of `original`. A valid call's path: one flag test, the compile test,
+    one native call on the call's own argument tuple and keyword dict (`_native.valid_call`:
+    binding, tensors read in place, the check; no dict, no report), the original. Any other
+    call takes the general path: the argument dict (straight from the positional arguments
+    when there are no keywords), then `check_or_raise`."""
     bind = sig.bind
     where = f" (labelguard, {original.__qualname__})"
     # Positional calls without keywords: the names that reach check(), None for dropped ones;
@@ -179,22 +190,24 @@ def _wrap(op: str, sig: Params, original: Callable) -> Callable:
     legacy = [i for i, n in enumerate(sig.names) if n in ("size_average", "reduce")] if op in _LOSSES else []
     lo, hi = sig.required, min([len(sig.names)] + legacy)
     convert = CONVERTERS.get(op)
+    config, state, valid_call = _config, _state, _native.valid_call
 
     @functools.wraps(original)
     def labelguard_checked(*args: Any, **kwargs: Any) -> Any:
-        if _config["active"] and not _state.depth:
-            if _is_compiling():
+        if config["active"] and not state.depth:
+            if is_compiling():
                 _bypass_compiled()
                 return original(*args, **kwargs)
-            if not kwargs and lo <= len(args) <= hi:
-                call = {k: v for k, v in zip(kept, args) if k is not None and (v is not None or k == "padding_idx")}
-                if convert is not None:
-                    call = convert(call)
-            else:
-                bound = bind(args, kwargs)
-                call = None if bound is None else _arguments(op, bound)  # None: PyTorch reports its own signature errors
-            if call is not None:
-                _check_or_raise(op, call, where)
+            if not valid_call(native, args, kwargs):
+                if not kwargs and lo <= len(args) <= hi:
+                    call = {k: v for k, v in zip(kept, args) if k is not None and (v is not None or k == "padding_idx")}
+                    if convert is not None:
+                        call = convert(call)
+                else:
+                    bound = bind(args, kwargs)
+                    call = None if bound is None else _arguments(op, bound)  # None: PyTorch reports its own signature errors
+                if call is not None:
+                    check_or_raise(op, call, where)
         return original(*args, **kwargs)
 
     labelguard_checked.__labelguard_original__ = original  # type: ignore[attr-defined]
@@ -215,66 +228,40 @@ def _tensor_attribute(m: Any, name: str) -> Any:
 
 
 # Modules whose forward is one wrapped op: their __call__ is wrapped so that the error points at
-# the user's `criterion(x, y)` line, not at torch's forward. (name, op, arguments from the module)
-_MODULES: List[Tuple[str, str, Callable[..., Dict[str, Any]]]] = [
-    ("CrossEntropyLoss", "cross_entropy", lambda m, input, target: dict(input=input, target=target, weight=_tensor_attribute(m, "weight"), ignore_index=m.ignore_index, reduction=m.reduction, label_smoothing=m.label_smoothing)),
-    ("NLLLoss", "nll_loss", lambda m, input, target: dict(input=input, target=target, weight=_tensor_attribute(m, "weight"), ignore_index=m.ignore_index, reduction=m.reduction)),
-    ("BCELoss", "binary_cross_entropy", lambda m, input, target: dict(input=input, target=target, weight=_tensor_attribute(m, "weight"), reduction=m.reduction)),
-    ("BCEWithLogitsLoss", "binary_cross_entropy_with_logits", lambda m, input, target: dict(input=input, target=target, weight=_tensor_attribute(m, "weight"), pos_weight=_tensor_attribute(m, "pos_weight"), reduction=m.reduction)),
-    ("Embedding", "embedding", lambda m, input: dict(input=input, weight=_tensor_attribute(m, "weight"), padding_idx=m.padding_idx)),
-    ("CTCLoss", "ctc_loss", lambda m, log_probs, targets, input_lengths, target_lengths: dict(log_probs=log_probs, targets=targets, input_lengths=input_lengths, target_lengths=target_lengths, blank=m.blank, reduction=m.reduction, zero_infinity=m.zero_infinity)),
+# the user's `criterion(x, y)` line, not at torch's forward. (name, op, the op's positional
+# arguments from the module and the call)
+_MODULES: List[Tuple[str, str, Callable[..., Tuple[Any, ...]]]] = [
+    ("CrossEntropyLoss", "cross_entropy", lambda m, input, target: (input, target, _tensor_attribute(m, "weight"), None, m.ignore_index, None, m.reduction, m.label_smoothing)),
+    ("NLLLoss", "nll_loss", lambda m, input, target: (input, target, _tensor_attribute(m, "weight"), None, m.ignore_index, None, m.reduction)),
+    ("BCELoss", "binary_cross_entropy", lambda m, input, target: (input, target, _tensor_attribute(m, "weight"), None, None, m.reduction)),
+    ("BCEWithLogitsLoss", "binary_cross_entropy_with_logits", lambda m, input, target: (input, target, _tensor_attribute(m, "weight"), None, None, m.reduction, _tensor_attribute(m, "pos_weight"))),
+    ("Embedding", "embedding", lambda m, input: (input, _tensor_attribute(m, "weight"), m.padding_idx)),
+    ("CTCLoss", "ctc_loss", lambda m, log_probs, targets, input_lengths, target_lengths: (log_probs, targets, input_lengths, target_lengths, m.blank, m.reduction, m.zero_infinity)),
 ]
 
 
-# The tensors whose values a check reads only to find NaN/inf (a silent verdict): with
-# enable(finite=False) they are checked by shape and dtype alone.
-FINITE_ONLY: Dict[str, frozenset] = {
-    "cross_entropy": frozenset(("input",)),
-    "nll_loss": frozenset(("input",)),
-    "binary_cross_entropy_with_logits": frozenset(("input",)),
-    "ctc_loss": frozenset(("log_probs",)),
-}
-_NOTHING: frozenset = frozenset()
-
-
-def _check_or_raise(op: str, call: Dict[str, Any], where: str) -> None:
-    unread = _NOTHING if _config["finite"] else FINITE_ONLY.get(op, _NOTHING)
-    # CPU tensors: described and checked without calling any torch function that is wrapped.
-    report = all_host_torch(op, call, unread)
-    if report is None:
-        _state.depth += 1  # the general path calls torch (device reductions, copies)
-        try:
-            report = check_call(op, call, unread)
-        finally:
-            _state.depth -= 1
-    if report.verdict != "ok":
-        tensors = {k: v for k, v in call.items() if hasattr(v, "shape")}
-        scalars = {k: v for k, v in call.items() if k not in tensors}
-        site = call_site(report.op, [f.code for f in report.findings], sys._getframe(1))
-        try:
-            report_or_raise(report, _config["mode"], where=where, stacklevel=4, context=site.describe())
-        except TargetError as err:
-            err.call_site = site
-            raise attach_call(err, op, tensors, scalars).with_traceback(None) from None
-
-
-def _wrap_module(cls: type, op: str, arguments: Callable[..., Dict[str, Any]], original_call: Callable) -> Callable:
+def _wrap_module(cls: type, op: str, arguments: Callable[..., Tuple[Any, ...]], original_call: Callable, native: Any, is_compiling: Callable[[], bool]) -> Callable:
     torch_forward = cls.forward
+    bind = _SIGS[op][1].bind
+    where = f" (labelguard, nn.{cls.__name__})"
+    config, state, valid_call = _config, _state, _native.valid_call
 
     def labelguard_module_call(self: Any, *args: Any, **kwargs: Any) -> Any:
-        if not _config["active"] or _state.depth or type(self).forward is not torch_forward or _is_compiling():
+        if not config["active"] or state.depth or type(self).forward is not torch_forward or is_compiling():
             return original_call(self, *args, **kwargs)
         try:
-            a = _arguments(op, arguments(self, *args, **kwargs))
+            positional = arguments(self, *args, **kwargs)
         except TypeError:
             return original_call(self, *args, **kwargs)
-        if a is not None:
-            _check_or_raise(op, a, f" (labelguard, nn.{cls.__name__})")
-        _state.depth += 1  # the forward's own functional call was just checked
+        if not valid_call(native, positional):
+            a = _arguments(op, bind(positional, {}))  # (the tuple always binds)
+            if a is not None:
+                check_or_raise(op, a, where)
+        state.depth += 1  # the forward's own functional call was just checked
         try:
             return original_call(self, *args, **kwargs)
         finally:
-            _state.depth -= 1
+            state.depth -= 1
 
     return labelguard_module_call
 
@@ -307,6 +294,15 @@ def enable(mode: str = "raise", ops: Optional[Iterable[str]] = None, finite: boo
     if unknown:
         raise ValueError(f"unknown ops {sorted(unknown)}; known: {sorted(set(_SIGS) | set(_indexing.OPS))}")
     disable()
+    finite = bool(finite)
+    is_compiling = compiling_test()
+    natives: Dict[str, Any] = {}
+
+    def native(op: str) -> Any:
+        if op not in natives:
+            natives[op] = _binding(op, _SIGS[op][1], finite)
+        return natives[op]
+
     for path, attr, key in _TARGETS:
         if wanted is not None and key not in wanted:
             continue
@@ -316,22 +312,20 @@ def enable(mode: str = "raise", ops: Optional[Iterable[str]] = None, finite: boo
             continue
         _originals[(path, attr)] = original
         op, sig = _SIGS[key]
-        setattr(owner, attr, _wrap(op, sig, original))
+        setattr(owner, attr, _wrap(op, sig, original, native(op), is_compiling))
     for path, attr, op in _indexing.TARGETS:  # advanced indexing and its relatives
         if wanted is None or op in wanted:
             owner = _resolve(path)
             _originals[(path, attr)] = getattr(owner, attr)
-            setattr(owner, attr, _indexing.wrap(path, attr, op, getattr(owner, attr), owner))
+            setattr(owner, attr, _indexing.wrap(attr, op, getattr(owner, attr), is_compiling))
     nn = sys.modules["torch.nn"]
     for name, op, arguments in _MODULES:
         if wanted is not None and op not in wanted:
             continue
         cls = getattr(nn, name)
         _originals[("torch.nn." + name, "__call__")] = cls.__dict__.get("__call__", _INHERITED)
-        setattr(cls, "__call__", _wrap_module(cls, op, arguments, cls.__call__))
-    global _is_compiling
-    _is_compiling = getattr(getattr(sys.modules["torch"], "compiler", None), "is_compiling", _never)
-    _config.update(mode=mode, active=True, finite=bool(finite))
+        setattr(cls, "__call__", _wrap_module(cls, op, arguments, cls.__call__, native(op), is_compiling))
+    _config.update(mode=mode, active=True, finite=finite)
 
 
 _INHERITED = object()  # marks a module class that had no __call__ of its own

@@ -16,7 +16,8 @@ from __future__ import annotations
 import sys
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from . import _enable as _e
+from . import _native
+from ._guard import binding, check_or_raise, config, state
 from ._tensors import plain_tensor_types
 
 # (module path, attribute, op): where each wrapped function lives.
@@ -162,12 +163,15 @@ def _plan(x: Any, key: Any, getter: Callable, real_masks: bool) -> Optional[Dict
 _ALL = slice(None)
 
 
-def _active() -> bool:
-    return _e._config["active"] and _e._state.depth == 0 and not _e._is_compiling()
+def _binding(op: str) -> Any:
+    """`x[key]` as `op(input, index)` for `_native.valid_index`, which reads `x` by shape and
+    dtype only and takes one int64/int32 index tensor: the common `weights[labels]`."""
+    return binding(op, [("input", "unread"), ("index", "keep")], 2, 2)
 
 
-def _wrap_getitem(original: Callable) -> Callable:
+def _wrap_getitem(original: Callable, is_compiling: Callable[[], bool]) -> Callable:
     tensor = _torch().Tensor
+    native, valid_index = _binding("index"), _native.valid_index
 
     def labelguard_getitem(self, key):
         # The fast path, inlined: a key without a tensor goes straight to PyTorch.
@@ -179,18 +183,21 @@ def _wrap_getitem(original: Callable) -> Callable:
                 return original(self, key)
         elif not isinstance(key, tensor):
             return original(self, key)
-        if _active():
-            call = _plan(self, key, original, real_masks=False)
-            if call is not None:
-                _e._check_or_raise("index", call, " (labelguard, Tensor.__getitem__)")
+        if config["active"] and not state.depth and not is_compiling():
+            # One index tensor: the native test decides a valid call; the rest, the general path.
+            if type(key) is tuple or not valid_index(native, self, key):
+                call = _plan(self, key, original, real_masks=False)
+                if call is not None:
+                    check_or_raise("index", call, " (labelguard, Tensor.__getitem__)")
         return original(self, key)
 
     return labelguard_getitem
 
 
-def _wrap_setitem(original: Callable, getter: Callable) -> Callable:
+def _wrap_setitem(original: Callable, getter: Callable, is_compiling: Callable[[], bool]) -> Callable:
     torch = _torch()
     tensor = torch.Tensor
+    native, valid_index = _binding("index_put"), _native.valid_index
 
     def labelguard_setitem(self, key, value):
         if type(key) is tuple:
@@ -201,8 +208,10 @@ def _wrap_setitem(original: Callable, getter: Callable) -> Callable:
                 return original(self, key, value)
         elif not isinstance(key, tensor):
             return original(self, key, value)
-        if _active():
+        if config["active"] and not state.depth and not is_compiling():
             is_tensor = isinstance(value, tensor)
+            if not is_tensor and type(key) is not tuple and valid_index(native, self, key):
+                return original(self, key, value)  # `x[ids] = number`, valid
             call = _plan(self, key, getter, real_masks=is_tensor and value.numel() > 1)
             masks = [k for k in (key if type(key) is tuple else (key,)) if isinstance(k, tensor)]
             # One mask and one value: PyTorch takes masked_fill, which casts any dtype.
@@ -214,7 +223,7 @@ def _wrap_setitem(original: Callable, getter: Callable) -> Callable:
                     shape.pop(0)
                 call["values"] = torch.empty((), dtype=value.dtype).expand(shape)
             if call is not None:
-                _e._check_or_raise("index_put", call, " (labelguard, Tensor.__setitem__)")
+                check_or_raise("index_put", call, " (labelguard, Tensor.__setitem__)")
         return original(self, key, value)
 
     return labelguard_setitem
@@ -283,19 +292,19 @@ _BINDERS: Dict[str, Callable[..., Optional[Dict[str, Any]]]] = {
 }
 
 
-def _wrap_function(op: str, original: Callable) -> Callable:
+def _wrap_function(op: str, original: Callable, is_compiling: Callable[[], bool]) -> Callable:
     binder = _BINDERS[op]
     tensor = _torch().Tensor
     name = getattr(original, "__qualname__", op)
 
     def labelguard_checked(*args, **kwargs):
-        if _active():
+        if config["active"] and not state.depth and not is_compiling():
             try:
                 call = binder(*args, **kwargs)
             except (TypeError, AttributeError):
                 call = None  # PyTorch reports its own signature errors
             if call is not None and all(_readable(v.dtype) if isinstance(v, tensor) else not hasattr(v, "shape") for v in call.values()):
-                _e._check_or_raise(op, {k: v for k, v in call.items() if v is not None or k == "padding_idx"}, f" (labelguard, {name})")
+                check_or_raise(op, {k: v for k, v in call.items() if v is not None or k == "padding_idx"}, f" (labelguard, {name})")
         return original(*args, **kwargs)
 
     labelguard_checked.__labelguard_original__ = original  # type: ignore[attr-defined]
@@ -304,14 +313,15 @@ def _wrap_function(op: str, original: Callable) -> Callable:
     return labelguard_checked
 
 
-def wrap(path: str, attr: str, op: str, original: Callable, owner: Any) -> Callable:
-    """The checked version of `owner.attr` (op is from TARGETS)."""
+def wrap(attr: str, op: str, original: Callable, is_compiling: Callable[[], bool]) -> Callable:
+    """The checked version of `original`, the function `attr` of TARGETS (op is its op);
+    `is_compiling` is torch.compiler.is_compiling (or a function that answers False)."""
     global _MASK_DTYPES, _LONG_DTYPES, _PLAIN_TENSORS
     torch = _torch()
     _MASK_DTYPES, _LONG_DTYPES = (torch.bool, torch.uint8), (torch.int64, torch.int32)
     _PLAIN_TENSORS = plain_tensor_types()
     if attr == "__getitem__":
-        return _wrap_getitem(original)
+        return _wrap_getitem(original, is_compiling)
     if attr == "__setitem__":
-        return _wrap_setitem(original, _torch().Tensor.__getitem__)
-    return _wrap_function(op, original)
+        return _wrap_setitem(original, _torch().Tensor.__getitem__, is_compiling)
+    return _wrap_function(op, original, is_compiling)

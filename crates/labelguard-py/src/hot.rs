@@ -9,7 +9,7 @@
 //! path, which decides exactly as before.
 
 use crate::{value, view};
-use labelguard_core::{lookup, DType, OpSpec, TensorView, Value, OPS};
+use labelguard_core::{lookup, DType, OpSpec, Report, TensorView, Value, OPS};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
@@ -17,7 +17,7 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use std::cell::RefCell;
 
 /// What an abstract tensor's zero-stride view reads (never written).
-static ZEROS: [u8; 16] = [0; 16];
+pub(crate) static ZEROS: [u8; 16] = [0; 16];
 
 /// An op by its exact canonical name (no allocation, no trimming), else by `lookup`.
 pub fn op_spec(op: &str) -> PyResult<&'static OpSpec> {
@@ -33,7 +33,7 @@ thread_local! {
 }
 
 /// The labelguard dtype of a torch dtype object; TypeError for one the core does not read.
-fn dtype_of(dtype: &Bound<'_, PyAny>) -> PyResult<DType> {
+pub(crate) fn dtype_of(dtype: &Bound<'_, PyAny>) -> PyResult<DType> {
     let key = dtype.as_ptr() as usize;
     let known = DTYPES.with(|d| d.borrow().iter().find(|(k, _)| *k == key).map(|(_, t)| *t));
     let parsed = match known {
@@ -53,15 +53,15 @@ fn dtype_of(dtype: &Bound<'_, PyAny>) -> PyResult<DType> {
     })
 }
 
-fn usizes(t: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
+pub(crate) fn usizes(t: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
     t.cast::<PyTuple>()?.iter().map(|d| d.extract()).collect()
 }
 
 /// One plain torch tensor, as `(address, shape, strides, dtype)`; None when the general path
 /// must describe it (not on the CPU nor meta, not strided, a negative-bit view).
-type Described = (usize, Vec<usize>, Vec<isize>, DType);
+pub(crate) type Described = (usize, Vec<usize>, Vec<isize>, DType);
 
-fn describe(
+pub(crate) fn describe(
     v: &Bound<'_, PyAny>,
     abstract_: bool,
     strided: &Bound<'_, PyAny>,
@@ -98,7 +98,7 @@ fn describe(
     Ok(Some(((address, shape, strides, dtype), false)))
 }
 
-fn is_scalar(v: &Bound<'_, PyAny>) -> bool {
+pub(crate) fn is_scalar(v: &Bound<'_, PyAny>) -> bool {
     v.is_none()
         || v.is_exact_instance_of::<PyInt>()
         || v.is_exact_instance_of::<PyFloat>()
@@ -106,6 +106,29 @@ fn is_scalar(v: &Bound<'_, PyAny>) -> bool {
         || v.is_exact_instance_of::<PyString>()
         || v.is_exact_instance_of::<PyList>()
         || v.is_exact_instance_of::<PyTuple>()
+}
+
+/// Whether `v`'s type is exactly one of `plain` (torch.Tensor, nn.Parameter, ...): a tensor
+/// the hot paths read in place (subclasses such as fake tensors are not).
+pub(crate) fn is_plain(v: &Bound<'_, PyAny>, plain: &Bound<'_, PyTuple>) -> bool {
+    let ty = v.get_type();
+    plain.iter().any(|p| ty.is(&p))
+}
+
+/// Runs `spec`'s contract on described tensors (whose Python objects the caller holds).
+pub(crate) fn check_described(
+    py: Python<'_>,
+    spec: &OpSpec,
+    described: &[(String, Described)],
+    args: Vec<(String, Value)>,
+) -> PyResult<Report> {
+    let views: Vec<(String, TensorView<'_>)> = described
+        .iter()
+        .map(|(name, (address, shape, strides, dtype))| {
+            Ok((name.clone(), view(*address, shape, strides, *dtype)?))
+        })
+        .collect::<PyResult<_>>()?;
+    crate::run_report(py, spec, views, args)
 }
 
 /// The result of a hot-path check: the op's canonical name, the report as JSON (None when
@@ -130,8 +153,7 @@ pub fn check_plain(
     let mut args: Vec<(String, Value)> = Vec::new();
     for (k, v) in call.iter() {
         let name: String = k.extract()?;
-        let ty = v.get_type();
-        if plain.iter().any(|p| ty.is(&p)) {
+        if is_plain(&v, plain) {
             let Some((d, abstract_)) = describe(&v, unread.contains(&k)?, strided)? else {
                 return Ok(None);
             };
@@ -146,12 +168,7 @@ pub fn check_plain(
         }
     }
     // The tensors of `call` stay alive (the dict holds them) for the whole check.
-    let views: Vec<(String, TensorView<'_>)> = described
-        .iter()
-        .map(|(name, (address, shape, strides, dtype))| {
-            Ok((name.clone(), view(*address, shape, strides, *dtype)?))
-        })
-        .collect::<PyResult<_>>()?;
-    let json = crate::run_check(py, spec, views, args)?;
+    let report = check_described(py, spec, &described, args)?;
+    let json = (!report.findings.is_empty()).then(|| crate::report_json(&report));
     Ok(Some((spec.name, json, skipped)))
 }

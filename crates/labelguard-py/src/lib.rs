@@ -5,6 +5,7 @@
 //! tensors: zero-copy, any strides, bfloat16 included. The owner object is held for the whole
 //! call, which keeps the memory alive while the GIL is released.
 
+mod bound;
 mod hot;
 
 use labelguard_core::{DType, OpSpec, Report, TensorView, Value};
@@ -89,7 +90,7 @@ pub(crate) fn value(v: &Bound<'_, PyAny>) -> PyResult<Value> {
     }
 }
 
-fn report_json(r: &Report) -> String {
+pub(crate) fn report_json(r: &Report) -> String {
     labelguard_report::call::json(r)
 }
 
@@ -97,21 +98,31 @@ fn report_json(r: &Report) -> String {
 /// small call (enable()'s common case).
 const DETACH_BYTES: usize = 1 << 20;
 
-/// Runs `spec`'s contract on the views, without the GIL when they are large; the JSON of the
-/// report, or None when it has no finding (a valid call then costs no JSON on either side).
+/// Runs `spec`'s contract on the views, without the GIL when they are large.
+pub(crate) fn run_report(
+    py: Python<'_>,
+    spec: &OpSpec,
+    views: Vec<(String, TensorView<'_>)>,
+    args: Vec<(String, Value)>,
+) -> PyResult<Report> {
+    let bytes: usize = views.iter().map(|(_, v)| v.bytes().len()).sum();
+    if bytes < DETACH_BYTES {
+        spec.check(views, args)
+    } else {
+        py.detach(|| spec.check(views, args))
+    }
+    .map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// `run_report`'s report as JSON, or None when it has no finding (a valid call then costs no
+/// JSON on either side).
 pub(crate) fn run_check(
     py: Python<'_>,
     spec: &OpSpec,
     views: Vec<(String, TensorView<'_>)>,
     args: Vec<(String, Value)>,
 ) -> PyResult<Option<String>> {
-    let bytes: usize = views.iter().map(|(_, v)| v.bytes().len()).sum();
-    let report = if bytes < DETACH_BYTES {
-        spec.check(views, args)
-    } else {
-        py.detach(|| spec.check(views, args))
-    }
-    .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let report = run_report(py, spec, views, args)?;
     Ok((!report.findings.is_empty()).then(|| report_json(&report)))
 }
 
@@ -314,6 +325,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     );
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(hot::check_plain, m)?)?;
+    m.add_class::<bound::Binding>()?;
+    m.add_function(wrap_pyfunction!(bound::valid_call, m)?)?;
+    m.add_function(wrap_pyfunction!(bound::valid_index, m)?)?;
     m.add_function(wrap_pyfunction!(check_class_targets, m)?)?;
     m.add_function(wrap_pyfunction!(save_safetensors, m)?)?;
     m.add_function(wrap_pyfunction!(replay, m)?)?;

@@ -1,0 +1,308 @@
+//! `Binding` and `valid_call`: the first thing a wrapped call of `enable()` runs.
+//!
+//! A `Binding` is one wrapped op's parameters, fixed when `enable()` wraps it: their names
+//! (the positional ones first, in order), how many are required, and what each becomes in the
+//! check (`Role`). `valid_call(binding, args, kwargs)` binds the call's own positional tuple
+//! and keyword dict to those parameters in Rust (no argument dict is built), reads its tensors
+//! in place (see `hot.rs`) and runs the op's contract. It answers True only for a call that is
+//! checked and has no finding; False for everything else: a finding, a call PyTorch would
+//! refuse by its signature, a tensor the hot path does not read (CUDA, subclasses, numpy), an
+//! argument the check rejects. On False the Python wrapper takes its general path, which
+//! decides exactly as it did before this existed, so this path only has to be right when it
+//! says True.
+
+use crate::hot::{describe, is_scalar, op_spec, usizes, Described};
+use crate::value;
+use labelguard_core::{DType, OpSpec, Value};
+use pyo3::exceptions::PyValueError;
+use pyo3::intern;
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyString, PyTuple};
+
+/// What a wrapped call's argument becomes in the check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Role {
+    /// Passed as given; a None value is left out.
+    Keep,
+    /// Passed as given, None included (embedding's padding_idx).
+    KeepNone,
+    /// Never changes the verdict (out=, generator=, sparse=, ...): left out.
+    Drop,
+    /// A loss's legacy size_average / reduce: a call that gives one is not judged here.
+    Legacy,
+    /// A tensor checked by shape and dtype, its values never read (logits when `finite=False`,
+    /// the tensor that advanced indexing indexes).
+    Unread,
+    /// scatter's src: a Python number becomes the check's `value`.
+    ScatterSrc,
+    /// embedding's weight: a 2-d table passes its row count as `num_embeddings`.
+    Table,
+}
+
+impl Role {
+    fn parse(text: &str) -> PyResult<Role> {
+        Ok(match text {
+            "keep" => Role::Keep,
+            "keep_none" => Role::KeepNone,
+            "drop" => Role::Drop,
+            "legacy" => Role::Legacy,
+            "unread" => Role::Unread,
+            "scatter_src" => Role::ScatterSrc,
+            "table" => Role::Table,
+            _ => return Err(PyValueError::new_err(format!("unknown role '{text}'"))),
+        })
+    }
+}
+
+/// One parameter: its Python name (compared by identity first: keyword names are interned),
+/// the same as Rust text, and its role.
+struct Slot {
+    name: Py<PyString>,
+    text: String,
+    role: Role,
+}
+
+/// A wrapped op's parameters and what the hot path needs to read its tensors.
+#[pyclass(frozen, module = "labelguard._native")]
+pub struct Binding {
+    spec: &'static OpSpec,
+    slots: Vec<Slot>,
+    /// How many of `slots` may be given by position, and how many of those are required.
+    positional: usize,
+    required: usize,
+    /// The exact tensor types read in place (torch.Tensor, nn.Parameter, ...), held alive here,
+    /// and their addresses (a type test per argument without touching reference counts).
+    _plain: Py<PyTuple>,
+    plain_types: Vec<usize>,
+    strided: Py<PyAny>,
+}
+
+#[pymethods]
+impl Binding {
+    /// `Binding(op, [(name, role), ...], positional, required, plain_types, torch.strided)`.
+    #[new]
+    fn new(
+        op: &str,
+        params: Vec<(Bound<'_, PyString>, String)>,
+        positional: usize,
+        required: usize,
+        plain: Bound<'_, PyTuple>,
+        strided: Bound<'_, PyAny>,
+    ) -> PyResult<Self> {
+        if required > positional || positional > params.len() {
+            return Err(PyValueError::new_err(
+                "required <= positional <= number of parameters",
+            ));
+        }
+        let slots = params
+            .into_iter()
+            .map(|(name, role)| {
+                Ok(Slot {
+                    text: name.to_cow()?.into_owned(),
+                    name: name.unbind(),
+                    role: Role::parse(&role)?,
+                })
+            })
+            .collect::<PyResult<_>>()?;
+        Ok(Binding {
+            spec: op_spec(op)?,
+            slots,
+            positional,
+            required,
+            plain_types: plain.iter().map(|t| t.as_ptr() as usize).collect(),
+            _plain: plain.unbind(),
+            strided: strided.unbind(),
+        })
+    }
+}
+
+/// The check's arguments of one call: its tensors, described, and its scalar values.
+#[derive(Default)]
+struct Checked {
+    tensors: Vec<(String, Described)>,
+    values: Vec<(String, Value)>,
+}
+
+impl Checked {
+    /// Adds a value; false when the name is already there (scatter's src given as a number
+    /// and `value=` too: left to the general path).
+    fn value(&mut self, name: &str, v: Value) -> bool {
+        if self.values.iter().any(|(n, _)| n == name) {
+            return false;
+        }
+        self.values.push((name.to_string(), v));
+        true
+    }
+
+    /// Runs the contract; true when the report has no finding.
+    fn valid(self, py: Python<'_>, spec: &OpSpec) -> PyResult<bool> {
+        let report = crate::hot::check_described(py, spec, &self.tensors, self.values)?;
+        Ok(report.findings.is_empty())
+    }
+}
+
+impl Binding {
+    /// Whether `v`'s type is exactly one of the plain tensor types.
+    fn is_plain(&self, v: &Bound<'_, PyAny>) -> bool {
+        self.plain_types.contains(&(v.get_type_ptr() as usize))
+    }
+
+    fn index_of(&self, key: &Bound<'_, PyAny>) -> PyResult<Option<usize>> {
+        if let Some(i) = self.slots.iter().position(|s| key.is(&s.name)) {
+            return Ok(Some(i));
+        }
+        let key = key.cast::<PyString>()?.to_cow()?;
+        Ok(self.slots.iter().position(|s| s.text == *key))
+    }
+
+    /// The call's arguments by parameter, as `Params.bind` in Python binds them; None where
+    /// PyTorch would refuse the call by its signature.
+    fn bind<'py>(
+        &self,
+        args: &Bound<'py, PyTuple>,
+        kwargs: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Option<Vec<Option<Bound<'py, PyAny>>>>> {
+        if args.len() > self.positional {
+            return Ok(None);
+        }
+        let mut bound: Vec<Option<Bound<'py, PyAny>>> = vec![None; self.slots.len()];
+        for (slot, arg) in bound.iter_mut().zip(args.iter()) {
+            *slot = Some(arg);
+        }
+        if let Some(kwargs) = kwargs {
+            for (k, v) in kwargs.iter() {
+                match self.index_of(&k)? {
+                    Some(i) if bound[i].is_none() => bound[i] = Some(v),
+                    _ => return Ok(None),
+                }
+            }
+        }
+        if bound[..self.required].iter().any(Option::is_none) {
+            return Ok(None);
+        }
+        Ok(Some(bound))
+    }
+
+    /// The check's arguments of a bound call; None where the general path must decide.
+    fn arguments(
+        &self,
+        bound: &[Option<Bound<'_, PyAny>>],
+        strided: &Bound<'_, PyAny>,
+    ) -> PyResult<Option<Checked>> {
+        let mut checked = Checked::default();
+        for (slot, v) in self.slots.iter().zip(bound) {
+            let Some(v) = v else { continue };
+            match slot.role {
+                Role::Drop => continue,
+                Role::Legacy if v.is_none() => continue,
+                Role::Legacy => return Ok(None),
+                Role::KeepNone => {}
+                _ if v.is_none() => continue,
+                _ => {}
+            }
+            if self.is_plain(v) {
+                if slot.role == Role::Table {
+                    let shape = usizes(&v.getattr(intern!(v.py(), "shape"))?)?;
+                    if let [rows, _] = shape[..] {
+                        if !checked.value("num_embeddings", Value::Int(rows as i64)) {
+                            return Ok(None);
+                        }
+                        continue;
+                    }
+                }
+                let Some((d, _)) = describe(v, slot.role == Role::Unread, strided)? else {
+                    return Ok(None);
+                };
+                checked.tensors.push((slot.text.clone(), d));
+            } else if slot.role == Role::ScatterSrc && is_number(v) {
+                if !checked.value("value", Value::Float(v.extract()?)) {
+                    return Ok(None);
+                }
+            } else if is_scalar(v) {
+                if !checked.value(&slot.text, value(v)?) {
+                    return Ok(None);
+                }
+            } else {
+                return Ok(None);
+            }
+        }
+        Ok(Some(checked))
+    }
+
+    fn judge(
+        &self,
+        py: Python<'_>,
+        args: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<bool> {
+        let Some(bound) = self.bind(args, kwargs)? else {
+            return Ok(false);
+        };
+        let strided = self.strided.bind(py);
+        match self.arguments(&bound, strided)? {
+            Some(checked) => checked.valid(py, self.spec),
+            None => Ok(false),
+        }
+    }
+
+    /// `x[key]` / `x[key] = number` with one index tensor (see `valid_index`).
+    fn judge_index(
+        &self,
+        py: Python<'_>,
+        x: &Bound<'_, PyAny>,
+        key: &Bound<'_, PyAny>,
+    ) -> PyResult<bool> {
+        if !self.is_plain(x) || !self.is_plain(key) {
+            return Ok(false);
+        }
+        let strided = self.strided.bind(py);
+        let (Some((input, _)), Some((index, _))) =
+            (describe(x, true, strided)?, describe(key, false, strided)?)
+        else {
+            return Ok(false);
+        };
+        if input.1.is_empty() || index.1.is_empty() || !matches!(index.3, DType::I64 | DType::I32) {
+            return Ok(false);
+        }
+        let checked = Checked {
+            tensors: vec![("input".to_string(), input), ("index".to_string(), index)],
+            values: vec![("dims".to_string(), Value::IntList(vec![0]))],
+        };
+        checked.valid(py, self.spec)
+    }
+}
+
+/// A Python int, float or bool (what `float(src)` turns into scatter's value).
+fn is_number(v: &Bound<'_, PyAny>) -> bool {
+    v.is_exact_instance_of::<PyFloat>()
+        || v.is_exact_instance_of::<PyInt>()
+        || v.is_exact_instance_of::<PyBool>()
+}
+
+/// Whether a wrapped call, given as its positional tuple and keyword dict, is checked here and
+/// valid (see the module docs). Never raises: any error answers False, and the general path
+/// then raises its own.
+#[pyfunction]
+#[pyo3(signature = (binding, args, kwargs=None))]
+pub fn valid_call(
+    py: Python<'_>,
+    binding: &Bound<'_, Binding>,
+    args: &Bound<'_, PyTuple>,
+    kwargs: Option<&Bound<'_, PyDict>>,
+) -> bool {
+    binding.get().judge(py, args, kwargs).unwrap_or(false)
+}
+
+/// Whether `x[key]` (op "index") or `x[key] = number` (op "index_put") with `key` one plain
+/// int64/int32 index tensor of at least one dimension, on a tensor of at least one, is valid:
+/// the common advanced index (`weights[labels]`), checked with `x` by shape and dtype, as
+/// Python's general path checks it. False for every other key and on any error.
+#[pyfunction]
+pub fn valid_index(
+    py: Python<'_>,
+    binding: &Bound<'_, Binding>,
+    x: &Bound<'_, PyAny>,
+    key: &Bound<'_, PyAny>,
+) -> bool {
+    binding.get().judge_index(py, x, key).unwrap_or(false)
+}

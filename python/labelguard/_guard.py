@@ -1,0 +1,77 @@
+"""What every wrapper that `enable()` installs shares: the switch (`config`), the re-entry depth
+(`state.depth`, non-zero while labelguard's own code or a checked module's forward calls torch),
+the native test of a valid call (`binding`), and `check_or_raise`, the general path that checks
+one call's argument dict and raises or warns at the caller's line.
+
+A leaf among the wrappers: `_enable` (losses, embedding, gather, ...) and `_indexing` (`x[idx]`
+and its relatives) both import it; it imports neither.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from typing import Any, Dict, Sequence, Tuple
+
+from . import _native
+from ._callsite import call_site
+from ._check import all_host_torch, check_call
+from ._report import TargetError, attach_call, report_or_raise
+from ._tensors import plain_tensor_types, strided
+
+
+class _State(threading.local):
+    depth = 0
+
+
+state = _State()
+config = {"mode": "raise", "active": False, "finite": False}
+
+
+def never() -> bool:
+    return False
+
+
+def compiling_test() -> Any:
+    """torch.compiler.is_compiling (a function dynamo reads as True while it traces), or `never`."""
+    return getattr(getattr(sys.modules["torch"], "compiler", None), "is_compiling", never)
+
+
+# The tensors whose values a check reads only to find NaN/inf (a silent verdict): with
+# enable(finite=False) they are checked by shape and dtype alone.
+FINITE_ONLY: Dict[str, frozenset] = {
+    "cross_entropy": frozenset(("input",)),
+    "nll_loss": frozenset(("input",)),
+    "binary_cross_entropy_with_logits": frozenset(("input",)),
+    "ctc_loss": frozenset(("log_probs",)),
+}
+NOTHING: frozenset = frozenset()
+
+
+def binding(op: str, params: Sequence[Tuple[str, str]], positional: int, required: int) -> Any:
+    """The native description of a wrapped op's parameters (see crates/labelguard-py/src/bound.rs):
+    `params` are (name, role) pairs, the positional ones first."""
+    return _native.Binding(op, list(params), positional, required, plain_tensor_types(), strided())
+
+
+def check_or_raise(op: str, call: Dict[str, Any], where: str) -> None:
+    """The general path of a wrapped call: checks its argument dict; raises a TargetError (or
+    warns, in mode 'warn') at the caller's line when PyTorch would fail or compute garbage."""
+    unread = NOTHING if config["finite"] else FINITE_ONLY.get(op, NOTHING)
+    # CPU tensors: described and checked without calling any torch function that is wrapped.
+    report = all_host_torch(op, call, unread)
+    if report is None:
+        state.depth += 1  # the general path calls torch (device reductions, copies)
+        try:
+            report = check_call(op, call, unread)
+        finally:
+            state.depth -= 1
+    if report.verdict != "ok":
+        tensors = {k: v for k, v in call.items() if hasattr(v, "shape")}
+        scalars = {k: v for k, v in call.items() if k not in tensors}
+        site = call_site(report.op, [f.code for f in report.findings], sys._getframe(1))
+        try:
+            report_or_raise(report, config["mode"], where=where, stacklevel=4, context=site.describe())
+        except TargetError as err:
+            err.call_site = site
+            raise attach_call(err, op, tensors, scalars).with_traceback(None) from None
