@@ -2,7 +2,8 @@
 //! rule, a small dataset generated here that triggers it, scanned through the library API,
 //! with the finding's code asserted and its text (message, hint, fix, locations, counts)
 //! pinned by a snapshot (tests/snapshots/). The scanned root is shown as `<root>`.
-//! LG609-LG611 (whole-dataset statistics) are checked by the report.
+//! LG609-LG611 and LG615 (whole-dataset statistics) are checked when the report is finalised
+//! (`src/report/dataset_checks/`), from the histograms of every file.
 
 mod common;
 
@@ -124,6 +125,35 @@ fn lg608_missing_pair() {
         ("masks/y.png", png_gray8(8, 8, &[1; 64])),
     ]);
     insta::assert_snapshot!(finding(dir.path(), classes(3, 255), "LG608"));
+}
+
+/// Three classes; the masks hold only 0 and 1.
+#[test]
+fn lg609_class_never_seen() {
+    let ids: Vec<u8> = (0..64).map(|i| (i % 2) as u8).collect();
+    let dir = tree(&[("m/a.png", png_gray8(8, 8, &ids))]);
+    insta::assert_snapshot!(finding(dir.path(), classes(3, 255), "LG609"));
+}
+
+/// Class 2 is in the train masks only.
+#[test]
+fn lg610_class_in_one_split() {
+    let train: Vec<u8> = (0..64).map(|i| (i % 3) as u8).collect();
+    let val: Vec<u8> = (0..64).map(|i| (i % 2) as u8).collect();
+    let dir = tree(&[
+        ("train/a.png", png_gray8(8, 8, &train)),
+        ("val/b.png", png_gray8(8, 8, &val)),
+    ]);
+    insta::assert_snapshot!(finding(dir.path(), classes(3, 255), "LG610"));
+}
+
+/// Class 1 covers 1 of 16,384 pixels: class 0 outnumbers it 16,383 to 1, past the default
+/// limit of 10,000.
+#[test]
+fn lg611_class_imbalance() {
+    let ids: Vec<u8> = (0..16384).map(|i| (i == 0) as u8).collect();
+    let dir = tree(&[("m/a.png", png_gray8(128, 128, &ids))]);
+    insta::assert_snapshot!(finding(dir.path(), classes(2, 255), "LG611"));
 }
 
 #[test]

@@ -16,5 +16,6 @@ declare_rule! {
     ///
     /// ## Checked by
     /// - `crates/labelguard-scan/src/report/dataset_checks/lg609_class_never_seen.rs` (same name, in the scan crate's report, which has the whole dataset's histogram)
+    /// - fixture: `lg609_class_never_seen` in `crates/labelguard-scan/tests/dataset_rule_fixtures.rs`
     "LG609", "class-never-seen", Warning
 }
