@@ -49,8 +49,12 @@ fn png_grey_16_bit_palette_and_tiff_masks() {
     );
     put(root, "t8.tif", &tiff_gray8(40, 20, &m));
     put(root, "t16.tiff", &tiff_gray16(40, 20, &m16));
+    // Under each other's names: a .tif is decoded from the open file only when it starts like
+    // a TIFF; everything else is read whole and recognised by its magic.
+    put(root, "png_named.TIF", &png_gray8(40, 20, &m));
+    put(root, "tiff_named.png", &tiff_gray8(40, 20, &m));
     let r = scan(root, &opts(classes(5, 255)));
-    for f in ["grey.png", "voc.png", "t8.tif"] {
+    for f in ["grey.png", "voc.png", "t8.tif", "png_named.TIF", "tiff_named.png"] {
         let finding = r
             .all_findings()
             .find(|x| x.path.as_deref().unwrap().ends_with(f))
@@ -61,9 +65,9 @@ fn png_grey_16_bit_palette_and_tiff_masks() {
     }
     assert!(has(&r, "deep.png", "LG101") && has(&r, "t16.tiff", "LG101"));
     assert_eq!(count(&r, 300), 2);
-    assert_eq!(count(&r, 9), 3);
-    assert_eq!(r.summary.files_scanned, 5);
-    assert_eq!(r.summary.elements, 5 * 800);
+    assert_eq!(count(&r, 9), 5);
+    assert_eq!(r.summary.files_scanned, 7);
+    assert_eq!(r.summary.elements, 7 * 800);
 }
 
 #[test]

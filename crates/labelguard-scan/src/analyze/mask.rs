@@ -9,13 +9,16 @@ use super::class_ids::class_check;
 use super::ctx::Ctx;
 use super::result::{FileKind, FileResult};
 use crate::layout::Item;
-use crate::read::file::read_file;
-use crate::read::mask::{decode_mask, png_end_problem, MaskImage};
+use crate::read::file::{open_within, read_file};
+use crate::read::mask::{decode_mask, decode_tiff_file, is_tiff, png_end_problem, MaskImage};
 use labelguard_core::rules::LG203;
 use labelguard_core::{Finding, TensorView, Verdict};
 
 pub(crate) fn mask_file(item: &Item, ctx: &Ctx<'_>, bufs: &mut Buffers) -> FileResult {
     let mut r = FileResult::new(item, FileKind::Mask);
+    if is_tiff_name(&item.path) && tiff_file(&mut r, item, ctx, bufs) {
+        return r;
+    }
     if let Err(p) = read_file(&item.path, ctx.max_file_bytes(), &mut bufs.file) {
         r.findings.push(p);
         return r;
@@ -45,6 +48,39 @@ pub(crate) fn mask_file(item: &Item, ctx: &Ctx<'_>, bufs: &mut Buffers) -> FileR
     }
     bufs.pixels = pixels;
     r
+}
+
+/// `.tif` and `.tiff` masks are decoded from the open file (see `decode_tiff_file`); a TIFF
+/// under another name is read whole and recognised by its magic, as every other mask.
+fn is_tiff_name(path: &std::path::Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("tif") || e.eq_ignore_ascii_case("tiff"))
+}
+
+/// Decodes a `.tif` mask from its open file into `r`; `false` when the file does not start
+/// like a TIFF (a PNG or an array under a TIFF's name), which is then read whole as usual.
+fn tiff_file(r: &mut FileResult, item: &Item, ctx: &Ctx<'_>, bufs: &mut Buffers) -> bool {
+    use std::io::{Read, Seek};
+    let (mut file, len) = match open_within(&item.path, ctx.max_file_bytes()) {
+        Ok(opened) => opened,
+        Err(p) => {
+            r.findings.push(p);
+            return true;
+        }
+    };
+    let mut head = [0u8; 4];
+    if file.read_exact(&mut head).is_err() || !is_tiff(&head) || file.rewind().is_err() {
+        return false;
+    }
+    match decode_tiff_file(file, len, ctx.opts.max_pixels, &mut bufs.pixels) {
+        Ok(img) => {
+            r.shape = Some(vec![img.height, img.width]);
+            mask_pixels(r, &img, &bufs.pixels, ctx, &mut bufs.aux);
+        }
+        Err(p) => r.findings.push(p),
+    }
+    true
 }
 
 fn looks_like_safetensors(b: &[u8]) -> bool {

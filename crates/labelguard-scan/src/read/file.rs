@@ -27,8 +27,8 @@ pub fn open_regular(path: &Path) -> Result<(std::fs::File, u64), Finding> {
     Ok((file, meta.len()))
 }
 
-/// Reads a whole file into `buf` (whose capacity is reused across files).
-pub fn read_file(path: &Path, max_bytes: u64, buf: &mut Vec<u8>) -> Result<(), Finding> {
+/// Opens a regular file that is neither empty nor over `max_bytes`, with its length.
+pub fn open_within(path: &Path, max_bytes: u64) -> Result<(std::fs::File, u64), Finding> {
     let (file, len) = open_regular(path)?;
     if len == 0 {
         return Err(empty_file());
@@ -36,6 +36,12 @@ pub fn read_file(path: &Path, max_bytes: u64, buf: &mut Vec<u8>) -> Result<(), F
     if len > max_bytes {
         return Err(lg602_corrupt_file::over_file_limit(len, max_bytes));
     }
+    Ok((file, len))
+}
+
+/// Reads a whole file into `buf` (whose capacity is reused across files).
+pub fn read_file(path: &Path, max_bytes: u64, buf: &mut Vec<u8>) -> Result<(), Finding> {
+    let (file, len) = open_within(path, max_bytes)?;
     buf.clear();
     buf.reserve(len as usize);
     file.take(max_bytes)

@@ -117,7 +117,7 @@ pub fn decode_mask(
         }
         decode_png(bytes, max_pixels, out)
     } else if is_tiff(bytes) {
-        decode_tiff(bytes, max_pixels, out)
+        decode_tiff(Cursor::new(bytes), bytes.len() as u64, max_pixels, out)
     } else {
         Err(not_a_mask(bytes))
     }
@@ -277,13 +277,31 @@ fn tiff_error(e: tiff::TiffError) -> Finding {
     }
 }
 
-fn decode_tiff(bytes: &[u8], max_pixels: u64, out: &mut Vec<u8>) -> Result<MaskImage, Finding> {
+/// Decodes a TIFF mask from an open file, reading its strips as they are needed: the file's
+/// bytes are never all in memory beside the decoded pixels (an uncompressed 16-bit mask at the
+/// decoded-byte limit would otherwise hold twice that limit).
+pub fn decode_tiff_file(
+    file: std::fs::File,
+    len: u64,
+    max_pixels: u64,
+    out: &mut Vec<u8>,
+) -> Result<MaskImage, Finding> {
+    decode_tiff(std::io::BufReader::new(file), len, max_pixels, out)
+}
+
+/// Decodes a TIFF of `len` bytes from `reader` into `out`.
+fn decode_tiff<R: std::io::Read + std::io::Seek>(
+    reader: R,
+    len: u64,
+    max_pixels: u64,
+    out: &mut Vec<u8>,
+) -> Result<MaskImage, Finding> {
     let mut limits = tiff::decoder::Limits::default();
     // The decoded bytes are limited like a PNG's (see `check_decoded_bytes`).
     let budget = max_pixels.min(usize::MAX as u64) as usize;
     limits.decoding_buffer_size = budget;
     limits.intermediate_buffer_size = budget;
-    let mut decoder = tiff::decoder::Decoder::new(Cursor::new(bytes))
+    let mut decoder = tiff::decoder::Decoder::new(reader)
         .map_err(tiff_error)?
         .with_limits(limits);
     let (w, h) = decoder.dimensions().map_err(tiff_error)?;
@@ -314,10 +332,9 @@ fn decode_tiff(bytes: &[u8], max_pixels: u64, out: &mut Vec<u8>) -> Result<MaskI
     )?;
     // 8 bytes per sample at most; the file's own size bounds what its strips can decode to.
     let claimed = w as u128 * h as u128 * channels as u128;
-    if !can_hold(bytes.len() as u64, TIFF_MAX_RATIO, claimed) {
+    if !can_hold(len, TIFF_MAX_RATIO, claimed) {
         return Err(truncated(&format!(
-            "its {} bytes cannot hold the {claimed} samples its {w}x{h} header claims",
-            bytes.len()
+            "its {len} bytes cannot hold the {claimed} samples its {w}x{h} header claims"
         )));
     }
     // Decoded straight into `out` (one buffer for the pixels, whatever their type): the decoder
