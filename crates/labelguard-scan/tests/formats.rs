@@ -54,7 +54,13 @@ fn png_grey_16_bit_palette_and_tiff_masks() {
     put(root, "png_named.TIF", &png_gray8(40, 20, &m));
     put(root, "tiff_named.png", &tiff_gray8(40, 20, &m));
     let r = scan(root, &opts(classes(5, 255)));
-    for f in ["grey.png", "voc.png", "t8.tif", "png_named.TIF", "tiff_named.png"] {
+    for f in [
+        "grey.png",
+        "voc.png",
+        "t8.tif",
+        "png_named.TIF",
+        "tiff_named.png",
+    ] {
         let finding = r
             .all_findings()
             .find(|x| x.path.as_deref().unwrap().ends_with(f))
