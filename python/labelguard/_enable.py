@@ -233,14 +233,15 @@ def _wrap_module(cls: type, original_call: Callable) -> Callable:
     (free until something is raised): the check itself is the functional wrapper's, so a module
     call costs one checked functional call and this frame. Dynamo traces the `try` (no graph
     break, `fullgraph=True` works: test_enable.py), so no compile test is needed here."""
-    forward_code = cls.forward.__code__
+    name = "nn." + cls.__name__
 
     def labelguard_module_call(self: Any, *args: Any, **kwargs: Any) -> Any:
         try:
             return original_call(self, *args, **kwargs)
         except TargetError as err:
-            if err.raised_in is not forward_code:
+            if err.raised_in != name:
                 raise  # raised by a subclass's forward or a hook: its frames are the user's
+            err.raised_in = None  # cut once: an enclosing module keeps the frames in between
             raise err.with_traceback(None) from None
 
     return labelguard_module_call

@@ -87,7 +87,7 @@ def check_or_raise(op: str, call: Dict[str, Any], where: str) -> None:
             report_or_raise(report, config["mode"], where=where, stacklevel=3 + steps, context=site.describe())
         except TargetError as err:
             err.call_site = site
-            err.raised_in = caller.f_code if caller is not None else None
+            err.raised_in = module
             raise attach_call(err, op, tensors, scalars).with_traceback(None) from None
 
 

@@ -99,8 +99,9 @@ class TargetError(ValueError):
         self.call: Optional[Tuple[str, dict, dict]] = None
         #: Under `enable()`: the user's frame and the library calls that led to the op.
         self.call_site: Any = None
-        #: Under `enable()`: the code object that made the bad call (a function or method).
-        self.raised_in: Any = None
+        #: Under `enable()`: the wrapped nn module (`nn.CrossEntropyLoss`) whose own forward
+        #: made the bad call, until that module's wrapper has cut the traceback at the user's line.
+        self.raised_in: Optional[str] = None
         lead = f"{report.op}{where}: PyTorch would " + (
             "trigger a device-side assert on CUDA (and raise on the CPU)" if report.verdict == "device_assert" else "raise"
         )

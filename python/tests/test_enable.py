@@ -1,6 +1,7 @@
 """enable(): valid calls are bit-identical, bad calls raise TargetError at the user's line."""
 
 import os
+import pickle
 import traceback
 import warnings
 
@@ -148,8 +149,10 @@ def test_warn_mode_and_silent_verdicts_warn():
 
 def test_a_module_names_itself_and_its_warning_points_at_the_users_line():
     labelguard.enable()
-    with pytest.raises(TargetError, match=r"cross_entropy \(labelguard, nn.CrossEntropyLoss\)"):
+    with pytest.raises(TargetError, match=r"cross_entropy \(labelguard, nn.CrossEntropyLoss\)") as info:
         nn.CrossEntropyLoss()(torch.randn(2, 3), torch.tensor([0, 3]))
+    again = pickle.loads(pickle.dumps(info.value))  # (errors cross process boundaries)
+    assert again.code == "LG101" and str(again) == str(info.value)
     labelguard.enable(mode="warn")
     call = lambda: nn.BCEWithLogitsLoss()(torch.randn(2), torch.tensor([0.0, 255.0]))  # noqa: E731
     with pytest.warns(TargetWarning, match=r"nn.BCEWithLogitsLoss") as record:
