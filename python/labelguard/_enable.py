@@ -17,7 +17,7 @@ import warnings
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
 from . import _indexing, _native
-from ._guard import FINITE_ONLY, NOTHING, binding, check_or_raise, compiling_test, module_forwards
+from ._guard import binding, check_or_raise, compiling_test, module_forwards, unread
 from ._guard import config as _config
 from ._guard import state as _state
 from ._report import TargetError, TargetWarning
@@ -159,7 +159,7 @@ _CONVERTED_ROLES = {("scatter", "src"): "scatter_src", ("embedding", "weight"): 
 
 def _binding(op: str, sig: Params, finite: bool) -> Any:
     """The native test's view of an op's parameters: what `_arguments` and CONVERTERS do to each."""
-    unread = NOTHING if finite else FINITE_ONLY.get(op, NOTHING)
+    not_read = unread(op, finite)
     names = sig.names + tuple(sorted(sig.known - set(sig.names)))
 
     def role(name: str) -> str:
@@ -167,11 +167,13 @@ def _binding(op: str, sig: Params, finite: bool) -> Any:
             return "legacy"
         if name in _DROPPED:
             return "drop"
-        if name in unread:
+        if (op, name) in _CONVERTED_ROLES:
+            return _CONVERTED_ROLES[(op, name)]
+        if name in not_read:
             return "unread"
         if name == "padding_idx":
             return "keep_none"
-        return _CONVERTED_ROLES.get((op, name), "keep")
+        return "keep"
 
     return binding(op, [(n, role(n)) for n in names], len(sig.names), sig.required)
 

@@ -50,7 +50,23 @@ FINITE_ONLY: Dict[str, frozenset] = {
     "binary_cross_entropy_with_logits": frozenset(("input",)),
     "ctc_loss": frozenset(("log_probs",)),
 }
+# The tensors whose values the contract never reads, only their shape and dtype: the indexed
+# tensor and the source of gather, scatter and index_select (crates/labelguard-core/src/ops/
+# indexing.rs reads the index's values alone). Described without their memory, they cost a
+# valid call two attribute reads instead of seven.
+SHAPE_ONLY: Dict[str, frozenset] = {
+    "gather": frozenset(("input",)),
+    "scatter": frozenset(("input", "src")),
+    "scatter_add": frozenset(("input", "src")),
+    "index_select": frozenset(("input",)),
+}
 NOTHING: frozenset = frozenset()
+
+
+def unread(op: str, finite: bool) -> frozenset:
+    """The tensors of `op` that a check reads by shape and dtype only."""
+    shape_only = SHAPE_ONLY.get(op, NOTHING)
+    return shape_only if finite else shape_only | FINITE_ONLY.get(op, NOTHING)
 
 
 def binding(op: str, params: Sequence[Tuple[str, str]], positional: int, required: int) -> Any:
@@ -62,13 +78,13 @@ def binding(op: str, params: Sequence[Tuple[str, str]], positional: int, require
 def check_or_raise(op: str, call: Dict[str, Any], where: str) -> None:
     """The general path of a wrapped call: checks its argument dict; raises a TargetError (or
     warns, in mode 'warn') at the caller's line when PyTorch would fail or compute garbage."""
-    unread = NOTHING if config["finite"] else FINITE_ONLY.get(op, NOTHING)
+    not_read = unread(op, config["finite"])
     # CPU tensors: described and checked without calling any torch function that is wrapped.
-    report = all_host_torch(op, call, unread)
+    report = all_host_torch(op, call, not_read)
     if report is None:
         state.depth += 1  # the general path calls torch (device reductions, copies)
         try:
-            report = check_call(op, call, unread)
+            report = check_call(op, call, not_read)
         finally:
             state.depth -= 1
     if report.verdict != "ok":

@@ -33,7 +33,8 @@ enum Role {
     /// A tensor checked by shape and dtype, its values never read (logits when `finite=False`,
     /// the tensor that advanced indexing indexes).
     Unread,
-    /// scatter's src: a Python number becomes the check's `value`.
+    /// scatter's src: a Python number becomes the check's `value`; a tensor is read by shape
+    /// and dtype, as `Unread` (the contract never reads its values: `_guard.SHAPE_ONLY`).
     ScatterSrc,
     /// embedding's weight: a 2-d table passes its row count as `num_embeddings`.
     Table,
@@ -211,7 +212,8 @@ impl Binding {
                         continue;
                     }
                 }
-                let Some((d, _)) = describe(v, slot.role == Role::Unread, strided)? else {
+                let shape_only = matches!(slot.role, Role::Unread | Role::ScatterSrc);
+                let Some((d, _)) = describe(v, shape_only, strided)? else {
                     return Ok(None);
                 };
                 checked.tensors.push((&slot.text, d));
