@@ -62,8 +62,15 @@ def test_roberta_sequence_longer_than_its_positions_after_the_padding_offset():
     model = transformers.RobertaModel(config).eval()
     identical(lambda: model(input_ids=torch.randint(2, 60, (2, 16))).last_hidden_state)  # positions 2..17
     long = torch.randint(2, 60, (2, 17))  # positions 2..18: 18 is past the table
-    caught(lambda: model(input_ids=long), "LG402", "transformers RobertaEmbeddings.forward → gather",
-           "max_position_embeddings - padding_idx - 1")
+    err = caught(lambda: model(input_ids=long), "LG415", "transformers RobertaEmbeddings.forward → gather",
+                 "max_position_embeddings - padding_idx - 1")
+    assert "counted from padding_idx + 1 = 2 (RoBERTa-style)" in str(err) and "max_length=16" in str(err)
+    # Token types given: the gather is skipped and the position embedding looks the positions up.
+    types = torch.zeros_like(long)
+    err = caught(lambda: model(input_ids=long, token_type_ids=types), "LG415", "transformers RobertaEmbeddings.forward → embedding", "max_length=16")
+    # A padded row (positions stop, padding_idx after) next to the long one.
+    long[1, 12:] = 1
+    caught(lambda: model(input_ids=long), "LG415", "transformers RobertaEmbeddings.forward → gather", "max_length=16")
 
 
 def test_t5_labels_padded_with_minus_one_reach_the_decoder_embedding():

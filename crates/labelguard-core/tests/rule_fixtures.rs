@@ -559,6 +559,27 @@ fixture!(
     [("num_embeddings", Value::Int(4))]
 );
 fixture!(
+    lg415_roberta_positions_beyond_table,
+    "LG415",
+    "embedding",
+    [(
+        "input",
+        // RoBERTa (padding_idx 1): positions 2..6, and a row padded with 1.
+        i64s(&[2, 5], &[2, 3, 4, 5, 6, 2, 3, 4, 1, 1])
+    )],
+    [("num_embeddings", Value::Int(6))]
+);
+fixture!(
+    lg415_roberta_token_type_buffer_gathered_by_positions,
+    "LG415",
+    "gather",
+    [
+        ("input", i64s(&[2, 6], &[0; 12])),
+        ("index", i64s(&[2, 5], &[2, 3, 4, 5, 6, 2, 3, 4, 5, 6]))
+    ],
+    [("dim", Value::Int(1))]
+);
+fixture!(
     lg416_label_shaped_scatter,
     "LG416",
     "scatter",

@@ -3,6 +3,7 @@
 
 use super::dtypes::*;
 use super::index_range::*;
+use super::positions::position_cause;
 use super::shapes::*;
 use crate::call::Call;
 use crate::dtype::DType;
@@ -128,7 +129,23 @@ pub fn gather(call: &Call<'_>) -> Vec<Finding> {
             ))];
         }
     }
-    index_values(index, "gather", input, dim)
+    let findings = index_values(index, "gather", input, dim);
+    if dim + 1 != index.dim() {
+        return findings;
+    }
+    // Along the last dim, ids counting positions are a sequence longer than the table gathered
+    // from (RoBERTa gathers its token-type buffer by position ids before the position embedding).
+    let rows = nonempty_size(input, dim);
+    findings
+        .into_iter()
+        .map(|f| {
+            if f.code == LG402.code {
+                position_cause(&f, index, rows).unwrap_or(f)
+            } else {
+                f
+            }
+        })
+        .collect()
 }
 
 pub(crate) fn shape_finding(message: String) -> Finding {
