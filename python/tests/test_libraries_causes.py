@@ -1,8 +1,9 @@
 """Library-level causes found by a held-out sweep of enable() (issue 13): the word, position and
 decoder tables of transformers models other than BERT (GPT-2's wte/wpe, Llama's and T5's
-embed_tokens, RoBERTa's position gather, generate() past the position table) and
-torch_geometric's pooling by a batch vector. Random-init models from tiny configs, nothing
-downloaded; each bad call is refused with the library's fix, each valid twin is bit-identical."""
+embed_tokens, RoBERTa's position gather, generate() past the position table), MONAI's one-hot
+of one channel-first label map and torch_geometric's pooling by a batch vector. Random-init
+models from tiny configs, nothing downloaded; each bad call is refused with the library's fix,
+each valid twin is bit-identical."""
 
 import pytest
 import torch
@@ -83,6 +84,18 @@ def test_t5_labels_padded_with_minus_one_reach_the_decoder_embedding():
     labels[:, 4:] = -1  # shift_right maps only -100 to pad_token_id
     err = caught(lambda: model(input_ids=ids, labels=labels), "LG401", "transformers T5Stack.forward → embedding", "padded with -100 (not -1)")
     assert err.call_site.library[-1].function == "T5ForConditionalGeneration.forward"
+
+
+def test_monai_as_discrete_one_hot_of_a_channel_first_label_map():
+    from monai.transforms import AsDiscrete
+
+    # Validation post-processing: one [1, H, W] label map at a time, one-hot along dim 0.
+    to_onehot = AsDiscrete(to_onehot=3)
+    label = torch.randint(0, 3, (1, 8, 8))
+    identical(lambda: to_onehot(label))
+    label[0, 2, 2:5] = 3
+    err = caught(lambda: to_onehot(label), "LG416", "MONAI one_hot → scatter", "set the network's out_channels")
+    assert "the labels reach 3 on a dimension of 3 classes" in str(err)
 
 
 # torch_geometric changes global torch behaviour on import: in a child process.

@@ -590,6 +590,17 @@ fixture!(
     [("dim", Value::Int(1)), ("value", Value::Float(1.0))]
 );
 fixture!(
+    lg416_channel_first_one_hot,
+    "LG416",
+    "scatter",
+    [
+        // MONAI's AsDiscrete(to_onehot=3) on one [1, 2, 2] label map (no batch dim): dim 0.
+        ("input", logits(&[3, 2, 2])),
+        ("index", i64s(&[1, 2, 2], &[0, 1, 3, 2]))
+    ],
+    [("dim", Value::Int(0)), ("value", Value::Float(1.0))]
+);
+fixture!(
     lg417_brats_labels,
     "LG417",
     "scatter",

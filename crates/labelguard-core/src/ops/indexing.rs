@@ -35,24 +35,29 @@ pub(crate) fn index_values(
         &format!("input along dim {dim}"),
         fix,
     );
-    f.map(|f| label_cause(f, index, input, dim))
+    f.map(|f| label_cause(f, op, index, input, dim))
         .into_iter()
         .collect()
 }
 
 /// An `[N, 1, ...]` index on dim 1 of an `[N, C, ...]` tensor picks one class per sample: its
-/// out-of-range values are labels, and their pattern names the cause (LG417, LG416).
+/// out-of-range values are labels, and their pattern names the cause (LG417, LG416). So does a
+/// `[1, H, W, ...]` index scattered along dim 0 of a `[C, H, W, ...]` tensor: the one-hot of one
+/// channel-first sample without a batch dimension (MONAI's `AsDiscrete(to_onehot=C)` and
+/// dictionary transforms call `one_hot(label, C, dim=0)`).
 pub(crate) fn label_cause(
     f: Finding,
+    op: &str,
     index: &TensorView<'_>,
     input: &TensorView<'_>,
     dim: usize,
 ) -> Finding {
-    let label_shaped = dim == 1
-        && input.dim() >= 2
+    let per_sample = dim == 1 && input.dim() >= 2;
+    let channel_first = dim == 0 && op.starts_with("scatter") && input.dim() >= 3;
+    let label_shaped = (per_sample || channel_first)
         && index.dim() == input.dim()
-        && index.shape()[1] == 1
-        && input.shape()[1] > 1;
+        && index.shape()[dim] == 1
+        && input.shape()[dim] > 1;
     let histogram = if label_shaped {
         int_histogram(index, 4096)
     } else {
@@ -61,7 +66,7 @@ pub(crate) fn label_cause(
     let Some(h) = histogram else {
         return f;
     };
-    let c = input.shape()[1] as i64;
+    let c = input.shape()[dim] as i64;
     let values: Vec<i64> = h.keys().copied().collect();
     let bad: Vec<i64> = values
         .iter()
