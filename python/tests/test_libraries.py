@@ -4,7 +4,6 @@ error names this file's line and the library call, with the library-level fix; v
 raise nothing and give bit-identical outputs."""
 
 import os
-import sys
 
 import pytest
 import torch
@@ -12,7 +11,7 @@ import torch.nn.functional as F
 
 import labelguard
 from labelguard import TargetError
-from library_checks import caught, child_json, identical
+from library_checks import caught, child_json, identical, mmseg_cross_entropy_loss
 
 torch.manual_seed(0)
 
@@ -52,24 +51,7 @@ def test_bert_labels_beyond_num_labels():
 
 # --- mmsegmentation ------------------------------------------------------------------------
 
-import mmseg  # noqa: E402
-
-
-def mmseg_cross_entropy_loss():
-    """mmseg's own CrossEntropyLoss, from its file: `mmseg.models`' __init__ imports every head,
-    and some of them mmcv's compiled ops, which have no wheels for this torch (mmcv-lite is mmcv
-    without them); the loss uses none of them, so its package is entered without its __init__."""
-    import importlib
-    import pathlib
-    import types
-
-    root = pathlib.Path(mmseg.__file__).parent
-    for name in ("mmseg.models", "mmseg.models.losses"):
-        if name not in sys.modules:
-            package = types.ModuleType(name)
-            package.__path__ = [str(root.joinpath(*name.split(".")[1:]))]
-            sys.modules[name] = package
-    return importlib.import_module("mmseg.models.losses.cross_entropy_loss").CrossEntropyLoss
+import mmseg  # noqa: E402,F401
 
 
 def test_mmseg_class_weight_lookup_on_labels_with_the_void_label():

@@ -1,14 +1,15 @@
 """Library-level causes found by a held-out sweep of enable() (issue 13): the word, position and
 decoder tables of transformers models other than BERT (GPT-2's wte/wpe, Llama's and T5's
-embed_tokens, RoBERTa's position gather, generate() past the position table), MONAI's one-hot
-of one channel-first label map and torch_geometric's pooling by a batch vector. Random-init
+embed_tokens, RoBERTa's position gather, generate() past the position table), one-hot targets
+built by advanced indexing (torchvision's RetinaNet head, mmseg's sigmoid cross entropy), MONAI's
+one-hot of one channel-first label map and torch_geometric's pooling by a batch vector. Random-init
 models from tiny configs, nothing downloaded; each bad call is refused with the library's fix,
 each valid twin is bit-identical."""
 
 import pytest
 import torch
 
-from library_checks import caught, child_json, identical
+from library_checks import caught, child_json, identical, mmseg_cross_entropy_loss
 
 transformers = pytest.importorskip("transformers")
 transformers.logging.set_verbosity_error()
@@ -96,6 +97,33 @@ def test_monai_as_discrete_one_hot_of_a_channel_first_label_map():
     label[0, 2, 2:5] = 3
     err = caught(lambda: to_onehot(label), "LG416", "MONAI one_hot → scatter", "set the network's out_channels")
     assert "the labels reach 3 on a dimension of 3 classes" in str(err)
+
+
+def test_torchvision_retinanet_one_hot_target_with_a_label_equal_to_num_classes():
+    from torchvision.models.detection import retinanet_resnet50_fpn
+
+    torch.manual_seed(0)
+    # Two object classes and background: num_classes=3 would do; 2 forgot the background.
+    model = retinanet_resnet50_fpn(weights=None, weights_backbone=None, num_classes=2, min_size=64, max_size=64).train()
+    images = [torch.rand(3, 64, 64)]
+    targets = [{"boxes": torch.tensor([[4.0, 4.0, 40.0, 44.0], [20.0, 16.0, 60.0, 60.0]]), "labels": torch.tensor([1, 1])}]
+    identical(lambda: tuple(model(images, targets).values()))
+    targets[0]["labels"] = torch.tensor([1, 2])
+    # The head builds its one-hot target with `gt_classes_target[foreground, labels] = 1.0`.
+    err = caught(lambda: model(images, targets), "LG416", "torchvision RetinaNetClassificationHead.compute_loss → index_put",
+                 "number of object classes + 1")
+    assert "the labels reach 2 on a dimension of 2 classes" in str(err)
+
+
+def test_mmseg_sigmoid_cross_entropy_one_hot_with_a_label_equal_to_num_classes():
+    loss = mmseg_cross_entropy_loss()(use_sigmoid=True)
+    logits = torch.randn(2, 4, 8, 8)
+    label = torch.randint(0, 4, (2, 8, 8))
+    label[:, 0] = 255
+    identical(lambda: loss(logits, label, ignore_index=255))
+    label[1, 3, 3] = 4
+    # _expand_onehot_labels: bin_labels[n, labels[valid], h, w] = 1 on [N, C, H, W].
+    caught(lambda: loss(logits, label, ignore_index=255), "LG416", "mmseg _expand_onehot_labels → index_put", "num_classes")
 
 
 # torch_geometric changes global torch behaviour on import: in a child process.

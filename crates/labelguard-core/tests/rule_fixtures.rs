@@ -601,6 +601,21 @@ fixture!(
     [("dim", Value::Int(0)), ("value", Value::Float(1.0))]
 );
 fixture!(
+    lg416_one_hot_index_put,
+    "LG416",
+    "index_put",
+    [
+        // torchvision's RetinaNet head: target[foreground, labels] = 1.0 with labels 1..3 on 3 classes.
+        ("input", logits(&[6, 3])),
+        (
+            "index",
+            t(DType::Bool, &[6], &[1.0, 0.0, 1.0, 1.0, 0.0, 0.0])
+        ),
+        ("index1", i64s(&[3], &[1, 3, 2]))
+    ],
+    []
+);
+fixture!(
     lg417_brats_labels,
     "LG417",
     "scatter",

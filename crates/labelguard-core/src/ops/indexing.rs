@@ -58,15 +58,19 @@ pub(crate) fn label_cause(
         && index.dim() == input.dim()
         && index.shape()[dim] == 1
         && input.shape()[dim] > 1;
-    let histogram = if label_shaped {
-        int_histogram(index, 4096)
-    } else {
-        None
-    };
-    let Some(h) = histogram else {
+    if !label_shaped {
+        return f;
+    }
+    labels_cause(f, index, input.shape()[dim] as i64)
+}
+
+/// `f` (an out-of-range finding on `index`, labels into a dimension of `c` classes) with the
+/// cause their values show: a gap in the label set (LG417) or exactly the value `c` (LG416);
+/// unchanged otherwise.
+pub(crate) fn labels_cause(f: Finding, index: &TensorView<'_>, c: i64) -> Finding {
+    let Some(h) = int_histogram(index, 4096) else {
         return f;
     };
-    let c = input.shape()[dim] as i64;
     let values: Vec<i64> = h.keys().copied().collect();
     let bad: Vec<i64> = values
         .iter()
