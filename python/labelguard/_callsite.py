@@ -11,12 +11,12 @@ import re
 import sys
 import sysconfig
 from types import FrameType
-from typing import List, Optional, Tuple
+from typing import AbstractSet, List, Optional, Tuple
 
 from ._libraries import FIXES, LIBRARIES
 
 # Frames of these top-level modules are plumbing between the user and the op.
-_PLUMBING = frozenset(("labelguard", "torch", "functools", "contextlib", "typing"))
+PLUMBING = frozenset(("labelguard", "torch", "functools", "contextlib", "typing"))
 _INSTALLED = tuple(
     os.path.normcase(os.path.realpath(p)) + os.sep
     for p in {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"], sysconfig.get_paths()["stdlib"]}
@@ -69,6 +69,15 @@ def _is_installed(frame: FrameType) -> bool:
     return path.startswith(_INSTALLED) or frame.f_code.co_filename.startswith("<frozen")
 
 
+def first_outside(frame: Optional[FrameType], modules: AbstractSet[str]) -> Tuple[Optional[FrameType], int]:
+    """The first frame from `frame` outward whose top-level module is not in `modules`, and how
+    many frames out it is (0: `frame` itself)."""
+    steps = 0
+    while frame is not None and _top_module(frame) in modules:
+        frame, steps = frame.f_back, steps + 1
+    return frame, steps
+
+
 def call_site(op: str, rules: List[str], start: Optional[FrameType] = None) -> CallSite:
     """Walks outward from `start` (the caller's frame by default)."""
     frame = start or sys._getframe(1)
@@ -79,7 +88,7 @@ def call_site(op: str, rules: List[str], start: Optional[FrameType] = None) -> C
         if top in LIBRARIES:
             line = linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip()
             libs.append(LibraryFrame(LIBRARIES[top], _qualname(frame), line))
-        elif top not in _PLUMBING and not _is_installed(frame):
+        elif top not in PLUMBING and not _is_installed(frame):
             user = (frame.f_code.co_filename, frame.f_lineno)
             break
         frame = frame.f_back

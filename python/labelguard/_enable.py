@@ -17,10 +17,10 @@ import warnings
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
 from . import _indexing, _native
-from ._guard import FINITE_ONLY, NOTHING, binding, check_or_raise, compiling_test
+from ._guard import binding, check_or_raise, compiling_test, module_forwards, unread
 from ._guard import config as _config
 from ._guard import state as _state
-from ._report import TargetWarning
+from ._report import TargetError, TargetWarning
 
 class Params:
     """An op's parameters, bound without `inspect` (a wrapped call's hot path): the positional
@@ -159,7 +159,7 @@ _CONVERTED_ROLES = {("scatter", "src"): "scatter_src", ("embedding", "weight"): 
 
 def _binding(op: str, sig: Params, finite: bool) -> Any:
     """The native test's view of an op's parameters: what `_arguments` and CONVERTERS do to each."""
-    unread = NOTHING if finite else FINITE_ONLY.get(op, NOTHING)
+    not_read = unread(op, finite)
     names = sig.names + tuple(sorted(sig.known - set(sig.names)))
 
     def role(name: str) -> str:
@@ -167,11 +167,13 @@ def _binding(op: str, sig: Params, finite: bool) -> Any:
             return "legacy"
         if name in _DROPPED:
             return "drop"
-        if name in unread:
+        if (op, name) in _CONVERTED_ROLES:
+            return _CONVERTED_ROLES[(op, name)]
+        if name in not_read:
             return "unread"
         if name == "padding_idx":
             return "keep_none"
-        return _CONVERTED_ROLES.get((op, name), "keep")
+        return "keep"
 
     return binding(op, [(n, role(n)) for n in names], len(sig.names), sig.required)
 
@@ -214,54 +216,35 @@ def _wrap(op: str, sig: Params, original: Callable, native: Any, is_compiling: C
     return labelguard_checked
 
 
-def _tensor_attribute(m: Any, name: str) -> Any:
-    """`m.name` for a module's parameter or buffer, without nn.Module.__getattr__ (about 0.8 us
-    a call, a sixth of the budget of a wrapped call): the registries are read directly."""
-    d = m.__dict__
-    if name in d:
-        return d[name]
-    for registry in ("_parameters", "_buffers"):
-        r = d.get(registry)
-        if r is not None and name in r:
-            return r[name]
-    return getattr(m, name)
-
-
-# Modules whose forward is one wrapped op: their __call__ is wrapped so that the error points at
-# the user's `criterion(x, y)` line, not at torch's forward. (name, op, the op's positional
-# arguments from the module and the call)
-_MODULES: List[Tuple[str, str, Callable[..., Tuple[Any, ...]]]] = [
-    ("CrossEntropyLoss", "cross_entropy", lambda m, input, target: (input, target, _tensor_attribute(m, "weight"), None, m.ignore_index, None, m.reduction, m.label_smoothing)),
-    ("NLLLoss", "nll_loss", lambda m, input, target: (input, target, _tensor_attribute(m, "weight"), None, m.ignore_index, None, m.reduction)),
-    ("BCELoss", "binary_cross_entropy", lambda m, input, target: (input, target, _tensor_attribute(m, "weight"), None, None, m.reduction)),
-    ("BCEWithLogitsLoss", "binary_cross_entropy_with_logits", lambda m, input, target: (input, target, _tensor_attribute(m, "weight"), None, None, m.reduction, _tensor_attribute(m, "pos_weight"))),
-    ("Embedding", "embedding", lambda m, input: (input, _tensor_attribute(m, "weight"), m.padding_idx)),
-    ("CTCLoss", "ctc_loss", lambda m, log_probs, targets, input_lengths, target_lengths: (log_probs, targets, input_lengths, target_lengths, m.blank, m.reduction, m.zero_infinity)),
+# Modules whose forward is one wrapped op, by op. Their functional call is checked by the op's
+# wrapper; their __call__ is wrapped only so that a TargetError raised there surfaces at the
+# user's `criterion(x, y)` line, not inside torch's forward.
+_MODULES: List[Tuple[str, str]] = [
+    ("CrossEntropyLoss", "cross_entropy"),
+    ("NLLLoss", "nll_loss"),
+    ("BCELoss", "binary_cross_entropy"),
+    ("BCEWithLogitsLoss", "binary_cross_entropy_with_logits"),
+    ("Embedding", "embedding"),
+    ("CTCLoss", "ctc_loss"),
 ]
 
 
-def _wrap_module(cls: type, op: str, arguments: Callable[..., Tuple[Any, ...]], original_call: Callable, native: Any, is_compiling: Callable[[], bool]) -> Callable:
-    torch_forward = cls.forward
-    bind = _SIGS[op][1].bind
-    where = f" (labelguard, nn.{cls.__name__})"
-    config, state, valid_call = _config, _state, _native.valid_call
+def _wrap_module(cls: type, original_call: Callable) -> Callable:
+    """The module's `__call__`, with the traceback of a TargetError raised by torch's own forward
+    of `cls` cut at this call. A valid call's path is the original `__call__` inside a `try`
+    (free until something is raised): the check itself is the functional wrapper's, so a module
+    call costs one checked functional call and this frame. Dynamo traces the `try` (no graph
+    break, `fullgraph=True` works: test_enable.py), so no compile test is needed here."""
+    name = "nn." + cls.__name__
 
     def labelguard_module_call(self: Any, *args: Any, **kwargs: Any) -> Any:
-        if not config["active"] or state.depth or type(self).forward is not torch_forward or is_compiling():
-            return original_call(self, *args, **kwargs)
-        try:
-            positional = arguments(self, *args, **kwargs)
-        except TypeError:
-            return original_call(self, *args, **kwargs)
-        if not valid_call(native, positional):
-            a = _arguments(op, bind(positional, {}))  # (the tuple always binds)
-            if a is not None:
-                check_or_raise(op, a, where)
-        state.depth += 1  # the forward's own functional call was just checked
         try:
             return original_call(self, *args, **kwargs)
-        finally:
-            state.depth -= 1
+        except TargetError as err:
+            if err.raised_in != name:
+                raise  # raised by a subclass's forward or a hook: its frames are the user's
+            err.raised_in = None  # cut once: an enclosing module keeps the frames in between
+            raise err.with_traceback(None) from None
 
     return labelguard_module_call
 
@@ -319,12 +302,13 @@ def enable(mode: str = "raise", ops: Optional[Iterable[str]] = None, finite: boo
             _originals[(path, attr)] = getattr(owner, attr)
             setattr(owner, attr, _indexing.wrap(attr, op, getattr(owner, attr), is_compiling))
     nn = sys.modules["torch.nn"]
-    for name, op, arguments in _MODULES:
+    for name, op in _MODULES:
         if wanted is not None and op not in wanted:
             continue
         cls = getattr(nn, name)
         _originals[("torch.nn." + name, "__call__")] = cls.__dict__.get("__call__", _INHERITED)
-        setattr(cls, "__call__", _wrap_module(cls, op, arguments, cls.__call__, native(op), is_compiling))
+        module_forwards[cls.forward.__code__] = "nn." + name
+        setattr(cls, "__call__", _wrap_module(cls, cls.__call__))
     _config.update(mode=mode, active=True, finite=finite)
 
 
@@ -339,6 +323,7 @@ def disable() -> None:
         else:
             setattr(_resolve(path), attr, original)
     _originals.clear()
+    module_forwards.clear()
     _config["active"] = False
 
 
@@ -360,4 +345,4 @@ def enabled(mode: str = "raise", ops: Optional[Iterable[str]] = None, finite: bo
             enable(was["mode"], {_SIGS_KEY[(p, a)] for p, a in keys}, was["finite"])
 
 
-_SIGS_KEY = {**{(p, a): k for p, a, k in _TARGETS + _indexing.TARGETS}, **{("torch.nn." + n, "__call__"): op for n, op, _ in _MODULES}}
+_SIGS_KEY = {**{(p, a): k for p, a, k in _TARGETS + _indexing.TARGETS}, **{("torch.nn." + n, "__call__"): op for n, op in _MODULES}}

@@ -1,5 +1,6 @@
 """What every wrapper that `enable()` installs shares: the switch (`config`), the re-entry depth
-(`state.depth`, non-zero while labelguard's own code or a checked module's forward calls torch),
+(`state.depth`, non-zero while labelguard's own code calls torch), the wrapped modules' forwards
+(`module_forwards`),
 the native test of a valid call (`binding`), and `check_or_raise`, the general path that checks
 one call's argument dict and raises or warns at the caller's line.
 
@@ -11,10 +12,11 @@ from __future__ import annotations
 
 import sys
 import threading
+from types import CodeType
 from typing import Any, Dict, Sequence, Tuple
 
 from . import _native
-from ._callsite import call_site
+from ._callsite import PLUMBING, call_site, first_outside
 from ._check import all_host_torch, check_call
 from ._report import TargetError, attach_call, report_or_raise
 from ._tensors import plain_tensor_types, strided
@@ -26,6 +28,9 @@ class _State(threading.local):
 
 state = _State()
 config = {"mode": "raise", "active": False, "finite": False}
+#: The forward of each wrapped nn module (by code object) and its name: a bad call made there
+#: is reported as the module's (`nn.CrossEntropyLoss`), and its module wrapper cuts the traceback.
+module_forwards: Dict[CodeType, str] = {}
 
 
 def never() -> bool:
@@ -45,7 +50,23 @@ FINITE_ONLY: Dict[str, frozenset] = {
     "binary_cross_entropy_with_logits": frozenset(("input",)),
     "ctc_loss": frozenset(("log_probs",)),
 }
+# The tensors whose values the contract never reads, only their shape and dtype: the indexed
+# tensor and the source of gather, scatter and index_select (crates/labelguard-core/src/ops/
+# indexing.rs reads the index's values alone). Described without their memory, they cost a
+# valid call two attribute reads instead of seven.
+SHAPE_ONLY: Dict[str, frozenset] = {
+    "gather": frozenset(("input",)),
+    "scatter": frozenset(("input", "src")),
+    "scatter_add": frozenset(("input", "src")),
+    "index_select": frozenset(("input",)),
+}
 NOTHING: frozenset = frozenset()
+
+
+def unread(op: str, finite: bool) -> frozenset:
+    """The tensors of `op` that a check reads by shape and dtype only."""
+    shape_only = SHAPE_ONLY.get(op, NOTHING)
+    return shape_only if finite else shape_only | FINITE_ONLY.get(op, NOTHING)
 
 
 def binding(op: str, params: Sequence[Tuple[str, str]], positional: int, required: int) -> Any:
@@ -57,21 +78,33 @@ def binding(op: str, params: Sequence[Tuple[str, str]], positional: int, require
 def check_or_raise(op: str, call: Dict[str, Any], where: str) -> None:
     """The general path of a wrapped call: checks its argument dict; raises a TargetError (or
     warns, in mode 'warn') at the caller's line when PyTorch would fail or compute garbage."""
-    unread = NOTHING if config["finite"] else FINITE_ONLY.get(op, NOTHING)
+    not_read = unread(op, config["finite"])
     # CPU tensors: described and checked without calling any torch function that is wrapped.
-    report = all_host_torch(op, call, unread)
+    report = all_host_torch(op, call, not_read)
     if report is None:
         state.depth += 1  # the general path calls torch (device reductions, copies)
         try:
-            report = check_call(op, call, unread)
+            report = check_call(op, call, not_read)
         finally:
             state.depth -= 1
     if report.verdict != "ok":
+        wrapper = sys._getframe(1)
+        caller, _ = first_outside(wrapper, _LABELGUARD)  # the code that called the wrapped op
+        module = module_forwards.get(caller.f_code) if caller is not None else None
+        if module is not None:
+            where = f" (labelguard, {module})"
+        # A warning names the first frame outside labelguard and torch (the user's
+        # `criterion(x, y)`, not torch's forward); 3 is the wrapper's level from report_or_raise.
+        _, steps = first_outside(wrapper, PLUMBING)
         tensors = {k: v for k, v in call.items() if hasattr(v, "shape")}
         scalars = {k: v for k, v in call.items() if k not in tensors}
-        site = call_site(report.op, [f.code for f in report.findings], sys._getframe(1))
+        site = call_site(report.op, [f.code for f in report.findings], wrapper)
         try:
-            report_or_raise(report, config["mode"], where=where, stacklevel=4, context=site.describe())
+            report_or_raise(report, config["mode"], where=where, stacklevel=3 + steps, context=site.describe())
         except TargetError as err:
             err.call_site = site
+            err.raised_in = module
             raise attach_call(err, op, tensors, scalars).with_traceback(None) from None
+
+
+_LABELGUARD = frozenset(("labelguard",))

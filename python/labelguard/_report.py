@@ -89,6 +89,7 @@ class TargetError(ValueError):
             # Rebuilt from its message (DataLoader workers re-raise exceptions that way).
             codes = re.findall(r"\[(LG\d{3})\]", report)
             self.report, self.findings, self.code, self.call = None, [], codes[0] if codes else "", None
+            self.call_site = self.raised_in = None
             super().__init__(report)
             return
         self.report = report
@@ -98,6 +99,9 @@ class TargetError(ValueError):
         self.call: Optional[Tuple[str, dict, dict]] = None
         #: Under `enable()`: the user's frame and the library calls that led to the op.
         self.call_site: Any = None
+        #: Under `enable()`: the wrapped nn module (`nn.CrossEntropyLoss`) whose own forward
+        #: made the bad call, until that module's wrapper has cut the traceback at the user's line.
+        self.raised_in: Optional[str] = None
         lead = f"{report.op}{where}: PyTorch would " + (
             "trigger a device-side assert on CUDA (and raise on the CPU)" if report.verdict == "device_assert" else "raise"
         )

@@ -1,6 +1,7 @@
 """enable(): valid calls are bit-identical, bad calls raise TargetError at the user's line."""
 
 import os
+import pickle
 import traceback
 import warnings
 
@@ -144,6 +145,65 @@ def test_warn_mode_and_silent_verdicts_warn():
     labelguard.enable()
     with pytest.warns(TargetWarning, match="LG503"):
         F.binary_cross_entropy_with_logits(torch.randn(2), torch.tensor([0.0, 255.0]))
+
+
+def test_a_module_names_itself_and_its_warning_points_at_the_users_line():
+    labelguard.enable()
+    with pytest.raises(TargetError, match=r"cross_entropy \(labelguard, nn.CrossEntropyLoss\)") as info:
+        nn.CrossEntropyLoss()(torch.randn(2, 3), torch.tensor([0, 3]))
+    again = pickle.loads(pickle.dumps(info.value))  # (errors cross process boundaries)
+    assert again.code == "LG101" and str(again) == str(info.value)
+    labelguard.enable(mode="warn")
+    call = lambda: nn.BCEWithLogitsLoss()(torch.randn(2), torch.tensor([0.0, 255.0]))  # noqa: E731
+    with pytest.warns(TargetWarning, match=r"nn.BCEWithLogitsLoss") as record:
+        call()
+    assert (record[0].filename, record[0].lineno) == (__file__, call.__code__.co_firstlineno)
+
+
+class _OwnForward(nn.CrossEntropyLoss):
+    def forward(self, input, target):
+        return F.cross_entropy(input, target)  # the line a subclass's traceback must keep
+
+
+def test_a_subclass_forward_or_a_hook_keeps_its_frames():
+    labelguard.enable()
+    with pytest.raises(TargetError) as info:
+        _OwnForward()(torch.randn(2, 3), torch.tensor([0, 3]))
+    frame = innermost_outside_labelguard(info.value)
+    assert (frame.filename, frame.name) == (__file__, "forward")
+    emb = nn.Embedding(4, 2)
+    bad_hook_line = []
+
+    def hook(module, args):
+        bad_hook_line.append(hook.__code__.co_firstlineno + 2)
+        F.one_hot(torch.tensor([5]), 3)  # a bad call of the hook's own
+
+    emb.register_forward_pre_hook(hook)
+    with pytest.raises(TargetError) as info:
+        emb(torch.tensor([1]))
+    frame = innermost_outside_labelguard(info.value)
+    assert (frame.filename, frame.lineno) == (__file__, bad_hook_line[0])
+
+
+def test_modules_compile_in_one_graph_and_agree():
+    """The module wrappers' `try` is traced by dynamo: one graph, no break, same loss."""
+    import torch._dynamo as dynamo
+
+    model = nn.Sequential(nn.Embedding(10, 4), nn.Flatten(), nn.Linear(20, 3))
+    criterion = nn.CrossEntropyLoss()
+
+    def step(ids, t):
+        return criterion(model(ids), t)
+
+    ids, t = torch.randint(0, 10, (4, 5)), torch.randint(0, 3, (4,))
+    plain = step(ids, t)
+    labelguard.enable()
+    labelguard._enable._compile_warned = True  # (the bypass warning is test_torch_compile's)
+    dynamo.reset()
+    explained = dynamo.explain(step)(ids, t)
+    assert (explained.graph_count, explained.graph_break_count) == (1, 0), explained.break_reasons
+    dynamo.reset()
+    assert torch.equal(torch.compile(step, backend="eager", fullgraph=True)(ids, t), plain)
 
 
 def test_enabled_context_restores_and_ops_filter():

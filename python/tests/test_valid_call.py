@@ -88,6 +88,8 @@ def _general(op, args, kwargs, finite):
     call = None if bound is None else _enable._arguments(op, bound)
     if call is None:
         return None
+    # The truth reads every tensor but the finite-only ones (enable(finite=False)'s choice):
+    # the tensors of _guard.SHAPE_ONLY, which the native test does not read, are read here.
     unread = _guard.NOTHING if finite else _guard.FINITE_ONLY.get(op, _guard.NOTHING)
     try:
         return check_call(op, call, unread)
@@ -105,6 +107,36 @@ def test_valid_call_is_true_only_where_the_general_path_finds_nothing(op, args, 
         assert general is not None and general != "raises" and general.findings == (), general
     if expected is not None:
         assert got is expected, general
+
+
+@pytest.mark.parametrize("op", sorted(_guard.SHAPE_ONLY))
+def test_shape_only_tensors_never_change_the_verdict(op):
+    """The native test reads the tensors of SHAPE_ONLY by shape and dtype only; the truth here
+    reads them, filled with NaN, inf and huge values, on 300 random calls with indices in and out
+    of range: both must agree on every call."""
+    gen = torch.Generator().manual_seed(13)
+    native = _enable._binding(op, _enable._SIGS[op][1], False)
+    specials = torch.tensor([float("nan"), float("inf"), -float("inf"), 3e38, -0.0])
+    disagreements, answers = [], set()
+    for case in range(300):
+        rows, cols = (int(v) for v in torch.randint(1, 6, (2,), generator=gen))
+        dim = int(torch.randint(0, 2, (), generator=gen))
+        size = (rows, cols)[dim]
+        x = specials[torch.randint(0, 5, (rows, cols), generator=gen)]
+        if op == "index_select":
+            index = torch.randint(-1, size + 2, (int(torch.randint(1, 6, (), generator=gen)),), generator=gen)
+            args = (x, dim, index)
+        else:
+            index = torch.randint(-1, size + 2, (rows, cols), generator=gen)
+            if case % 3 == 0:
+                index = index.clamp(0, size - 1)
+            args = (x, dim, index) if op == "gather" else (x, dim, index, specials[torch.randint(0, 5, (rows, cols), generator=gen)])
+        truth = check_call(op, _enable._arguments(op, _enable._SIGS[op][1].bind(args, {})))
+        answer = _native.valid_call(native, args)
+        answers.add(answer)
+        if answer != (truth.findings == ()):
+            disagreements.append((case, [f.code for f in truth.findings]))
+    assert disagreements == [] and answers == {True, False}
 
 
 def test_valid_call_without_keywords_and_with_an_empty_dict_agree():

@@ -1,7 +1,6 @@
 //! A call of a PyTorch op: its tensors and scalar arguments, named as in PyTorch's functional API.
 
 use crate::tensor::TensorView;
-use std::collections::BTreeMap;
 use std::fmt;
 
 /// A scalar argument's value.
@@ -216,21 +215,26 @@ fn synonym(name: &str) -> Option<&'static str> {
 }
 
 /// A fully described call: tensors by PyTorch parameter name, scalar arguments with defaults.
+/// Both are held in the order of the op's parameters (a handful), so building a call
+/// allocates two short vectors and a lookup is a scan of a few names.
 #[derive(Clone, Debug)]
 pub struct Call<'a> {
     pub op: &'static str,
-    tensors: BTreeMap<&'static str, TensorView<'a>>,
-    args: BTreeMap<&'static str, Value>,
+    tensor_params: &'static [TensorParam],
+    tensors: Vec<Option<TensorView<'a>>>,
+    params: &'static [Param],
+    args: Vec<Value>,
 }
 
 impl<'a> Call<'a> {
     /// Builds a call, checking names against the op's parameters and filling in defaults.
-    pub fn new(
+    /// Names are anything string-like: the CLI's owned strings, the Python hot path's borrowed ones.
+    pub fn new<T: AsRef<str>, A: AsRef<str>>(
         op: &'static str,
-        tensor_params: &[TensorParam],
-        params: &[Param],
-        tensors: Vec<(String, TensorView<'a>)>,
-        args: Vec<(String, Value)>,
+        tensor_params: &'static [TensorParam],
+        params: &'static [Param],
+        tensors: Vec<(T, TensorView<'a>)>,
+        args: Vec<(A, Value)>,
     ) -> Result<Call<'a>, CallError> {
         let tensor_names = || {
             tensor_params
@@ -239,24 +243,25 @@ impl<'a> Call<'a> {
                 .collect::<Vec<_>>()
                 .join(", ")
         };
-        let mut by_name = BTreeMap::new();
+        let mut by_param: Vec<Option<TensorView<'a>>> = vec![None; tensor_params.len()];
         for (name, view) in tensors {
-            let Some(p) = tensor_params.iter().find(|p| p.name == name) else {
-                let suggestion = synonym(&name)
+            let name = name.as_ref();
+            let Some(i) = tensor_params.iter().position(|p| p.name == name) else {
+                let suggestion = synonym(name)
                     .filter(|s| tensor_params.iter().any(|p| p.name == *s))
                     .map(|s| format!(" (rename '{name}' to '{s}'?)"))
                     .unwrap_or_default();
                 return Err(CallError::UnknownTensor {
                     op,
-                    name,
+                    name: name.to_string(),
                     expected: tensor_names(),
                     suggestion,
                 });
             };
-            by_name.insert(p.name, view);
+            by_param[i] = Some(view);
         }
-        for p in tensor_params.iter().filter(|p| p.required) {
-            if !by_name.contains_key(p.name) {
+        for (p, view) in tensor_params.iter().zip(&by_param) {
+            if p.required && view.is_none() {
                 return Err(CallError::MissingTensor {
                     op,
                     name: p.name,
@@ -264,39 +269,45 @@ impl<'a> Call<'a> {
                 });
             }
         }
-        let mut values = BTreeMap::new();
+        let mut values: Vec<Option<Value>> = vec![None; params.len()];
         for (name, value) in args {
-            let Some(p) = params.iter().find(|p| p.name == name) else {
+            let name = name.as_ref();
+            let Some(i) = params.iter().position(|p| p.name == name) else {
                 let expected = if params.is_empty() {
                     "none".to_string()
                 } else {
                     params.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
                 };
-                return Err(CallError::UnknownArg { op, name, expected });
+                return Err(CallError::UnknownArg {
+                    op,
+                    name: name.to_string(),
+                    expected,
+                });
             };
-            if !p.kind.accepts(&value) {
+            if !params[i].kind.accepts(&value) {
                 return Err(CallError::BadValue {
-                    name,
+                    name: name.to_string(),
                     text: value.to_string(),
-                    expected: p.kind.describe(),
+                    expected: params[i].kind.describe(),
                 });
             }
-            values.insert(p.name, value);
+            values[i] = Some(value);
         }
-        for p in params {
-            if !values.contains_key(p.name) {
-                match p.default {
-                    Some(d) => {
-                        values.insert(p.name, d.value());
-                    }
-                    None => return Err(CallError::MissingArg { op, name: p.name }),
-                }
-            }
-        }
+        let args = params
+            .iter()
+            .zip(values)
+            .map(|(p, v)| match (v, p.default) {
+                (Some(v), _) => Ok(v),
+                (None, Some(d)) => Ok(d.value()),
+                (None, None) => Err(CallError::MissingArg { op, name: p.name }),
+            })
+            .collect::<Result<_, _>>()?;
         Ok(Call {
             op,
-            tensors: by_name,
-            args: values,
+            tensor_params,
+            tensors: by_param,
+            params,
+            args,
         })
     }
 
@@ -324,14 +335,19 @@ impl<'a> Call<'a> {
     }
 
     pub fn tensor(&self, name: &str) -> Option<&TensorView<'a>> {
-        self.tensors.get(name)
+        let i = self.tensor_params.iter().position(|p| p.name == name)?;
+        self.tensors[i].as_ref()
     }
     /// A required tensor (presence was checked in `new`).
     pub fn required(&self, name: &str) -> &TensorView<'a> {
-        &self.tensors[name]
+        self.tensor(name)
+            .unwrap_or_else(|| panic!("{} has no tensor '{name}'", self.op))
     }
     pub fn arg(&self, name: &str) -> &Value {
-        &self.args[name]
+        match self.params.iter().position(|p| p.name == name) {
+            Some(i) => &self.args[i],
+            None => panic!("{} has no argument '{name}'", self.op),
+        }
     }
     pub fn int(&self, name: &str) -> i64 {
         match self.arg(name) {

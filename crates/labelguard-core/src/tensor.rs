@@ -98,26 +98,37 @@ impl<'a> TensorView<'a> {
         strides: &[usize],
         data: &'a [u8],
     ) -> Result<Self, TensorError> {
+        Self::from_parts(dtype, shape.to_vec(), strides.to_vec(), data)
+    }
+
+    /// `with_strides` taking its shape and strides by value (the Python hot path builds them
+    /// per call; no second copy).
+    pub fn from_parts(
+        dtype: DType,
+        shape: Vec<usize>,
+        strides: Vec<usize>,
+        data: &'a [u8],
+    ) -> Result<Self, TensorError> {
         if strides.len() != shape.len() {
             return Err(TensorError::StrideRank {
                 strides: strides.len(),
                 rank: shape.len(),
             });
         }
-        let numel = checked_numel(shape)?;
+        let numel = checked_numel(&shape)?;
         let needed = if numel == 0 {
             0
         } else {
             let last: u128 = shape
                 .iter()
-                .zip(strides)
+                .zip(&strides)
                 .map(|(&n, &s)| (n as u128 - 1) * s as u128)
                 .sum();
             ((last + 1) * dtype.size() as u128).min(usize::MAX as u128) as usize
         };
         if needed > data.len() {
             return Err(TensorError::TooShort {
-                shape: shape.to_vec(),
+                shape,
                 dtype,
                 needed,
                 available: data.len(),
@@ -125,8 +136,8 @@ impl<'a> TensorView<'a> {
         }
         Ok(TensorView {
             dtype,
-            shape: shape.to_vec(),
-            strides: strides.to_vec(),
+            shape,
+            strides,
             data: &data[..needed],
         })
     }
@@ -157,8 +168,19 @@ impl<'a> TensorView<'a> {
         self.data
     }
 
+    /// `strides == contiguous_strides(shape)`, without building them.
     pub fn is_contiguous(&self) -> bool {
-        self.numel() <= 1 || self.strides == contiguous_strides(&self.shape)
+        if self.numel() <= 1 {
+            return true;
+        }
+        let mut expected = 1usize;
+        for (&n, &s) in self.shape.iter().zip(&self.strides).rev() {
+            if s != expected {
+                return false;
+            }
+            expected = expected.saturating_mul(n.max(1));
+        }
+        true
     }
 
     /// True when the elements fill their byte span exactly once (contiguous, channels-last,

@@ -33,7 +33,8 @@ enum Role {
     /// A tensor checked by shape and dtype, its values never read (logits when `finite=False`,
     /// the tensor that advanced indexing indexes).
     Unread,
-    /// scatter's src: a Python number becomes the check's `value`.
+    /// scatter's src: a Python number becomes the check's `value`; a tensor is read by shape
+    /// and dtype, as `Unread` (the contract never reads its values: `_guard.SHAPE_ONLY`).
     ScatterSrc,
     /// embedding's weight: a 2-d table passes its row count as `num_embeddings`.
     Table,
@@ -116,27 +117,28 @@ impl Binding {
     }
 }
 
-/// The check's arguments of one call: its tensors, described, and its scalar values.
+/// The check's arguments of one call: its tensors, described, and its scalar values, named
+/// by the binding's parameters (no copy of a name per call).
 #[derive(Default)]
-struct Checked {
-    tensors: Vec<(String, Described)>,
-    values: Vec<(String, Value)>,
+struct Checked<'b> {
+    tensors: Vec<(&'b str, Described)>,
+    values: Vec<(&'b str, Value)>,
 }
 
-impl Checked {
+impl<'b> Checked<'b> {
     /// Adds a value; false when the name is already there (scatter's src given as a number
     /// and `value=` too: left to the general path).
-    fn value(&mut self, name: &str, v: Value) -> bool {
-        if self.values.iter().any(|(n, _)| n == name) {
+    fn value(&mut self, name: &'b str, v: Value) -> bool {
+        if self.values.iter().any(|(n, _)| *n == name) {
             return false;
         }
-        self.values.push((name.to_string(), v));
+        self.values.push((name, v));
         true
     }
 
     /// Runs the contract; true when the report has no finding.
     fn valid(self, py: Python<'_>, spec: &OpSpec) -> PyResult<bool> {
-        let report = crate::hot::check_described(py, spec, &self.tensors, self.values)?;
+        let report = crate::hot::check_described(py, spec, self.tensors, self.values)?;
         Ok(report.findings.is_empty())
     }
 }
@@ -188,7 +190,7 @@ impl Binding {
         &self,
         bound: &[Option<Bound<'_, PyAny>>],
         strided: &Bound<'_, PyAny>,
-    ) -> PyResult<Option<Checked>> {
+    ) -> PyResult<Option<Checked<'_>>> {
         let mut checked = Checked::default();
         for (slot, v) in self.slots.iter().zip(bound) {
             let Some(v) = v else { continue };
@@ -210,10 +212,11 @@ impl Binding {
                         continue;
                     }
                 }
-                let Some((d, _)) = describe(v, slot.role == Role::Unread, strided)? else {
+                let shape_only = matches!(slot.role, Role::Unread | Role::ScatterSrc);
+                let Some((d, _)) = describe(v, shape_only, strided)? else {
                     return Ok(None);
                 };
-                checked.tensors.push((slot.text.clone(), d));
+                checked.tensors.push((&slot.text, d));
             } else if slot.role == Role::ScatterSrc && is_number(v) {
                 if !checked.value("value", Value::Float(v.extract()?)) {
                     return Ok(None);
@@ -265,8 +268,8 @@ impl Binding {
             return Ok(false);
         }
         let checked = Checked {
-            tensors: vec![("input".to_string(), input), ("index".to_string(), index)],
-            values: vec![("dims".to_string(), Value::IntList(vec![0]))],
+            tensors: vec![("input", input), ("index", index)],
+            values: vec![("dims", Value::IntList(vec![0]))],
         };
         checked.valid(py, self.spec)
     }

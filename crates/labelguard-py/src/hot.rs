@@ -58,8 +58,9 @@ pub(crate) fn usizes(t: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
 }
 
 /// One plain torch tensor, as `(address, shape, strides, dtype)`; None when the general path
-/// must describe it (not on the CPU nor meta, not strided, a negative-bit view).
-pub(crate) type Described = (usize, Vec<usize>, Vec<isize>, DType);
+/// must describe it (not on the CPU nor meta, not strided, a negative-bit view, a negative
+/// stride).
+pub(crate) type Described = (usize, Vec<usize>, Vec<usize>, DType);
 
 pub(crate) fn describe(
     v: &Bound<'_, PyAny>,
@@ -89,12 +90,9 @@ pub(crate) fn describe(
         return Ok(None);
     }
     let address: usize = v.call_method0(intern!(py, "data_ptr"))?.extract()?;
-    let strides: Vec<isize> = v
-        .call_method0(intern!(py, "stride"))?
-        .cast::<PyTuple>()?
-        .iter()
-        .map(|s| s.extract())
-        .collect::<PyResult<_>>()?;
+    let Ok(strides) = usizes(&v.call_method0(intern!(py, "stride"))?) else {
+        return Ok(None);
+    };
     Ok(Some(((address, shape, strides, dtype), false)))
 }
 
@@ -116,16 +114,16 @@ pub(crate) fn is_plain(v: &Bound<'_, PyAny>, plain: &Bound<'_, PyTuple>) -> bool
 }
 
 /// Runs `spec`'s contract on described tensors (whose Python objects the caller holds).
-pub(crate) fn check_described(
+pub(crate) fn check_described<T: AsRef<str> + Send, A: AsRef<str> + Send>(
     py: Python<'_>,
     spec: &OpSpec,
-    described: &[(String, Described)],
-    args: Vec<(String, Value)>,
+    described: Vec<(T, Described)>,
+    args: Vec<(A, Value)>,
 ) -> PyResult<Report> {
-    let views: Vec<(String, TensorView<'_>)> = described
-        .iter()
+    let views: Vec<(T, TensorView<'_>)> = described
+        .into_iter()
         .map(|(name, (address, shape, strides, dtype))| {
-            Ok((name.clone(), view(*address, shape, strides, *dtype)?))
+            Ok((name, view(address, shape, strides, dtype)?))
         })
         .collect::<PyResult<_>>()?;
     crate::run_report(py, spec, views, args)
@@ -168,7 +166,7 @@ pub fn check_plain(
         }
     }
     // The tensors of `call` stay alive (the dict holds them) for the whole check.
-    let report = check_described(py, spec, &described, args)?;
+    let report = check_described(py, spec, described, args)?;
     let json = (!report.findings.is_empty()).then(|| crate::report_json(&report));
     Ok(Some((spec.name, json, skipped)))
 }

@@ -27,23 +27,28 @@ fn parse_dtype(dtype: &str) -> PyResult<DType> {
     DType::parse(dtype).ok_or_else(|| PyTypeError::new_err(format!("unsupported dtype {dtype}")))
 }
 
-/// Builds a view over memory owned by a live Python object.
-fn view<'a>(
-    address: usize,
-    shape: &[usize],
-    strides: &[isize],
-    dtype: DType,
-) -> PyResult<TensorView<'a>> {
-    if strides.len() != shape.len() {
-        return Err(PyValueError::new_err("shape and strides differ in length"));
-    }
-    let strides: Vec<usize> = strides
+/// Strides as the views take them: PyTorch and numpy give signed ones; a negative one must be
+/// copied first.
+fn usize_strides(strides: &[isize]) -> PyResult<Vec<usize>> {
+    strides
         .iter()
         .map(|&s| {
             usize::try_from(s)
                 .map_err(|_| PyValueError::new_err("negative strides must be copied first"))
         })
-        .collect::<PyResult<_>>()?;
+        .collect()
+}
+
+/// Builds a view over memory owned by a live Python object.
+fn view<'a>(
+    address: usize,
+    shape: Vec<usize>,
+    strides: Vec<usize>,
+    dtype: DType,
+) -> PyResult<TensorView<'a>> {
+    if strides.len() != shape.len() {
+        return Err(PyValueError::new_err("shape and strides differ in length"));
+    }
     let numel: usize = shape.iter().product();
     let span = if numel == 0 {
         0
@@ -65,8 +70,23 @@ fn view<'a>(
         // is held by the caller for the duration of the call (see the module docs).
         unsafe { std::slice::from_raw_parts(address as *const u8, span * dtype.size()) }
     };
-    TensorView::with_strides(dtype, shape, &strides, bytes)
+    TensorView::from_parts(dtype, shape, strides, bytes)
         .map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// A view of a tensor described by the Python side.
+fn described_view<'a>(
+    address: usize,
+    shape: &[usize],
+    strides: &[isize],
+    dtype: &str,
+) -> PyResult<TensorView<'a>> {
+    view(
+        address,
+        shape.to_vec(),
+        usize_strides(strides)?,
+        parse_dtype(dtype)?,
+    )
 }
 
 pub(crate) fn value(v: &Bound<'_, PyAny>) -> PyResult<Value> {
@@ -99,11 +119,11 @@ pub(crate) fn report_json(r: &Report) -> String {
 const DETACH_BYTES: usize = 1 << 20;
 
 /// Runs `spec`'s contract on the views, without the GIL when they are large.
-pub(crate) fn run_report(
+pub(crate) fn run_report<T: AsRef<str> + Send, A: AsRef<str> + Send>(
     py: Python<'_>,
     spec: &OpSpec,
-    views: Vec<(String, TensorView<'_>)>,
-    args: Vec<(String, Value)>,
+    views: Vec<(T, TensorView<'_>)>,
+    args: Vec<(A, Value)>,
 ) -> PyResult<Report> {
     let bytes: usize = views.iter().map(|(_, v)| v.bytes().len()).sum();
     if bytes < DETACH_BYTES {
@@ -146,7 +166,7 @@ fn check(
         .map(|(name, _owner, address, shape, strides, dtype)| {
             Ok((
                 name.clone(),
-                view(*address, shape, strides, parse_dtype(dtype)?)?,
+                described_view(*address, shape, strides, dtype)?,
             ))
         })
         .collect::<PyResult<_>>()?;
@@ -162,7 +182,7 @@ fn check_class_targets(
     ignore_index: i64,
 ) -> PyResult<String> {
     let (name, _owner, address, shape, strides, dtype) = &target;
-    let t = view(*address, shape, strides, parse_dtype(dtype)?)?;
+    let t = described_view(*address, shape, strides, dtype)?;
     let findings = py.detach(|| {
         labelguard_core::ops::class_ids::class_targets(&t, name, num_classes, ignore_index)
     });
@@ -181,7 +201,7 @@ fn save_safetensors(
         .map(|(name, _o, address, shape, strides, dtype)| {
             Ok((
                 name.clone(),
-                view(*address, shape, strides, parse_dtype(dtype)?)?,
+                described_view(*address, shape, strides, dtype)?,
             ))
         })
         .collect::<PyResult<_>>()?;

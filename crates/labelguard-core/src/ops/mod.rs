@@ -341,10 +341,10 @@ pub fn lookup(name: &str) -> Result<&'static OpSpec, CallError> {
 
 impl OpSpec {
     /// Decides what PyTorch does with this call.
-    pub fn check<'a>(
+    pub fn check<'a, T: AsRef<str>, A: AsRef<str>>(
         &self,
-        tensors: Vec<(String, TensorView<'a>)>,
-        args: Vec<(String, Value)>,
+        tensors: Vec<(T, TensorView<'a>)>,
+        args: Vec<(A, Value)>,
     ) -> Result<Report, CallError> {
         let call = Call::new(self.name, self.tensors, self.params, tensors, args)?;
         Ok(Report::new(self.name, (self.check)(&call)))
