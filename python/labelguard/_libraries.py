@@ -49,12 +49,22 @@ class LibraryFix:
 # message passing (index_select over node_dim, scatter of edge_index), mmseg's
 # models/losses/cross_entropy_loss.py and mmdet's heads.
 FIXES: Tuple[LibraryFix, ...] = (
+    # Encoder-decoder models (T5, BART, ...) feed the labels shifted right to the decoder's
+    # embedding: `_shift_right` / `shift_tokens_right` replace only -100 with pad_token_id
+    # (models/t5/modeling_t5.py, models/bart/modeling_bart.py).
+    LibraryFix("transformers", "the decoder's input ids are the labels shifted right (T5/BART replace only -100 with pad_token_id on the way): labels must be token ids below config.vocab_size, padded with -100 (not -1); after adding tokens call model.resize_token_embeddings(len(tokenizer))",
+               rules=("LG401",), line=r"self\.decoder\("),
+    # The word table: BERT's `word_embeddings`, GPT-2's `wte(input_ids)`, Llama/T5/BART's `embed_tokens`.
     LibraryFix("transformers", "the tokenizer has more tokens than the model's vocabulary: call model.resize_token_embeddings(len(tokenizer)) after adding tokens (or build the config with vocab_size=len(tokenizer))",
-               rules=("LG401",), line=r"word_embeddings"),
+               rules=("LG401",), line=r"word_embeddings|self\.wte\(input_ids|embed_tokens\("),
     LibraryFix("transformers", "token_type_ids must be below config.type_vocab_size (2 for BERT: segment A and B); build them with the tokenizer (return_token_type_ids=True), not from another tokenizer's ids",
                rules=("LG401", "LG414"), line=r"token_type_embeddings"),
-    LibraryFix("transformers", "the sequence is longer than config.max_position_embeddings: truncate when tokenizing (tokenizer(..., truncation=True, max_length=model.config.max_position_embeddings))",
-               rules=("LG401", "LG415"), line=r"position_embeddings"),
+    # Position tables: BERT's `position_embeddings(position_ids)`, GPT-2's `wpe(position_ids)`
+    # (one position per step under generate()'s cache, so the ids alone do not show a sequence),
+    # RoBERTa's `torch.gather(buffered_token_type_ids, dim=1, index=position_ids)`, whose
+    # position ids start at padding_idx + 1 (create_position_ids_from_input_ids).
+    LibraryFix("transformers", "the sequence is longer than config.max_position_embeddings (with generate(): the prompt plus max_new_tokens): truncate when tokenizing (tokenizer(..., truncation=True, max_length=N)) or generate fewer tokens; RoBERTa-style models count positions from padding_idx + 1, so N is max_position_embeddings - padding_idx - 1 (512 for roberta-base's 514)",
+               rules=("LG401", "LG402", "LG415"), line=r"position_embeddings|self\.wpe\(|index=position_ids"),
     LibraryFix("transformers", "labels must be class ids below config.num_labels, with -100 for the positions to skip (DataCollatorForTokenClassification pads with -100)",
                rules=("LG101", "LG102", "LG103", "LG104", "LG107", "LG416", "LG418")),
     LibraryFix("timm", "timm.data.Mixup(num_classes=N) and the model's num_classes (timm.create_model(..., num_classes=N)) must both be the dataset's class count",
@@ -68,6 +78,10 @@ FIXES: Tuple[LibraryFix, ...] = (
     LibraryFix("torchvision", "torchvision's detection num_classes includes the background: num_classes = number of object classes + 1, object labels 1..num_classes-1 (0 is background)",
                function=r"fastrcnn_loss|RoIHeads|RetinaNet|SSD|FCOS|compute_loss"),
     LibraryFix("torchmetrics", "give the metric the class count and the void label: e.g. MulticlassJaccardIndex(num_classes=N, ignore_index=255) (validate_args=True reports bad targets on the host)"),
+    # Pooling and dense batching scatter node features by `batch` into `size`/`batch_size`
+    # graphs (torch_geometric/nn/pool/glob.py, utils/_to_dense_batch.py).
+    LibraryFix("torch_geometric", "the batch vector assigns a node to a graph beyond the size given: size= (batch_size=) must be at least batch.max() + 1; leave it None to infer it, or pass data.num_graphs",
+               function=r"^global_\w+_pool$|^to_dense_batch$"),
     LibraryFix("torch_geometric", "edge_index refers to nodes that do not exist: every entry must be below data.num_nodes (relabel after subgraph/slicing: torch_geometric.utils.subgraph(..., relabel_nodes=True))"),
     # mmseg 1.x cross_entropy: `torch.stack([class_weight[cls] for cls in label])` before any
     # masking (open-mmlab/mmsegmentation issue 3734, open in 1.2.2).

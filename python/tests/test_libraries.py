@@ -3,65 +3,17 @@ downloaded): each realistic bad batch is refused before torch runs with the righ
 error names this file's line and the library call, with the library-level fix; valid batches
 raise nothing and give bit-identical outputs."""
 
-import inspect
-import json
 import os
-import random
-import subprocess
-import sys
 
-import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
 
 import labelguard
 from labelguard import TargetError
+from library_checks import caught, child_json, identical, mmseg_cross_entropy_loss
 
 torch.manual_seed(0)
-HERE = os.path.basename(__file__)
-
-
-def caught(fn, code, library_call, fix):
-    """Runs fn under enable(); asserts the refusal, the rule, the user's line, the library call."""
-    line = inspect.currentframe().f_back.f_lineno
-    labelguard.enable()
-    try:
-        with pytest.raises(TargetError) as info:
-            fn()
-    finally:
-        labelguard.disable()
-    err = info.value
-    text = str(err)
-    assert err.code == code, text
-    assert err.call_site is not None and err.call_site.user is not None, text
-    assert os.path.basename(err.call_site.user[0]) == HERE, text
-    assert f"your code: {HERE}:" in text and library_call in text, text
-    assert fix in text, text
-    # The user's frame is the test's own call (the line of the lambda passed here or a helper in this file).
-    assert err.call_site.user[1] <= line
-    return err
-
-
-def seed():
-    torch.manual_seed(1)
-    np.random.seed(1)
-    random.seed(1)
-
-
-def identical(fn):
-    """fn's outputs without and with enable(): equal bit for bit, and no error or warning."""
-    seed()
-    plain = fn()
-    labelguard.enable()
-    try:
-        seed()
-        checked = fn()
-    finally:
-        labelguard.disable()
-    flat = lambda o: [t for t in (o if isinstance(o, (tuple, list)) else [o]) if isinstance(t, torch.Tensor)]
-    for a, b in zip(flat(plain), flat(checked), strict=True):
-        assert torch.equal(a, b)
 
 
 # --- transformers -------------------------------------------------------------------------
@@ -99,24 +51,7 @@ def test_bert_labels_beyond_num_labels():
 
 # --- mmsegmentation ------------------------------------------------------------------------
 
-import mmseg  # noqa: E402
-
-
-def mmseg_cross_entropy_loss():
-    """mmseg's own CrossEntropyLoss, from its file: `mmseg.models`' __init__ imports every head,
-    and some of them mmcv's compiled ops, which have no wheels for this torch (mmcv-lite is mmcv
-    without them); the loss uses none of them, so its package is entered without its __init__."""
-    import importlib
-    import pathlib
-    import types
-
-    root = pathlib.Path(mmseg.__file__).parent
-    for name in ("mmseg.models", "mmseg.models.losses"):
-        if name not in sys.modules:
-            package = types.ModuleType(name)
-            package.__path__ = [str(root.joinpath(*name.split(".")[1:]))]
-            sys.modules[name] = package
-    return importlib.import_module("mmseg.models.losses.cross_entropy_loss").CrossEntropyLoss
+import mmseg  # noqa: E402,F401
 
 
 def test_mmseg_class_weight_lookup_on_labels_with_the_void_label():
@@ -234,11 +169,7 @@ print(json.dumps(out))
 
 
 def test_torch_geometric_edge_index_beyond_num_nodes(tmp_path):
-    script = tmp_path / "pyg_scenario.py"
-    script.write_text(PYG_SCENARIO)
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr
-    out = json.loads(done.stdout.strip().splitlines()[-1])
+    out = child_json(tmp_path, "pyg_scenario.py", PYG_SCENARIO)
     assert out["same"] and out["raised"], out
     assert out["code"] == "LG402", out["text"]
     assert os.path.basename(out["user"][0]) == "pyg_scenario.py"

@@ -559,6 +559,27 @@ fixture!(
     [("num_embeddings", Value::Int(4))]
 );
 fixture!(
+    lg415_roberta_positions_beyond_table,
+    "LG415",
+    "embedding",
+    [(
+        "input",
+        // RoBERTa (padding_idx 1): positions 2..6, and a row padded with 1.
+        i64s(&[2, 5], &[2, 3, 4, 5, 6, 2, 3, 4, 1, 1])
+    )],
+    [("num_embeddings", Value::Int(6))]
+);
+fixture!(
+    lg415_roberta_token_type_buffer_gathered_by_positions,
+    "LG415",
+    "gather",
+    [
+        ("input", i64s(&[2, 6], &[0; 12])),
+        ("index", i64s(&[2, 5], &[2, 3, 4, 5, 6, 2, 3, 4, 5, 6]))
+    ],
+    [("dim", Value::Int(1))]
+);
+fixture!(
     lg416_label_shaped_scatter,
     "LG416",
     "scatter",
@@ -567,6 +588,32 @@ fixture!(
         ("index", i64s(&[3, 1], &[0, 5, 4]))
     ],
     [("dim", Value::Int(1)), ("value", Value::Float(1.0))]
+);
+fixture!(
+    lg416_channel_first_one_hot,
+    "LG416",
+    "scatter",
+    [
+        // MONAI's AsDiscrete(to_onehot=3) on one [1, 2, 2] label map (no batch dim): dim 0.
+        ("input", logits(&[3, 2, 2])),
+        ("index", i64s(&[1, 2, 2], &[0, 1, 3, 2]))
+    ],
+    [("dim", Value::Int(0)), ("value", Value::Float(1.0))]
+);
+fixture!(
+    lg416_one_hot_index_put,
+    "LG416",
+    "index_put",
+    [
+        // torchvision's RetinaNet head: target[foreground, labels] = 1.0 with labels 1..3 on 3 classes.
+        ("input", logits(&[6, 3])),
+        (
+            "index",
+            t(DType::Bool, &[6], &[1.0, 0.0, 1.0, 1.0, 0.0, 0.0])
+        ),
+        ("index1", i64s(&[3], &[1, 3, 2]))
+    ],
+    []
 );
 fixture!(
     lg417_brats_labels,

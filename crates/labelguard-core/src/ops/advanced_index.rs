@@ -8,6 +8,7 @@
 
 use super::dtypes::*;
 use super::index_range::*;
+use super::indexing::labels_cause;
 use super::shapes::*;
 use crate::call::Call;
 use crate::dtype::DType;
@@ -237,12 +238,27 @@ pub(crate) fn empty_dims(
     )
 }
 
-/// LG409 for each integer index with values outside its dimension, unless nothing is indexed.
+/// Whether the index tensors address single elements of a tensor of 2 or more dimensions (every
+/// dimension indexed, masks included): `x[rows, labels]`, `t[mask, labels] = 1`. An integer index
+/// into a dimension whose size no other dimension has then picks one class per element, as
+/// hand-written NLL (`log_probs[arange(N), target]`) and one-hot targets (torchvision's RetinaNet
+/// and FCOS heads, mmseg's `_expand_onehot_labels`) do.
+fn class_dim(input: &TensorView<'_>, placed: &[Placed<'_, '_>], p: &Placed<'_, '_>) -> bool {
+    let shape = input.shape();
+    shape.len() >= 2
+        && placed.iter().map(|q| q.width()).sum::<usize>() == shape.len()
+        && shape.iter().filter(|&&n| n == shape[p.dim]).count() == 1
+}
+
+/// LG409 for each integer index with values outside its dimension, unless nothing is indexed;
+/// with `labels`, an index into a class dimension (`class_dim`) gets the cause its values show
+/// (LG416, LG417).
 pub(crate) fn ranges(
     input: &TensorView<'_>,
     placed: &[Placed<'_, '_>],
     b: &[usize],
     verdict: Verdict,
+    labels: bool,
 ) -> Vec<Finding> {
     if let Some(f) = empty_dims(input, placed, b) {
         return vec![f];
@@ -259,7 +275,7 @@ pub(crate) fn ranges(
             size as i64 - 1,
             p.dim
         );
-        out.extend(bounded_index(
+        let f = bounded_index(
             p.t,
             p.name,
             Bounds::wrapping(size),
@@ -267,7 +283,14 @@ pub(crate) fn ranges(
             verdict,
             &format!("input along dim {}", p.dim),
             fix,
-        ));
+        );
+        out.extend(f.map(|f| {
+            if labels && class_dim(input, placed, p) {
+                labels_cause(f, p.t, size as i64)
+            } else {
+                f
+            }
+        }));
     }
     out
 }
@@ -286,7 +309,7 @@ fn placed_and_broadcast<'c, 'a>(
 pub fn index(call: &Call<'_>) -> Vec<Finding> {
     let input = call.required("input");
     match placed_and_broadcast(call, input) {
-        Ok((placed, b)) => ranges(input, &placed, &b, Verdict::DeviceAssert),
+        Ok((placed, b)) => ranges(input, &placed, &b, Verdict::DeviceAssert, true),
         Err(f) => vec![f],
     }
 }
@@ -341,7 +364,9 @@ pub fn index_put(call: &Call<'_>) -> Vec<Finding> {
     } else {
         Verdict::DeviceAssert
     };
-    ranges(input, &placed, &b, verdict)
+    // One value written at each addressed element: a one-hot target being built.
+    let one_value = values.is_none_or(|v| v.numel() <= 1);
+    ranges(input, &placed, &b, verdict, one_value)
 }
 
 /// Whether a tensor of shape `from` can be `expand`ed to `to`.

@@ -1,10 +1,11 @@
 //! `embedding` (torch/nn/functional.py, aten/src/ATen/native/Embedding.cpp): the padding_idx
 //! assertions of the Python wrapper, then `index_select` on the table's rows. The cause of an
 //! out-of-range id is read from the evidence: a 1- or 2-row table is a token type table, ids
-//! `0..L-1` along the last dimension are positions.
+//! counting `0..L-1` (or from padding_idx + 1) along the last dimension are positions.
 
 use super::dtypes::*;
 use super::index_range::*;
+use super::positions::position_cause;
 use crate::call::Call;
 use crate::dtype::DType;
 use crate::finding::{shape_str, Finding, Verdict};
@@ -111,14 +112,10 @@ pub fn embedding_ids(
         "keep ids in [0, {last}]: after adding tokens call model.resize_token_embeddings(len(tokenizer)); truncate to the maximum length; replace -100 with pad_token_id in input_ids"
     );
     let f = index_range(ids, name, rows, rule, Verdict::DeviceAssert, what, generic)?;
-    let positions = consecutive_length(ids).filter(|&l| l > rows);
-    let (cause, hint, fix): (&Rule, String, String) = if let Some(l) = positions {
-        (
-            &LG415,
-            format!("the ids are the positions 0..{} of a sequence of {l} tokens, and the table has {rows} rows: the sequence is longer than max_position_embeddings ({rows})", l - 1),
-            format!("truncate to {rows} tokens: tokenizer(..., truncation=True, max_length={rows}); or use a model with max_position_embeddings >= {l}"),
-        )
-    } else if rows <= 2 && rule.code == LG401.code {
+    if let Some(positions) = position_cause(&f, ids, rows) {
+        return Some(positions);
+    }
+    let (cause, hint, fix): (&Rule, String, String) = if rows <= 2 && rule.code == LG401.code {
         (
             &LG414,
             format!("a table of {rows} row{} is a token type (segment) table: token_type_ids hold values beyond type_vocab_size={rows}", if rows == 1 { "" } else { "s" }),
@@ -128,16 +125,4 @@ pub fn embedding_ids(
         return Some(f);
     };
     Some(with_cause(f, cause, hint, fix))
-}
-
-/// `L` when every row along the last dimension holds exactly `0, 1, ..., L-1` (position ids).
-fn consecutive_length(ids: &TensorView<'_>) -> Option<usize> {
-    let l = *ids.shape().last()?;
-    if l < 2 {
-        return None;
-    }
-    ids.offsets()
-        .enumerate()
-        .all(|(k, o)| ids.read_i64(o) == (k % l) as i64)
-        .then_some(l)
 }

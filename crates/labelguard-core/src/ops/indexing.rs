@@ -3,6 +3,7 @@
 
 use super::dtypes::*;
 use super::index_range::*;
+use super::positions::position_cause;
 use super::shapes::*;
 use crate::call::Call;
 use crate::dtype::DType;
@@ -34,33 +35,42 @@ pub(crate) fn index_values(
         &format!("input along dim {dim}"),
         fix,
     );
-    f.map(|f| label_cause(f, index, input, dim))
+    f.map(|f| label_cause(f, op, index, input, dim))
         .into_iter()
         .collect()
 }
 
 /// An `[N, 1, ...]` index on dim 1 of an `[N, C, ...]` tensor picks one class per sample: its
-/// out-of-range values are labels, and their pattern names the cause (LG417, LG416).
+/// out-of-range values are labels, and their pattern names the cause (LG417, LG416). So does a
+/// `[1, H, W, ...]` index scattered along dim 0 of a `[C, H, W, ...]` tensor: the one-hot of one
+/// channel-first sample without a batch dimension (MONAI's `AsDiscrete(to_onehot=C)` and
+/// dictionary transforms call `one_hot(label, C, dim=0)`).
 pub(crate) fn label_cause(
     f: Finding,
+    op: &str,
     index: &TensorView<'_>,
     input: &TensorView<'_>,
     dim: usize,
 ) -> Finding {
-    let label_shaped = dim == 1
-        && input.dim() >= 2
+    let per_sample = dim == 1 && input.dim() >= 2;
+    let channel_first = dim == 0 && op.starts_with("scatter") && input.dim() >= 3;
+    let label_shaped = (per_sample || channel_first)
         && index.dim() == input.dim()
-        && index.shape()[1] == 1
-        && input.shape()[1] > 1;
-    let histogram = if label_shaped {
-        int_histogram(index, 4096)
-    } else {
-        None
-    };
-    let Some(h) = histogram else {
+        && index.shape()[dim] == 1
+        && input.shape()[dim] > 1;
+    if !label_shaped {
+        return f;
+    }
+    labels_cause(f, index, input.shape()[dim] as i64)
+}
+
+/// `f` (an out-of-range finding on `index`, labels into a dimension of `c` classes) with the
+/// cause their values show: a gap in the label set (LG417) or exactly the value `c` (LG416);
+/// unchanged otherwise.
+pub(crate) fn labels_cause(f: Finding, index: &TensorView<'_>, c: i64) -> Finding {
+    let Some(h) = int_histogram(index, 4096) else {
         return f;
     };
-    let c = input.shape()[1] as i64;
     let values: Vec<i64> = h.keys().copied().collect();
     let bad: Vec<i64> = values
         .iter()
@@ -128,7 +138,23 @@ pub fn gather(call: &Call<'_>) -> Vec<Finding> {
             ))];
         }
     }
-    index_values(index, "gather", input, dim)
+    let findings = index_values(index, "gather", input, dim);
+    if dim + 1 != index.dim() {
+        return findings;
+    }
+    // Along the last dim, ids counting positions are a sequence longer than the table gathered
+    // from (RoBERTa gathers its token-type buffer by position ids before the position embedding).
+    let rows = nonempty_size(input, dim);
+    findings
+        .into_iter()
+        .map(|f| {
+            if f.code == LG402.code {
+                position_cause(&f, index, rows).unwrap_or(f)
+            } else {
+                f
+            }
+        })
+        .collect()
 }
 
 pub(crate) fn shape_finding(message: String) -> Finding {

@@ -22,6 +22,7 @@ pub(crate) mod indexing;
 pub(crate) mod multinomial;
 pub(crate) mod nll_loss2d;
 pub(crate) mod one_hot;
+mod positions;
 pub(crate) mod reduction;
 pub(crate) mod shapes;
 pub(crate) mod take_put;

@@ -4,8 +4,8 @@ declare_rule! {
     /// The labels have a gap: C distinct values on a dimension of C classes, but not `0..C-1`.
     ///
     /// ## What it checks
-    /// A label-shaped gather/scatter index (or one-hot) whose values are C distinct ids with one id missing below
-    /// the largest, such as `{0, 1, 2, 4}` with 4 channels (BraTS labels: 0 background, 1 necrosis, 2 edema,
+    /// A label-shaped gather/scatter index (or one-hot, or the class index of `x[rows, labels]`, as for LG416)
+    /// whose values are C distinct ids with one id missing below the largest, such as `{0, 1, 2, 4}` with 4 channels (BraTS labels: 0 background, 1 necrosis, 2 edema,
     /// 4 enhancing tumour, no 3).
     ///
     /// ## Why it crashes
@@ -16,7 +16,7 @@ declare_rule! {
     /// `MapLabelValued(keys="label", orig_labels=[0, 1, 2, 4], target_labels=[0, 1, 2, 3])`).
     ///
     /// ## Checked by
-    /// - [`crate::ops::indexing::label_cause`]
+    /// - [`crate::ops::indexing::labels_cause`]
     /// - fixture: `lg417_brats_labels` in `tests/rule_fixtures.rs`
     "LG417", "label-set-gap", Error
 }
