@@ -1,4 +1,4 @@
-"""What the real-library tests (test_libraries*.py) assert of enable(): a bad call refused with
+"""What the real-library tests (test_libraries*.py, test_indexing.py) assert of enable(): a bad call refused with
 its rule, the user's frame (the test file's own line) and the library call named, with the fix;
 a valid call raising and warning nothing, its outputs bit-identical to plain PyTorch's."""
 
@@ -15,18 +15,23 @@ import labelguard
 from labelguard import TargetError, TargetWarning
 
 
-def caught(fn, code, library_call, fix):
-    """Runs fn under enable(); asserts the refusal, the rule, the user's line (in the calling
-    test file), the library call and the fix."""
-    caller = inspect.currentframe().f_back
-    here, line = os.path.basename(caller.f_code.co_filename), caller.f_lineno
+def refusal(fn) -> TargetError:
+    """The TargetError that fn raises under enable() (enable() is undone either way)."""
     labelguard.enable()
     try:
         with pytest.raises(TargetError) as info:
             fn()
     finally:
         labelguard.disable()
-    err = info.value
+    return info.value
+
+
+def caught(fn, code, library_call, fix):
+    """Runs fn under enable(); asserts the refusal, the rule, the user's line (in the calling
+    test file), the library call and the fix."""
+    caller = inspect.currentframe().f_back
+    here, line = os.path.basename(caller.f_code.co_filename), caller.f_lineno
+    err = refusal(fn)
     text = str(err)
     assert err.code == code, text
     assert err.call_site is not None and err.call_site.user is not None, text

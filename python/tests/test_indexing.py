@@ -10,6 +10,7 @@ import torch.nn.functional as F
 
 import labelguard
 from labelguard import TargetError
+from library_checks import refusal
 
 
 def codes(err: TargetError):
@@ -21,13 +22,7 @@ def caught(fn):
     with pytest.raises(Exception) as plain:
         fn()
     assert not isinstance(plain.value, TargetError)
-    labelguard.enable()
-    try:
-        with pytest.raises(TargetError) as err:
-            fn()
-    finally:
-        labelguard.disable()
-    return err.value
+    return refusal(fn)
 
 
 def test_mmseg_class_weight_gather_with_void_label():
