@@ -182,16 +182,10 @@ def _wrap(op: str, sig: Params, original: Callable, native: Any, is_compiling: C
     """The checked version of `original`. A valid call's path: one flag test, the compile test,
     one native call on the call's own argument tuple and keyword dict (`_native.valid_call`:
     binding, tensors read in place, the check; no dict, no report), the original. Any other
-    call takes the general path: the argument dict (straight from the positional arguments
-    when there are no keywords), then `check_or_raise`."""
+    call takes the general path: the argument dict (`Params.bind`, `_arguments`), then
+    `check_or_raise`."""
     bind = sig.bind
     where = f" (labelguard, {original.__qualname__})"
-    # Positional calls without keywords: the names that reach check(), None for dropped ones;
-    # a loss's legacy arguments (size_average, reduce) given by position take the slow path.
-    kept = tuple(None if n in _DROPPED else n for n in sig.names)
-    legacy = [i for i, n in enumerate(sig.names) if n in ("size_average", "reduce")] if op in _LOSSES else []
-    lo, hi = sig.required, min([len(sig.names)] + legacy)
-    convert = CONVERTERS.get(op)
     config, state, valid_call = _config, _state, _native.valid_call
 
     @functools.wraps(original)
@@ -201,13 +195,8 @@ def _wrap(op: str, sig: Params, original: Callable, native: Any, is_compiling: C
                 _bypass_compiled()
                 return original(*args, **kwargs)
             if not valid_call(native, args, kwargs):
-                if not kwargs and lo <= len(args) <= hi:
-                    call = {k: v for k, v in zip(kept, args) if k is not None and (v is not None or k == "padding_idx")}
-                    if convert is not None:
-                        call = convert(call)
-                else:
-                    bound = bind(args, kwargs)
-                    call = None if bound is None else _arguments(op, bound)  # None: PyTorch reports its own signature errors
+                bound = bind(args, kwargs)
+                call = None if bound is None else _arguments(op, bound)  # None: PyTorch reports its own signature errors
                 if call is not None:
                     check_or_raise(op, call, where)
         return original(*args, **kwargs)
