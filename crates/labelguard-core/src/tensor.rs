@@ -43,11 +43,18 @@ pub struct TensorView<'a> {
 
 /// Row-major strides for a shape.
 pub fn contiguous_strides(shape: &[usize]) -> Vec<usize> {
-    let mut strides = vec![1usize; shape.len()];
-    for d in (0..shape.len().saturating_sub(1)).rev() {
-        strides[d] = strides[d + 1].saturating_mul(shape[d + 1].max(1));
-    }
+    let mut strides: Vec<usize> = contiguous_strides_rev(shape).collect();
+    strides.reverse();
     strides
+}
+
+/// Row-major strides, last dimension first: each is the product of the sizes after it.
+fn contiguous_strides_rev(shape: &[usize]) -> impl Iterator<Item = usize> + '_ {
+    shape.iter().rev().scan(1usize, |next, &n| {
+        let stride = *next;
+        *next = next.saturating_mul(n.max(1));
+        Some(stride)
+    })
 }
 
 /// The number of elements of `shape`, or `None` when it does not fit in a `u128` (a header
@@ -170,17 +177,13 @@ impl<'a> TensorView<'a> {
 
     /// `strides == contiguous_strides(shape)`, without building them.
     pub fn is_contiguous(&self) -> bool {
-        if self.numel() <= 1 {
-            return true;
-        }
-        let mut expected = 1usize;
-        for (&n, &s) in self.shape.iter().zip(&self.strides).rev() {
-            if s != expected {
-                return false;
-            }
-            expected = expected.saturating_mul(n.max(1));
-        }
-        true
+        self.numel() <= 1
+            || self
+                .strides
+                .iter()
+                .rev()
+                .copied()
+                .eq(contiguous_strides_rev(&self.shape))
     }
 
     /// True when the elements fill their byte span exactly once (contiguous, channels-last,
