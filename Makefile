@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: test lint venv python bench bench-python bench-hot bench-scan bench-diagnose bench-diagnose-matching bench-run bench-fix bench-many-files bench-broken docs fuzz
+.PHONY: test lint venv python wheel bench bench-python bench-hot bench-compiled bench-scan bench-diagnose bench-diagnose-matching bench-run bench-fix bench-ranks bench-many-files bench-broken docs fuzz
 
 ## venv: the Python environment of the tests (torch from PyPI; pip's cache keeps reruns fast)
 venv: $(VENV)/.installed
@@ -19,11 +19,18 @@ $(VENV)/.installed: requirements-dev.txt requirements-nodeps.txt
 ## python: build and install the Python package from its directory, as users do (pip install ./python)
 python: venv
 	@echo "==> building the Python extension with maturin (a release build of labelguard-py: 2-4 minutes on a cold build; progress below)"
-	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/pip install -v --no-build-isolation ./python
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" tools/ticker.sh "the release build of labelguard-py" $(VENV)/bin/pip install -v --no-build-isolation ./python
+
+## wheel: the Python package with the `labelguard` command in it, as a wheel that installs without a
+## Rust toolchain (target/wheels/; it reuses the release build `make python` made: the same
+## interpreter path as pip's build, python3, since PYO3_PYTHON is part of cargo's fingerprint)
+wheel: venv
+	@echo "==> building the wheel (maturin build --release) into target/wheels"
+	cd python && PATH="$(CURDIR)/$(VENV)/bin:$$PATH" ../tools/ticker.sh "the wheel's release build" maturin build --release --compatibility off --interpreter "$(CURDIR)/$(VENV)/bin/python3" --out "$(CURDIR)/target/wheels"
 
 ## test: Rust unit, fixture and CLI tests, then the Python tests (the differential test against
 ## PyTorch through the CLI, and the Python package's tests)
-test: venv python
+test: venv python wheel
 	@echo "==> Rust tests (cargo test --workspace)"
 	cargo test --workspace
 	@echo "==> release build of the CLI for the Python tests"
@@ -53,6 +60,10 @@ bench-python: python
 bench-hot: python
 	$(PY) bench/hot_calls.py
 
+## bench-compiled: enable() inside torch.compile'd training steps (warm step time, compile time)
+bench-compiled: python
+	$(PY) bench/compiled.py
+
 ## bench-scan: labelguard scan vs a PIL + numpy multiprocessing loop and the PNG decoder alone
 bench-scan: venv
 	cargo build --release -p labelguard-cli
@@ -77,6 +88,11 @@ bench-diagnose-matching:
 bench-run:
 	cargo build --release -p labelguard-cli
 	python3 bench/run_passthrough.py --bin target/release/labelguard
+
+## bench-ranks: seconds to exit of a gloo job whose rank 1 is refused, with and without labelguard run (issue 25)
+bench-ranks: venv
+	cargo build --release -p labelguard-cli
+	$(VENV)/bin/python bench/ranks_exit.py --bin target/release/labelguard
 
 ## bench-many-files: labelguard scan on 200,000 small masks in one directory vs a plain find (issue 8)
 bench-many-files:

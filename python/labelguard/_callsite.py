@@ -11,15 +11,19 @@ import re
 import sys
 import sysconfig
 from types import FrameType
-from typing import AbstractSet, List, Optional, Tuple
+from typing import AbstractSet, Any, Callable, Iterable, Iterator, List, Optional, Tuple
 
 from ._libraries import FIXES, LIBRARIES
 
 # Frames of these top-level modules are plumbing between the user and the op.
-PLUMBING = frozenset(("labelguard", "torch", "functools", "contextlib", "typing"))
+# (`<generated>`: code that dynamo or FX wrote, named by `module_of_file`.)
+PLUMBING = frozenset(("labelguard", "torch", "functools", "contextlib", "typing", "<generated>"))
+# Where installed code lives: this interpreter's own directories and every site-packages on the
+# path (a venv that sees another's packages through a .pth file).
 _INSTALLED = tuple(
     os.path.normcase(os.path.realpath(p)) + os.sep
     for p in {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"], sysconfig.get_paths()["stdlib"]}
+    | {p for p in sys.path if os.path.basename(p) in ("site-packages", "dist-packages")}
 )
 
 
@@ -64,9 +68,8 @@ def _qualname(frame: FrameType) -> str:
     return getattr(frame.f_code, "co_qualname", frame.f_code.co_name)
 
 
-def _is_installed(frame: FrameType) -> bool:
-    path = os.path.normcase(os.path.realpath(frame.f_code.co_filename))
-    return path.startswith(_INSTALLED) or frame.f_code.co_filename.startswith("<frozen")
+def _is_installed_file(file: str) -> bool:
+    return os.path.normcase(os.path.realpath(file)).startswith(_INSTALLED) or file.startswith("<frozen")
 
 
 def first_outside(frame: Optional[FrameType], modules: AbstractSet[str]) -> Tuple[Optional[FrameType], int]:
@@ -80,23 +83,50 @@ def first_outside(frame: Optional[FrameType], modules: AbstractSet[str]) -> Tupl
 
 def call_site(op: str, rules: List[str], start: Optional[FrameType] = None) -> CallSite:
     """Walks outward from `start` (the caller's frame by default)."""
-    frame = start or sys._getframe(1)
+    return traced_call_site(op, rules, _live(start or sys._getframe(1)))
+
+
+def _live(frame: Optional[FrameType]) -> Iterator[Tuple[str, str, int, str, Callable[[], str]]]:
+    while frame is not None:
+        f = frame
+        yield _top_module(f), f.f_code.co_filename, f.f_lineno, _qualname(f), lambda: linecache.getline(f.f_code.co_filename, f.f_lineno).strip()
+        frame = frame.f_back
+
+
+def traced_call_site(op: str, rules: List[str], frames: Iterable[Tuple[str, str, int, str, Any]]) -> CallSite:
+    """The call site from frames innermost first, each (top-level module, file, line, function,
+    source line or a function that reads it); a `torch.compile`d call's frames are the ones
+    dynamo traced (`module_of_file` names their modules)."""
     libs: List[LibraryFrame] = []
     user = None
-    while frame is not None:
-        top = _top_module(frame)
+    for top, file, lineno, function, line in frames:
         if top in LIBRARIES:
-            line = linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip()
-            libs.append(LibraryFrame(LIBRARIES[top], _qualname(frame), line))
-        elif top not in PLUMBING and not _is_installed(frame):
-            user = (frame.f_code.co_filename, frame.f_lineno)
+            libs.append(LibraryFrame(LIBRARIES[top], function, line() if callable(line) else line))
+        elif top not in PLUMBING and not _is_installed_file(file):
+            user = (file, lineno)
             break
-        frame = frame.f_back
     # Only the innermost library counts (a library called by another: the callee made the call);
     # its decorators' wrappers (`can_return_tuple.<locals>.wrapper`) name nothing.
     libs = [f for f in libs if f.library == libs[0].library] if libs else []
     libs = [f for f in libs if "<locals>" not in f.function] or libs
     return CallSite(op, user, tuple(libs), _fix(op, rules, libs))
+
+
+_OWN = os.path.normcase(os.path.dirname(os.path.realpath(__file__))) + os.sep
+
+
+def module_of_file(path: str) -> str:
+    """The top-level module of a file that dynamo traced: '' for the user's own code; `<generated>`
+    for code that dynamo or FX generated (`<eval_with_key>.3`)."""
+    if path.startswith("<") and not path.startswith(("<stdin>", "<ipython")):
+        return "<generated>"
+    real = os.path.normcase(os.path.realpath(path))
+    if real.startswith(_OWN):
+        return "labelguard"
+    for root in _INSTALLED:
+        if real.startswith(root):
+            return real[len(root):].split(os.sep, 1)[0].split(".", 1)[0] or "<installed>"
+    return ""
 
 
 def _fix(op: str, rules: List[str], libs: List[LibraryFrame]) -> Optional[str]:

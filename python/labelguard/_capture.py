@@ -1,5 +1,7 @@
 """`capture(dir)`: when a block raises a TargetError or a CUDA error, save what failed to a
-`.safetensors` file that `labelguard replay FILE` (and `labelguard check`) read back."""
+`.safetensors` file that `labelguard replay FILE` (and `labelguard check`) read back. In a
+multi-process job each rank saves under `dir/rank{N}/`, and the file's metadata says which rank
+(and DataLoader worker, and sample) it came from."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ import time
 import traceback
 from typing import Any, Callable, Dict, Optional
 
-from . import _native
+from . import _native, _ranks
 from ._report import Report, TargetError
 from ._tensors import describe, is_tensor_like, to_host
 
@@ -37,6 +39,10 @@ def _versions() -> Dict[str, str]:
 
 def save(directory: str, tensors: Dict[str, Any], op: Optional[str] = None, args: Optional[dict] = None, exc: Optional[BaseException] = None) -> str:
     """Writes tensors (copied to the host) and the call's metadata; returns the file's path."""
+    place = _ranks.place(sys._getframe(1))
+    # A TargetError knows where it was raised (the sample being loaded, gone from the stack now).
+    place.update({k: getattr(exc, k) for k in place if getattr(exc, k, None) is not None})
+    directory = _ranks.rank_directory(directory, place)  # ranks never share a folder
     os.makedirs(directory, exist_ok=True)
     host, lost = {}, []
     for name, t in tensors.items():
@@ -45,6 +51,7 @@ def save(directory: str, tensors: Dict[str, Any], op: Optional[str] = None, args
         except Exception:  # noqa: BLE001 - a dead CUDA context cannot copy anything back
             lost.append(name)
     metadata = dict(_versions())
+    metadata.update(_ranks.metadata(place))
     if op:
         metadata[OP_KEY] = op
         metadata[ARGS_KEY] = json.dumps(args or {})

@@ -55,9 +55,25 @@ class _Contract:
                 raise TargetError(report, where)
 
 
+# Where a dataset keeps its files, in a list indexed like the dataset, mask lists first (the
+# guard checks targets): torchvision's VOCSegmentation (`masks`), Cityscapes (`targets`, a list
+# of paths per sample), ImageFolder (`samples`, `imgs`), and common names of custom datasets.
+# README (Python: guards) lists them.
+_FILE_LISTS = ("masks", "targets", "mask_files", "label_files", "samples", "imgs", "files", "images", "paths")
+# The keys of a dict sample that name its file (mmseg's `seg_map_path` among them).
+_FILE_KEYS = ("path", "file", "filename", "mask_path", "seg_map_path", "label_path")
+
+
 def _source(dataset: Any, index: int) -> str:
-    """The file behind a dataset index, when the dataset says (ImageFolder, Cityscapes-style lists)."""
-    for attr in ("samples", "imgs", "files", "images", "masks", "targets_paths", "paths"):
+    """The file behind a dataset index, when the dataset says: its `source(index)` method, else
+    a file list of `_FILE_LISTS`."""
+    method = getattr(dataset, "source", None)
+    if callable(method):
+        try:
+            return f", file {method(index)}"
+        except Exception:  # noqa: BLE001 - naming the file must never hide the real error
+            pass
+    for attr in _FILE_LISTS:
         seq = getattr(dataset, attr, None)
         try:
             item = seq[index] if seq is not None else None
@@ -74,7 +90,8 @@ class GuardedDataset:
     """Wraps a Dataset; each sample is checked when it is loaded (in the DataLoader worker).
 
     ``GuardedDataset(ds, num_classes=19, ignore_index=255)`` raises TargetError naming the
-    dataset index (and the file, when the dataset exposes its file list) of a bad sample.
+    dataset index and the file of a bad sample, when the dataset can say which: a ``source(index)``
+    method, or a file list indexed like the dataset (``masks``, ``targets``, ``samples``, ...).
     """
 
     def __init__(self, dataset: Any, **contract: Any):
@@ -98,7 +115,8 @@ def guard_collate(collate_fn: Optional[Callable] = None, **contract: Any) -> Cal
 
     ``DataLoader(ds, collate_fn=labelguard.guard_collate(num_classes=19, ignore_index=255))``.
     The error names the sample's position in the batch, and its dataset index and file when
-    the sample is a dict with an 'index'/'idx' and 'path'/'file' entry.
+    the sample is a dict with an 'index'/'idx' and a 'path'/'file'/'filename'/'mask_path'/
+    'seg_map_path'/'label_path' entry.
     """
     checker = _Contract(**contract)
     if collate_fn is None:
@@ -111,9 +129,10 @@ def guard_collate(collate_fn: Optional[Callable] = None, **contract: Any) -> Cal
                 for k in ("index", "idx"):
                     if k in sample:
                         where += f", dataset index {int(sample[k])}"
-                for k in ("path", "file", "filename"):
+                for k in _FILE_KEYS:
                     if k in sample:
                         where += f", file {sample[k]}"
+                        break
             checker.verify(sample, where + ")")
         return collate_fn(batch)
 

@@ -4,8 +4,8 @@ TargetError at the caller's line, before any kernel launches.
 Functions of `torch.nn.functional` are wrapped where they live, so the modules that call them
 (`nn.CrossEntropyLoss`, `nn.NLLLoss`, `nn.BCELoss`, `nn.BCEWithLogitsLoss`, `nn.Embedding`,
 `nn.CTCLoss`) are covered too. Valid calls run the original function with the original
-arguments: outputs and gradients are bit-identical. Inside `torch.compile`d code the checks are
-bypassed (dynamo traces the original op); a TargetWarning says so once.
+arguments: outputs and gradients are bit-identical. Inside `torch.compile`d code the check is an
+op of the compiled graph (`_compiled.py`) that runs on the real tensors before the kernel.
 """
 
 from __future__ import annotations
@@ -13,14 +13,13 @@ from __future__ import annotations
 import contextlib
 import functools
 import sys
-import warnings
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
-from . import _indexing, _native
+from . import _compiled, _indexing, _native
 from ._guard import binding, check_or_raise, compiling_test, module_forwards, unread
 from ._guard import config as _config
 from ._guard import state as _state
-from ._report import TargetError, TargetWarning
+from ._report import TargetError
 
 class Params:
     """An op's parameters, bound without `inspect` (a wrapped call's hot path): the positional
@@ -142,25 +141,15 @@ def _arguments(op: str, a: Dict[str, Any]) -> Optional[Dict[str, Any]]:
 
 
 _originals: Dict[Tuple[str, str], Any] = {}
-_compile_warned = False
-
-
-def _bypass_compiled() -> None:
-    global _compile_warned
-    if not _compile_warned:
-        _compile_warned = True
-        warnings.warn("labelguard: checks are bypassed inside torch.compile; check the data with "
-                      "labelguard.guard_collate or run the model eagerly to localise errors", TargetWarning)
 
 
 # Parameters whose argument the native test converts as a CONVERTERS entry does in Python.
 _CONVERTED_ROLES = {("scatter", "src"): "scatter_src", ("embedding", "weight"): "table"}
 
 
-def _binding(op: str, sig: Params, finite: bool) -> Any:
-    """The native test's view of an op's parameters: what `_arguments` and CONVERTERS do to each."""
+def _roles(op: str, sig: Params, finite: bool) -> Dict[str, str]:
+    """Each parameter's role for the native test: what `_arguments` and CONVERTERS do to it."""
     not_read = unread(op, finite)
-    names = sig.names + tuple(sorted(sig.known - set(sig.names)))
 
     def role(name: str) -> str:
         if op in _LOSSES and name in ("size_average", "reduce"):
@@ -175,33 +164,71 @@ def _binding(op: str, sig: Params, finite: bool) -> Any:
             return "keep_none"
         return "keep"
 
-    return binding(op, [(n, role(n)) for n in names], len(sig.names), sig.required)
+    return {n: role(n) for n in sig.names + tuple(sorted(sig.known - set(sig.names)))}
 
 
-def _wrap(op: str, sig: Params, original: Callable, native: Any, is_compiling: Callable[[], bool]) -> Callable:
+def _binding(op: str, sig: Params, finite: bool) -> Any:
+    """The native test's view of an op's parameters."""
+    return binding(op, list(_roles(op, sig, finite).items()), len(sig.names), sig.required)
+
+
+def _in_graph_roles(op: str, sig: Params, finite: bool) -> Dict[Any, str]:
+    """By position and by name: "read" for the parameters whose values the check reads (a
+    compiled call passes these tensors to `labelguard::check`, the others by their shapes),
+    "drop" for those it never looks at."""
+    roles = {n: {"keep": "read", "keep_none": "read", "drop": "drop", "legacy": "drop"}.get(r, "") for n, r in _roles(op, sig, finite).items()}
+    return {**{i: roles[n] for i, n in enumerate(sig.names)}, **roles}
+
+
+def _wrap(op: str, sig: Params, original: Callable, native: Any, is_compiling: Callable[[], bool], roles: Dict[Any, str], key: str) -> Callable:
     """The checked version of `original`. A valid call's path: one flag test, the compile test,
     one native call on the call's own argument tuple and keyword dict (`_native.valid_call`:
     binding, tensors read in place, the check; no dict, no report), the original. Any other
-    call takes the general path: the argument dict (`Params.bind`, `_arguments`), then
-    `check_or_raise`."""
+    call takes the general path (`judge`): the argument dict (`Params.bind`, `_arguments`),
+    then `check_or_raise`. While dynamo traces the call, the check goes into the graph
+    (`_compiled.in_graph`) and runs there, on the real tensors, through the same two steps;
+    when AOTAutograd replays a node of dynamo's graph that calls this wrapper itself (dynamo
+    recorded the call without tracing into it: `_compiled.replaying`), the check goes into
+    AOTAutograd's graph; other tracers (export) call the original."""
     bind = sig.bind
     where = f" (labelguard, {original.__qualname__})"
     config, state, valid_call = _config, _state, _native.valid_call
+    in_graph, tracing = _compiled.in_graph, _compiled.dynamo_test()
+    replaying, replay = _compiled.replaying, _compiled.replay
+    in_graphs = op not in _compiled.GRAPH_BREAKING
+
+    def judge(args: Tuple[Any, ...], kwargs: Dict[str, Any], traced: Any = None) -> None:
+        bound = bind(args, kwargs)
+        call = None if bound is None else _arguments(op, bound)  # None: PyTorch reports its own signature errors
+        if call is not None:
+            check_or_raise(op, call, where, traced)
+
+    def in_compiled_graph(args: Tuple[Any, ...], kwargs: Dict[str, Any], traced: Any) -> None:
+        if not valid_call(native, args, kwargs):
+            judge(args, kwargs, traced)
+
+    _compiled.CHECKERS[key] = in_compiled_graph
 
     @functools.wraps(original)
     def labelguard_checked(*args: Any, **kwargs: Any) -> Any:
         if config["active"] and not state.depth:
             if is_compiling():
-                _bypass_compiled()
-                return original(*args, **kwargs)
-            if not valid_call(native, args, kwargs):
-                bound = bind(args, kwargs)
-                call = None if bound is None else _arguments(op, bound)  # None: PyTorch reports its own signature errors
-                if call is not None:
-                    check_or_raise(op, call, where)
+                if tracing():
+                    if in_graphs:
+                        args, kwargs = in_graph(key, roles, args, kwargs)
+                elif replaying():
+                    return replay(key, roles, original, args, kwargs)
+            elif not valid_call(native, args, kwargs):
+                judge(args, kwargs)
         return original(*args, **kwargs)
 
     labelguard_checked.__labelguard_original__ = original  # type: ignore[attr-defined]
+    if not in_graphs:
+        # Dynamo breaks the graph at the call and runs it eagerly (the wrapper checks it there),
+        # as it would at the original op: the same one break, no graph made of the check.
+        disabled = sys.modules["torch"].compiler.disable(labelguard_checked)
+        disabled.__labelguard_original__ = original  # type: ignore[attr-defined]
+        return disabled
     return labelguard_checked
 
 
@@ -245,6 +272,14 @@ def _resolve(path: str):
     return obj
 
 
+def _install(owner: Any, path: str, attr: str, wrapper: Callable) -> None:
+    if path == "torch.Tensor" and wrapper.__name__ == attr:
+        # Dynamo takes a Tensor method named like the builtin one for the builtin and would not
+        # trace the wrapper (nor put its check into the graph).
+        wrapper.__name__ = f"{attr}_labelguard"
+    setattr(owner, attr, wrapper)
+
+
 def enable(mode: str = "raise", ops: Optional[Iterable[str]] = None, finite: bool = False) -> None:
     """Checks every wrapped PyTorch call before it runs.
 
@@ -256,8 +291,20 @@ def enable(mode: str = "raise", ops: Optional[Iterable[str]] = None, finite: boo
     +inf (LG508, a warning). Off by default: the logits are usually many times the bytes of the
     targets, so the scan is most of a loss check's cost, for a verdict that is never a
     device-side assert (see BENCHMARKS.md, issue 13).
+
+    Calls that dynamo traces (`torch.compile`) are checked by an op of the compiled graph, at
+    run time, on the real tensors, with the same errors (`_compiled.py`).
     """
-    import torch  # noqa: F401 - enable() is for PyTorch code
+    try:
+        import torch  # noqa: F401 - enable() is for PyTorch code
+    except ImportError as e:
+        raise ImportError(
+            f"labelguard.enable() guards PyTorch's calls, but torch cannot be imported in this Python "
+            f"({sys.executable}): {e}. Install it: pip install torch (or pip install 'labelguard[torch]'; "
+            "https://pytorch.org/get-started/locally/ gives the command for a CUDA build). labelguard.check "
+            "on numpy arrays and the labelguard command work without it.",
+            name="torch",
+        ) from e
 
     if mode not in ("raise", "warn"):
         raise ValueError(f"mode must be 'raise' or 'warn', not {mode!r}")
@@ -268,6 +315,8 @@ def enable(mode: str = "raise", ops: Optional[Iterable[str]] = None, finite: boo
     disable()
     finite = bool(finite)
     is_compiling = compiling_test()
+    _compiled.prepare()
+    _compiled.hold_autograd_cache()
     natives: Dict[str, Any] = {}
 
     def native(op: str) -> Any:
@@ -284,12 +333,12 @@ def enable(mode: str = "raise", ops: Optional[Iterable[str]] = None, finite: boo
             continue
         _originals[(path, attr)] = original
         op, sig = _SIGS[key]
-        setattr(owner, attr, _wrap(op, sig, original, native(op), is_compiling))
+        _install(owner, path, attr, _wrap(op, sig, original, native(op), is_compiling, _in_graph_roles(op, sig, finite), f"{path}.{attr}"))
     for path, attr, op in _indexing.TARGETS:  # advanced indexing and its relatives
         if wanted is None or op in wanted:
             owner = _resolve(path)
             _originals[(path, attr)] = getattr(owner, attr)
-            setattr(owner, attr, _indexing.wrap(attr, op, getattr(owner, attr), is_compiling))
+            _install(owner, path, attr, _indexing.wrap(attr, op, getattr(owner, attr), is_compiling, f"{path}.{attr}"))
     nn = sys.modules["torch.nn"]
     for name, op in _MODULES:
         if wanted is not None and op not in wanted:
@@ -313,6 +362,7 @@ def disable() -> None:
             setattr(_resolve(path), attr, original)
     _originals.clear()
     module_forwards.clear()
+    _compiled.release_autograd_cache()
     _config["active"] = False
 
 

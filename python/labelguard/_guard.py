@@ -16,7 +16,7 @@ from types import CodeType
 from typing import Any, Dict, Sequence, Tuple
 
 from . import _native
-from ._callsite import PLUMBING, call_site, first_outside
+from ._callsite import PLUMBING, call_site, first_outside, traced_call_site
 from ._check import all_host_torch, check_call
 from ._report import TargetError, attach_call, report_or_raise
 from ._tensors import plain_tensor_types, strided
@@ -75,9 +75,11 @@ def binding(op: str, params: Sequence[Tuple[str, str]], positional: int, require
     return _native.Binding(op, list(params), positional, required, plain_tensor_types(), strided())
 
 
-def check_or_raise(op: str, call: Dict[str, Any], where: str) -> None:
+def check_or_raise(op: str, call: Dict[str, Any], where: str, traced: Any = None) -> None:
     """The general path of a wrapped call: checks its argument dict; raises a TargetError (or
-    warns, in mode 'warn') at the caller's line when PyTorch would fail or compute garbage."""
+    warns, in mode 'warn') at the caller's line when PyTorch would fail or compute garbage.
+    `traced` (a `_compiled.Traced`): the call runs inside a compiled graph, and its frames are
+    the ones dynamo traced, not the live ones."""
     not_read = unread(op, config["finite"])
     # CPU tensors: described and checked without calling any torch function that is wrapped.
     report = all_host_torch(op, call, not_read)
@@ -88,19 +90,30 @@ def check_or_raise(op: str, call: Dict[str, Any], where: str) -> None:
         finally:
             state.depth -= 1
     if report.verdict != "ok":
-        wrapper = sys._getframe(1)
-        caller, _ = first_outside(wrapper, _LABELGUARD)  # the code that called the wrapped op
-        module = module_forwards.get(caller.f_code) if caller is not None else None
-        if module is not None:
-            where = f" (labelguard, {module})"
-        # A warning names the first frame outside labelguard and torch (the user's
-        # `criterion(x, y)`, not torch's forward); 3 is the wrapper's level from report_or_raise.
-        _, steps = first_outside(wrapper, PLUMBING)
+        rules = [f.code for f in report.findings]
+        module = None
+        at = None
+        if traced is not None:
+            traced = traced.with_callers()
+            site = traced_call_site(report.op, rules, traced.frames)
+            context = "\n".join(t for t in (site.describe(), traced.describe()) if t)
+            at, stacklevel = traced.user(), 1
+        else:
+            wrapper = sys._getframe(1)
+            caller, _ = first_outside(wrapper, _LABELGUARD)  # the code that called the wrapped op
+            module = module_forwards.get(caller.f_code) if caller is not None else None
+            if module is not None:
+                where = f" (labelguard, {module})"
+            # A warning names the first frame outside labelguard and torch (the user's
+            # `criterion(x, y)`, not torch's forward); 3 is the wrapper's level from report_or_raise.
+            _, steps = first_outside(wrapper, PLUMBING)
+            stacklevel = 3 + steps
+            site = call_site(report.op, rules, wrapper)
+            context = site.describe()
         tensors = {k: v for k, v in call.items() if hasattr(v, "shape")}
         scalars = {k: v for k, v in call.items() if k not in tensors}
-        site = call_site(report.op, [f.code for f in report.findings], wrapper)
         try:
-            report_or_raise(report, config["mode"], where=where, stacklevel=3 + steps, context=site.describe())
+            report_or_raise(report, config["mode"], where=where, stacklevel=stacklevel, context=context, at=at and at[:2])
         except TargetError as err:
             err.call_site = site
             err.raised_in = module

@@ -16,9 +16,10 @@ from __future__ import annotations
 import sys
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from . import _native
+from . import _compiled, _native
 from ._guard import binding, check_or_raise, config, state
-from ._tensors import plain_tensor_types
+from ._tensors import plain_tensor_types, shape_view
+from ._tensors import readable as _readable
 
 # (module path, attribute, op): where each wrapped function lives.
 TARGETS: List[Tuple[str, str, str]] = [
@@ -53,38 +54,10 @@ def _torch():
     return sys.modules["torch"]
 
 
-_DTYPES = ("bool", "uint8", "int8", "int16", "uint16", "int32", "int64", "float16", "bfloat16", "float32", "float64")
-_READABLE: Dict[Any, bool] = {}
-
-
-def _readable(dtype: Any) -> bool:
-    """Whether labelguard's core reads this dtype (complex, float8, quantized: no)."""
-    known = _READABLE.get(dtype)
-    if known is None:
-        known = _READABLE[dtype] = str(dtype).removeprefix("torch.") in _DTYPES
-    return known
-
-
-# Shape-only views by (dtype, shape): training steps index tensors of the same few shapes
-# every step, and building a view costs more than the check (bounded: cleared when full).
-_VIEWS: Dict[Tuple[Any, Any], Any] = {}
-_VIEWS_MAX = 256
-
-
 def _shape_only(t: Any) -> Any:
     """A host view with t's shape and dtype (float32 for a dtype the core does not read) whose
     one element is never read."""
-    key = (t.dtype, t.shape)
-    view = _VIEWS.get(key)
-    if view is None:
-        torch = _torch()
-        with torch.inference_mode(False):  # (usable outside inference mode too)
-            view = torch.empty((), dtype=t.dtype if _readable(t.dtype) else torch.float32, device="cpu").expand(t.shape)
-        if type(view) is torch.Tensor:  # not a fake or dispatch-mode tensor: safe to keep
-            if len(_VIEWS) >= _VIEWS_MAX:
-                _VIEWS.clear()
-            _VIEWS[key] = view
-    return view
+    return shape_view(t.dtype, t.shape)
 
 
 _MASK_DTYPES: Tuple[Any, ...] = ()  # (torch.bool, torch.uint8), set by wrap()
@@ -169,9 +142,24 @@ def _binding(op: str) -> Any:
     return binding(op, [("input", "unread"), ("index", "keep")], 2, 2)
 
 
+#: `x[idx]`'s entry in `_compiled.CHECKERS`, and the roles of its two arguments there: the
+#: indexed tensor by shape, the index by value.
+_GETITEM_KEY = "torch.Tensor.__getitem__"
+_GETITEM_ROLES: Dict[Any, str] = {0: "", 1: "read"}
+
+
 def _wrap_getitem(original: Callable, is_compiling: Callable[[], bool]) -> Callable:
     tensor = _torch().Tensor
     native, valid_index = _binding("index"), _native.valid_index
+    where = " (labelguard, Tensor.__getitem__)"
+
+    def judge(args: Tuple[Any, ...], kwargs: Dict[str, Any], traced: Any = None) -> None:
+        self, key = args
+        call = _plan(self, key, original, real_masks=False)
+        if call is not None:
+            check_or_raise("index", call, where, traced)
+
+    _compiled.CHECKERS[_GETITEM_KEY] = judge
 
     def labelguard_getitem(self, key):
         # The fast path, inlined: a key without a tensor goes straight to PyTorch.
@@ -183,21 +171,47 @@ def _wrap_getitem(original: Callable, is_compiling: Callable[[], bool]) -> Calla
                 return original(self, key)
         elif not isinstance(key, tensor):
             return original(self, key)
-        if config["active"] and not state.depth and not is_compiling():
-            # One index tensor: the native test decides a valid call; the rest, the general path.
-            if type(key) is tuple or not valid_index(native, self, key):
-                call = _plan(self, key, original, real_masks=False)
-                if call is not None:
-                    check_or_raise("index", call, " (labelguard, Tensor.__getitem__)")
+        if config["active"] and not state.depth:
+            if not is_compiling():
+                # One index tensor: the native test decides a valid call; the rest, the general path.
+                if type(key) is tuple or not valid_index(native, self, key):
+                    judge((self, key), {})
+            elif type(key) is not tuple and _compiled.replaying():
+                # Dynamo traces `x[idx]` itself; AOTAutograd's replay of its node comes here.
+                return _compiled.replay(_GETITEM_KEY, _GETITEM_ROLES, original, (self, key), {})
         return original(self, key)
 
     return labelguard_getitem
+
+
+_SETITEM_KEY = "torch.Tensor.__setitem__"
+_SETITEM_ROLES: Dict[Any, str] = {0: "", 1: "read", 2: ""}
 
 
 def _wrap_setitem(original: Callable, getter: Callable, is_compiling: Callable[[], bool]) -> Callable:
     torch = _torch()
     tensor = torch.Tensor
     native, valid_index = _binding("index_put"), _native.valid_index
+
+    def judge(args: Tuple[Any, ...], kwargs: Dict[str, Any], traced: Any = None) -> None:
+        self, key, value = args
+        is_tensor = isinstance(value, tensor)
+        if not is_tensor and type(key) is not tuple and valid_index(native, self, key):
+            return  # `x[ids] = number`, valid
+        call = _plan(self, key, getter, real_masks=is_tensor and value.numel() > 1)
+        masks = [k for k in (key if type(key) is tuple else (key,)) if isinstance(k, tensor)]
+        # One mask and one value: PyTorch takes masked_fill, which casts any dtype.
+        masked_fill = len(masks) == 1 and _is_mask(masks[0]) and (not is_tensor or value.numel() == 1)
+        if call is not None and is_tensor and not masked_fill and _readable(self.dtype) and _readable(value.dtype):
+            # index_put_ with the value's leading 1-sized dimensions dropped.
+            shape = list(value.shape)
+            while shape and shape[0] == 1:
+                shape.pop(0)
+            call["values"] = torch.empty((), dtype=value.dtype).expand(shape)
+        if call is not None:
+            check_or_raise("index_put", call, " (labelguard, Tensor.__setitem__)", traced)
+
+    _compiled.CHECKERS[_SETITEM_KEY] = judge
 
     def labelguard_setitem(self, key, value):
         if type(key) is tuple:
@@ -208,22 +222,12 @@ def _wrap_setitem(original: Callable, getter: Callable, is_compiling: Callable[[
                 return original(self, key, value)
         elif not isinstance(key, tensor):
             return original(self, key, value)
-        if config["active"] and not state.depth and not is_compiling():
-            is_tensor = isinstance(value, tensor)
-            if not is_tensor and type(key) is not tuple and valid_index(native, self, key):
-                return original(self, key, value)  # `x[ids] = number`, valid
-            call = _plan(self, key, getter, real_masks=is_tensor and value.numel() > 1)
-            masks = [k for k in (key if type(key) is tuple else (key,)) if isinstance(k, tensor)]
-            # One mask and one value: PyTorch takes masked_fill, which casts any dtype.
-            masked_fill = len(masks) == 1 and _is_mask(masks[0]) and (not is_tensor or value.numel() == 1)
-            if call is not None and is_tensor and not masked_fill and _readable(self.dtype) and _readable(value.dtype):
-                # index_put_ with the value's leading 1-sized dimensions dropped.
-                shape = list(value.shape)
-                while shape and shape[0] == 1:
-                    shape.pop(0)
-                call["values"] = torch.empty((), dtype=value.dtype).expand(shape)
-            if call is not None:
-                check_or_raise("index_put", call, " (labelguard, Tensor.__setitem__)")
+        if config["active"] and not state.depth:
+            if not is_compiling():
+                judge((self, key, value), {})
+            elif type(key) is not tuple and _compiled.replaying():
+                # Dynamo traces `x[idx] = v` itself; AOTAutograd's replay of its node comes here.
+                return _compiled.replay(_SETITEM_KEY, _SETITEM_ROLES, original, (self, key, value), {})
         return original(self, key, value)
 
     return labelguard_setitem
@@ -292,19 +296,50 @@ _BINDERS: Dict[str, Callable[..., Optional[Dict[str, Any]]]] = {
 }
 
 
-def _wrap_function(op: str, original: Callable, is_compiling: Callable[[], bool]) -> Callable:
+#: The parameters of each op above whose values its check reads (the index tensors); a compiled
+#: call passes the other tensors to the in-graph check by their shapes.
+_READS: Dict[str, Tuple[str, ...]] = {
+    "index_put": ("indices",), "take": ("index",), "put": ("index",), "take_along_dim": ("indices",),
+    "index_add": ("index",), "index_copy": ("index",), "index_fill": ("index",), "scatter_reduce": ("index",),
+    "embedding_bag": ("input", "offsets"),
+}
+_UNUSED = ("max_norm", "norm_type", "scale_grad_by_freq", "sparse", "out", "alpha")
+
+
+def _in_graph_roles(op: str) -> Dict[Any, str]:
+    """`_compiled.in_graph`'s roles of the binder's parameters, by position and by name."""
+    import inspect
+
+    names = list(inspect.signature(_BINDERS[op]).parameters)
+    roles = {n: "read" if n in _READS[op] else "drop" if n in _UNUSED else "" for n in names}
+    return {**{i: roles[n] for i, n in enumerate(names)}, **roles}
+
+
+def _wrap_function(op: str, original: Callable, is_compiling: Callable[[], bool], key: str) -> Callable:
     binder = _BINDERS[op]
     tensor = _torch().Tensor
     name = getattr(original, "__qualname__", op)
+    where = f" (labelguard, {name})"
+    in_graph, tracing, roles = _compiled.in_graph, _compiled.dynamo_test(), _in_graph_roles(op)
+
+    def judge(args: Tuple[Any, ...], kwargs: Dict[str, Any], traced: Any = None) -> None:
+        try:
+            call = binder(*args, **kwargs)
+        except (TypeError, AttributeError):
+            call = None  # PyTorch reports its own signature errors
+        if call is not None and all(_readable(v.dtype) if isinstance(v, tensor) else not hasattr(v, "shape") for v in call.values()):
+            check_or_raise(op, {k: v for k, v in call.items() if v is not None or k == "padding_idx"}, where, traced)
+
+    _compiled.CHECKERS[key] = judge
 
     def labelguard_checked(*args, **kwargs):
-        if config["active"] and not state.depth and not is_compiling():
-            try:
-                call = binder(*args, **kwargs)
-            except (TypeError, AttributeError):
-                call = None  # PyTorch reports its own signature errors
-            if call is not None and all(_readable(v.dtype) if isinstance(v, tensor) else not hasattr(v, "shape") for v in call.values()):
-                check_or_raise(op, {k: v for k, v in call.items() if v is not None or k == "padding_idx"}, f" (labelguard, {name})")
+        if config["active"] and not state.depth:
+            if not is_compiling():
+                judge(args, kwargs)
+            elif tracing():
+                args, kwargs = in_graph(key, roles, args, kwargs)
+            elif _compiled.replaying():
+                return _compiled.replay(key, roles, original, args, kwargs)
         return original(*args, **kwargs)
 
     labelguard_checked.__labelguard_original__ = original  # type: ignore[attr-defined]
@@ -313,9 +348,11 @@ def _wrap_function(op: str, original: Callable, is_compiling: Callable[[], bool]
     return labelguard_checked
 
 
-def wrap(attr: str, op: str, original: Callable, is_compiling: Callable[[], bool]) -> Callable:
+def wrap(attr: str, op: str, original: Callable, is_compiling: Callable[[], bool], key: str = "") -> Callable:
     """The checked version of `original`, the function `attr` of TARGETS (op is its op);
-    `is_compiling` is torch.compiler.is_compiling (or a function that answers False)."""
+    `is_compiling` is torch.compiler.is_compiling (or a function that answers False); `key`
+    names the wrapper for its in-graph check. Dynamo traces `x[idx]` and `x[idx] = v` itself,
+    without calling `Tensor.__getitem__`: their wrappers are for eager code."""
     global _MASK_DTYPES, _LONG_DTYPES, _PLAIN_TENSORS
     torch = _torch()
     _MASK_DTYPES, _LONG_DTYPES = (torch.bool, torch.uint8), (torch.int64, torch.int32)
@@ -324,4 +361,4 @@ def wrap(attr: str, op: str, original: Callable, is_compiling: Callable[[], bool
         return _wrap_getitem(original, is_compiling)
     if attr == "__setitem__":
         return _wrap_setitem(original, _torch().Tensor.__getitem__, is_compiling)
-    return _wrap_function(op, original, is_compiling)
+    return _wrap_function(op, original, is_compiling, key)

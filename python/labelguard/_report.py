@@ -5,7 +5,10 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import sys
 from typing import Any, List, Optional, Tuple
+
+from . import _ranks
 
 
 @dataclasses.dataclass(frozen=True)
@@ -90,6 +93,12 @@ class TargetError(ValueError):
             codes = re.findall(r"\[(LG\d{3})\]", report)
             self.report, self.findings, self.code, self.call = None, [], codes[0] if codes else "", None
             self.call_site = self.raised_in = None
+            # Where it was raised, from its first line; the rank, when the line has none, is that
+            # of the process that rebuilt it (a DataLoader worker's error in its rank's process).
+            told, here = _ranks.parse(report), _ranks.place(sys._getframe(1))
+            for k in ("rank", "local_rank", "world_size"):
+                setattr(self, k, told[k] if told["rank"] is not None else here[k])
+            self.worker, self.sample = told["worker"], told["sample"]
             super().__init__(report)
             return
         self.report = report
@@ -102,7 +111,13 @@ class TargetError(ValueError):
         #: Under `enable()`: the wrapped nn module (`nn.CrossEntropyLoss`) whose own forward
         #: made the bad call, until that module's wrapper has cut the traceback at the user's line.
         self.raised_in: Optional[str] = None
-        lead = f"{report.op}{where}: PyTorch would " + (
+        #: In a multi-process job: the rank (of `world_size`, and its `local_rank`); in a
+        #: DataLoader worker: the `worker` id and the `sample` index (or the batch's indices).
+        place = _ranks.place(sys._getframe(1))
+        self.rank, self.local_rank, self.world_size = place["rank"], place["local_rank"], place["world_size"]
+        self.worker, self.sample = place["worker"], place["sample"]
+        on = _ranks.describe(place)
+        lead = f"{report.op}{where}{' on ' + on if on else ''}: PyTorch would " + (
             "trigger a device-side assert on CUDA (and raise on the CPU)" if report.verdict == "device_assert" else "raise"
         )
         super().__init__(lead + "\n" + "\n".join(str(f) for f in self.findings) + (f"\n{context}" if context else ""))
@@ -117,18 +132,25 @@ def attach_call(err: TargetError, op: str, tensors: dict, args: dict) -> TargetE
     return err
 
 
-def report_or_raise(report: Report, mode: str = "raise", where: str = "", stacklevel: int = 3, context: str = "") -> Report:
+def report_or_raise(report: Report, mode: str = "raise", where: str = "", stacklevel: int = 3, context: str = "", at: Optional[Tuple[str, int]] = None) -> Report:
     """Raises TargetError for error/device_assert (or warns, in mode 'warn'); warns for silent.
-    `context` (where the call came from) ends the message."""
+    `context` (where the call came from) ends the message. A warning names the frame
+    `stacklevel` up, or the (file, line) `at` (a line inside compiled code, no longer on the stack)."""
     import warnings
+
+    def warn(text: str) -> None:
+        if at is None:
+            warnings.warn(text, TargetWarning, stacklevel=stacklevel + 1)
+        else:
+            warnings.warn_explicit(text, TargetWarning, at[0], at[1])
 
     if report.raises:
         if mode == "raise":
             raise TargetError(report, where, context)
-        warnings.warn(str(TargetError(report, where, context)), TargetWarning, stacklevel=stacklevel)
+        warn(str(TargetError(report, where, context)))
     elif report.verdict == "silent":
         tail = f"\n{context}" if context else ""
-        warnings.warn(f"{report.op}{where}: PyTorch accepts this call but the result is garbage\n{report}{tail}", TargetWarning, stacklevel=stacklevel)
+        warn(f"{report.op}{where}: PyTorch accepts this call but the result is garbage\n{report}{tail}")
     return report
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ctypes
 import sys
-from typing import Any
+from typing import Any, Dict, Tuple
 
 # numpy dtype names and torch dtypes, to labelguard's dtype names.
 _NUMPY = {
@@ -125,3 +125,37 @@ def describe_tensor(name: str, x: Any):
 def to_host(x: Any):
     """A host copy of a device tensor (only used when a check has already failed)."""
     return x.detach().cpu()
+
+
+_DTYPES = ("bool", "uint8", "int8", "int16", "uint16", "int32", "int64", "float16", "bfloat16", "float32", "float64")
+_READABLE: Dict[Any, bool] = {}
+
+
+def readable(dtype: Any) -> bool:
+    """Whether labelguard's core reads this dtype (complex, float8, quantized: no)."""
+    known = _READABLE.get(dtype)
+    if known is None:
+        known = _READABLE[dtype] = str(dtype).removeprefix("torch.") in _DTYPES
+    return known
+
+
+# Shape-only views by (dtype, shape): training steps index tensors of the same few shapes
+# every step, and building a view costs more than the check (bounded: cleared when full).
+_VIEWS: Dict[Tuple[Any, Any], Any] = {}
+_VIEWS_MAX = 256
+
+
+def shape_view(dtype: Any, shape: Any) -> Any:
+    """A host view of this shape and dtype (float32 for a dtype the core does not read) whose one
+    element is never read: a tensor that a check reads by shape and dtype only."""
+    key = (dtype, shape)
+    view = _VIEWS.get(key)
+    if view is None:
+        torch = _torch()
+        with torch.inference_mode(False):  # (usable outside inference mode too)
+            view = torch.empty((), dtype=dtype if readable(dtype) else torch.float32, device="cpu").expand(shape)
+        if type(view) is torch.Tensor:  # not a fake or dispatch-mode tensor: safe to keep
+            if len(_VIEWS) >= _VIEWS_MAX:
+                _VIEWS.clear()
+            _VIEWS[key] = view
+    return view

@@ -176,9 +176,9 @@ def test_valid_index_is_true_only_where_the_general_path_finds_nothing(x, key, e
 def _count_general_paths(monkeypatch):
     calls = []
 
-    def spy(op, call, where):
+    def spy(op, call, where, traced=None):
         calls.append(op)
-        return real(op, call, where)
+        return real(op, call, where, traced)
 
     real = _guard.check_or_raise
     monkeypatch.setattr(_enable, "check_or_raise", spy)

@@ -12,7 +12,9 @@ use std::process::ExitCode;
     after_help = "Examples:\n  labelguard diagnose train.log\n  python train.py 2>&1 | labelguard diagnose\n  labelguard diagnose --format json rank0.err rank1.err\n\nExit codes: 0 the error is explained (or there is none), 1 an error labelguard cannot explain, 2 I/O error."
 )]
 pub struct DiagnoseArgs {
-    /// Logs or pasted tracebacks to read (`-` or none: stdin). Each is diagnosed on its own.
+    /// Logs or pasted tracebacks to read (`-` or none: stdin). Each is diagnosed on its own; a
+    /// log whose only errors follow from another rank's failure (LG909) is explained by another
+    /// log that shows it (one log per rank).
     files: Vec<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
@@ -44,6 +46,8 @@ pub fn run(args: DiagnoseArgs, style: labelguard_report::Style) -> anyhow::Resul
         };
         reports.push(report);
     }
+    // One log per rank: the rank that failed explains the others' peer errors.
+    labelguard_diagnose::explained_by_other_logs(&mut reports);
     emit(&match args.format {
         Format::Text => render::text(&reports, style),
         Format::Json => render::json(&reports) + "\n",

@@ -25,8 +25,12 @@ and replaced by the majority of their labelled neighbours only with --fill-resiz
 Files without repairs are copied unchanged (not linked). The input is never written. Every output file
 is written atomically; a rerun after a kill resumes and verifies what was finished (NEW_DIR.fix-journal.jsonl).
 The manifest (input hash -> output hash, mapping) is NEW_DIR.fix-manifest.json.
+A Cityscapes *_gtFine_labelIds.png turned into trainIds is written as *_gtFine_labelTrainIds.png
+(cityscapesScripts' name). Missing parents of NEW_DIR are created (not with --dry-run).
+The report ends with what the re-scan of the output still finds: errors of the repaired kinds,
+and errors fix does not repair (fix their source), counted by rule.
 Exit codes: 0 the re-scan of the output finds no error of the repaired kinds (or --dry-run),
-1 some remain (listed), 2 usage or I/O error.";
+1 some remain (listed; with --strict: any error remains), 2 usage or I/O error.";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum FixFormat {
@@ -40,7 +44,7 @@ pub struct FixArgs {
     /// The dataset directory to repair (read only).
     #[arg(value_name = "PATH")]
     path: PathBuf,
-    /// The new directory for the repaired copy (created; must be outside PATH).
+    /// The new directory for the repaired copy (created with its parents; must be outside PATH).
     #[arg(long, value_name = "NEW_DIR")]
     out: PathBuf,
     #[command(flatten)]
@@ -57,6 +61,9 @@ pub struct FixArgs {
     /// Replace resize-artefact pixels by the majority of their labelled neighbours (an approximation).
     #[arg(long)]
     fill_resize_artefacts: bool,
+    /// Exit 1 when the re-scan of the output finds any error, not only one of the repaired kinds.
+    #[arg(long)]
+    strict: bool,
     /// Output format of the report.
     #[arg(long, value_enum, default_value_t = FixFormat::Text)]
     format: FixFormat,
@@ -100,6 +107,7 @@ pub fn run(args: FixArgs) -> anyhow::Result<ExitCode> {
         plan,
         dry_run: args.dry_run,
         fill_artefacts: args.fill_resize_artefacts,
+        strict: args.strict,
     };
     let bar = Bar::labelled(args.quiet, if args.dry_run { "planning" } else { "fixing" });
     let report = labelguard_fix::run(&fix, &bar)?;

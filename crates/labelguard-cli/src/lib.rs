@@ -22,7 +22,9 @@ use std::process::ExitCode;
 /// Stops PyTorch's `CUDA error: device-side assert triggered` before it happens, and explains
 /// it in one line when it does.
 #[derive(Parser)]
-#[command(name = "labelguard", version, about, long_about = None, after_help = EXAMPLES)]
+// Help is wrapped at the terminal's width up to 100 columns: lines as wide as a wide terminal
+// are hard to read.
+#[command(name = "labelguard", version, about, long_about = None, after_help = EXAMPLES, max_term_width = 100)]
 struct Cli {
     /// When to colour the output (NO_COLOR is respected).
     #[arg(long, value_enum, global = true, default_value_t = ColorChoice::Auto)]

@@ -15,6 +15,30 @@ pub struct ReplayArgs {
     format: Format,
 }
 
+/// Where in a multi-process job the call was captured (`rank 1 of 4, DataLoader worker 0,
+/// sample 17`), from the metadata `labelguard/_ranks.py` writes; empty when none.
+fn place<'a>(get: &impl Fn(&str) -> &'a str) -> String {
+    let mut parts = Vec::new();
+    if !get("labelguard.rank").is_empty() {
+        let mut rank = format!("rank {}", get("labelguard.rank"));
+        if !get("labelguard.world_size").is_empty() {
+            rank += &format!(" of {}", get("labelguard.world_size"));
+        }
+        let local = get("labelguard.local_rank");
+        if !local.is_empty() && local != get("labelguard.rank") {
+            rank += &format!(" (local rank {local})");
+        }
+        parts.push(rank);
+    }
+    if !get("labelguard.worker").is_empty() {
+        parts.push(format!("DataLoader worker {}", get("labelguard.worker")));
+    }
+    if !get("labelguard.sample").is_empty() {
+        parts.push(format!("sample {}", get("labelguard.sample")));
+    }
+    parts.join(", ")
+}
+
 pub fn run(args: ReplayArgs, style: labelguard_report::Style) -> anyhow::Result<ExitCode> {
     let (metadata, report) = labelguard_io::replay(&args.file)?;
     let get = |k: &str| {
@@ -61,8 +85,13 @@ pub fn run(args: ReplayArgs, style: labelguard_report::Style) -> anyhow::Result<
             if !versions.is_empty() {
                 out += &format!(" — saved with {}", versions.join(", "));
             }
+
             // The capture's metadata is input: escaped like every report's input-derived text.
             let mut out = labelguard_report::visible(&out).into_owned() + "\n";
+            let place = place(&get);
+            if !place.is_empty() {
+                out += &format!("it came from {}\n", labelguard_report::visible(&place));
+            }
             if !get("labelguard.error").is_empty() {
                 out += &format!(
                     "it raised: {}\n",

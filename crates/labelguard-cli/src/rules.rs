@@ -21,7 +21,7 @@ pub struct RulesArgs {
 
 #[derive(clap::Args)]
 pub struct RuleArgs {
-    /// A rule code (LG101) or name (void-label-not-ignored).
+    /// A rule code (LG101, or 101) or name (void-label-not-ignored).
     code: String,
 }
 
@@ -35,7 +35,13 @@ pub fn list(args: RulesArgs, style: labelguard_report::Style) -> anyhow::Result<
 }
 
 pub fn show(args: RuleArgs) -> anyhow::Result<ExitCode> {
-    let rule = by_code(&args.code)
+    // `labelguard rule 103` is LG103.
+    let code = if !args.code.is_empty() && args.code.bytes().all(|b| b.is_ascii_digit()) {
+        format!("LG{}", args.code)
+    } else {
+        args.code.clone()
+    };
+    let rule = by_code(&code)
         .ok_or_else(|| anyhow!("no rule '{}'; `labelguard rules` lists them", args.code))?;
     emit(&format!(
         "{} {} ({})\n\n{}",

@@ -1,4 +1,4 @@
-//! `labelguard run [--sync] [--rerun-sync] [--capture DIR] [--no-guard] -- COMMAND ARGS...`:
+//! `labelguard run [--sync] [--rerun-sync] [--capture DIR] [--no-guard] [--hang-timeout S] -- COMMAND ARGS...`:
 //! runs a training command for debugging, with the Python guards on and its output diagnosed.
 //!
 //! The child gets the terminal's stdin; its stdout and stderr go through pipes that are copied
@@ -8,7 +8,10 @@
 //! SIGQUIT sent to labelguard go to that group, and when labelguard owns the terminal the child's
 //! group is made its foreground group (so Ctrl-C, and `breakpoint()` reading stdin, reach it
 //! directly). labelguard exits with the child's exit code (128 + N when signal N killed it).
+//! A multi-process job left hanging by a failed rank is ended after `--hang-timeout` seconds of
+//! silence (`run/hang.rs`).
 
+mod hang;
 mod tee;
 
 use crate::output::ColorChoice;
@@ -26,11 +29,13 @@ use std::time::Duration;
 const SITECUSTOMIZE: &str = include_str!("run/sitecustomize.py");
 
 /// What `--sync` sets before the child starts: before `import torch`, where setting them inside
-/// the script is too late.
+/// the script is too late. TORCH_COMPILE_DISABLE=1 runs `torch.compile`d code eagerly, so that a
+/// failure lands on the user's line, where the guards check it (not in a generated kernel).
 const SYNC_ENV: &[(&str, &str)] = &[
     ("CUDA_LAUNCH_BLOCKING", "1"),
     ("TORCH_SHOW_CPP_STACKTRACES", "1"),
     ("PYTORCH_USE_CUDA_DSA", "1"),
+    ("TORCH_COMPILE_DISABLE", "1"),
 ];
 
 /// How long to keep reading the child's pipes after it exited (a grandchild may hold them open).
@@ -44,11 +49,12 @@ const DRAIN_GRACE: Duration = Duration::from_secs(3);
 pub struct RunArgs {
     /// Make CUDA errors synchronous, so the traceback points at the failing line: sets
     /// CUDA_LAUNCH_BLOCKING=1, TORCH_SHOW_CPP_STACKTRACES=1 and PYTORCH_USE_CUDA_DSA=1 before the
-    /// command starts (several times slower).
+    /// command starts, and TORCH_COMPILE_DISABLE=1 so that torch.compile'd code runs eagerly
+    /// (several times slower).
     #[arg(long)]
     sync: bool,
-    /// When the command fails with a device-side assert whose line cannot be trusted, run it once
-    /// more with --sync and diagnose that run.
+    /// When the command fails with a device-side assert whose line cannot be trusted, or in a
+    /// kernel that torch.compile generated, run it once more with --sync and diagnose that run.
     #[arg(long)]
     rerun_sync: bool,
     /// Save the failing call (or batch) of an uncaught error into DIR with `labelguard.capture`,
@@ -58,6 +64,12 @@ pub struct RunArgs {
     /// Do not switch the Python guards on (the output is still diagnosed).
     #[arg(long)]
     no_guard: bool,
+    /// When a rank of a multi-process job has failed and the job then prints nothing for this
+    /// many seconds, end it (SIGTERM to its process group, SIGKILL 5 s later): its other ranks
+    /// would wait for the failed one until their collective's timeout. 0: never. Raise it for
+    /// an elastic job whose restarted workers may start silently (torchrun --max-restarts).
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
+    hang_timeout: f64,
     /// The command to run and its arguments (after `--`).
     #[arg(required = true, value_name = "COMMAND", allow_hyphen_values = true)]
     command: Vec<OsString>,
@@ -73,18 +85,27 @@ pub fn run(args: RunArgs, color: ColorChoice) -> anyhow::Result<ExitCode> {
         }
         None => None,
     };
+    if !(args.hang_timeout >= 0.0 && args.hang_timeout.is_finite()) {
+        bail!("--hang-timeout must be a number of seconds, 0 or more");
+    }
     let launch = Launch {
         command: &args.command,
         site: &site.path,
         guard: !args.no_guard,
         capture: capture.as_deref(),
+        hang_timeout: (args.hang_timeout > 0.0).then(|| Duration::from_secs_f64(args.hang_timeout)),
     };
     let first = launch.run(args.sync)?;
     if first.code == 0 {
         return Ok(ExitCode::SUCCESS);
     }
-    if args.rerun_sync && !args.sync && first.report.needs_sync_rerun() {
-        say("the device-side assert was reported asynchronously, so its line cannot be trusted; running the command again with CUDA_LAUNCH_BLOCKING=1 to find it");
+    let compiled = first.report.compiled_failure();
+    if args.rerun_sync && !args.sync && (first.report.needs_sync_rerun() || compiled) {
+        say(if compiled {
+            "the failure is in a kernel that torch.compile generated, so its line is unknown; running the command again with TORCH_COMPILE_DISABLE=1 and CUDA_LAUNCH_BLOCKING=1 to find it"
+        } else {
+            "the device-side assert was reported asynchronously, so its line cannot be trusted; running the command again with CUDA_LAUNCH_BLOCKING=1 to find it"
+        });
         let second = launch.run(true)?;
         if second.code != 0 {
             report(&second, style, "the run with --sync");
@@ -187,6 +208,7 @@ struct Launch<'a> {
     site: &'a Path,
     guard: bool,
     capture: Option<&'a Path>,
+    hang_timeout: Option<Duration>,
 }
 
 struct RunOutcome {
@@ -209,6 +231,8 @@ impl Launch<'_> {
             "LABELGUARD_GUARD".into(),
             if self.guard { "1" } else { "0" }.into(),
         ));
+        // Where a rank that ends with an error says so (see `hang`).
+        env.push(("LABELGUARD_RUN_DIR".into(), self.site.as_os_str().into()));
         if let Some(dir) = self.capture {
             env.push(("LABELGUARD_CAPTURE".into(), dir.as_os_str().into()));
         }
@@ -235,6 +259,13 @@ impl Launch<'_> {
             .stdin(Stdio::inherit())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
+        // The diagnoser is made before the child starts (its knowledge base is compiled on
+        // first use), so it reads from the child's first byte on.
+        let mut analyzer = Analyzer::new(Options {
+            launch_blocking: sync,
+        });
+        let out_src = analyzer.add_source("stdout");
+        let err_src = analyzer.add_source("stderr");
         let terminal = process::prepare(&mut cmd);
         let mut child = cmd
             .spawn()
@@ -242,11 +273,6 @@ impl Launch<'_> {
         let pgid = child.id() as i32;
         process::started(pgid, terminal);
 
-        let mut analyzer = Analyzer::new(Options {
-            launch_blocking: sync,
-        });
-        let out_src = analyzer.add_source("stdout");
-        let err_src = analyzer.add_source("stderr");
         let shared = Arc::new(Mutex::new(Some(analyzer)));
         let (done_tx, done_rx) = mpsc::channel();
         let stop = Arc::new(AtomicBool::new(false));
@@ -274,7 +300,8 @@ impl Launch<'_> {
             ),
         ];
 
-        let status = child.wait().context("waiting for the command");
+        let status = hang::wait(&mut child, &shared, self.site, self.hang_timeout)
+            .context("waiting for the command");
         process::finished(terminal);
         let status = status?;
         // Both pipes reach end of file when the child's last writer exits; a grandchild that
@@ -302,6 +329,9 @@ impl Launch<'_> {
             if handed {
                 say("the command exited, but a process it started still writes to its output; that output keeps coming through, undiagnosed");
             }
+            // The copiers have stopped: each diagnoser reads what it was given (the end of its
+            // stream included) and ends.
+            while done_rx.recv().is_ok() {}
         }
         let analyzer = shared
             .lock()
@@ -422,6 +452,16 @@ mod process {
         }
     }
 
+    /// Sends SIGTERM (or SIGKILL) to the child's process group.
+    pub fn end_group(_child: &mut std::process::Child, pgid: i32, kill: bool) {
+        let sig = if kill {
+            Signal::SIGKILL
+        } else {
+            Signal::SIGTERM
+        };
+        let _ = killpg(Pid::from_raw(pgid), sig);
+    }
+
     /// Takes the terminal back after the child exited.
     pub fn finished(terminal: bool) {
         CHILD_PGID.store(0, Ordering::SeqCst);
@@ -450,7 +490,8 @@ mod process {
     }
 
     /// Waits until `file` has data (or end of file) to read: true; or until `stop` is set: false.
-    pub fn readable(file: &File, stop: &AtomicBool) -> bool {
+    /// `quiet` runs every 100 ms that nothing comes.
+    pub fn readable(file: &File, stop: &AtomicBool, quiet: &mut dyn FnMut()) -> bool {
         use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
         use std::os::fd::AsFd;
         loop {
@@ -462,6 +503,7 @@ mod process {
             if poll(&mut fds, PollTimeout::from(100u8)).is_ok_and(|n| n > 0) {
                 return true;
             }
+            quiet();
         }
     }
 
@@ -522,6 +564,9 @@ mod process {
         false
     }
     pub fn started(_pgid: i32, _terminal: bool) {}
+    pub fn end_group(child: &mut std::process::Child, _pgid: i32, _kill: bool) {
+        let _ = child.kill();
+    }
     pub fn finished(_terminal: bool) {}
     pub fn exit_code(status: ExitStatus) -> i32 {
         status.code().unwrap_or(1)
@@ -537,7 +582,11 @@ mod process {
         std::fs::File::from(pipe.into())
     }
     /// Without poll: reads block, and a pipe is never handed on.
-    pub fn readable(_file: &std::fs::File, _stop: &std::sync::atomic::AtomicBool) -> bool {
+    pub fn readable(
+        _file: &std::fs::File,
+        _stop: &std::sync::atomic::AtomicBool,
+        _quiet: &mut dyn FnMut(),
+    ) -> bool {
         true
     }
     pub fn pass_through(_pipe: std::fs::File, _fd: i32) -> bool {

@@ -179,11 +179,69 @@ fn launch_blocking_tells_it_to_trust_the_traceback() {
 #[test]
 fn the_new_rules_are_documented() {
     for code in [
-        "LG901", "LG902", "LG903", "LG904", "LG905", "LG906", "LG907", "LG908",
+        "LG901", "LG902", "LG903", "LG904", "LG905", "LG906", "LG907", "LG908", "LG909",
     ] {
         let o = labelguard(&["rule", code]);
         assert_eq!(o.status.code(), Some(0), "{code}");
         let doc = text(&o.stdout);
         assert!(doc.contains("## Fix"), "{code}: {doc}");
     }
+}
+
+#[test]
+fn one_log_per_rank_the_failed_rank_explains_the_others_peer_errors() {
+    // torchrun --redirects 3: rank 1's IndexError in one file, rank 0's closed connection in the
+    // other (torch 2.15, gloo, CPU).
+    let (rank0, rank1) = (
+        fixture("per_rank/rank0.stderr.log"),
+        fixture("per_rank/rank1.stderr.log"),
+    );
+    let (rank0, rank1) = (rank0.to_str().unwrap(), rank1.to_str().unwrap());
+    let alone = labelguard(&["diagnose", "--format", "json", rank0]);
+    assert_eq!(alone.status.code(), Some(1));
+    assert_eq!(json(&alone)["findings"][0]["confidence"], "low");
+    let o = labelguard(&["diagnose", "--format", "json", rank0, rank1]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stdout));
+    let doc = json(&o);
+    assert_eq!(doc["outcome"], "explained");
+    let peer = &doc["findings"][0];
+    assert_eq!(peer["code"], "LG909");
+    assert_eq!(peer["severity"], "warning");
+    assert_eq!(peer["confidence"], "high");
+    assert_eq!(doc["logs"][1]["first_failure"]["rank"], 1);
+    assert_eq!(doc["findings"][1]["code"], "LG101");
+}
+
+#[test]
+fn a_rank_that_failed_first_is_not_also_called_a_peer_failure() {
+    // The agent's `failed (exitcode: -6) local_rank: 0 (pid: 12255)` is rank 0's own end; its
+    // `Sending process 12256 closing signal SIGTERM` went to another process.
+    let o = diagnose(&["torchrun_agent_sigabrt_rank0_sigterm_other_pid.log"], &[]);
+    let out = text(&o.stdout);
+    assert!(out.contains("rank 0 failed first"), "{out}");
+    assert!(
+        out.contains("a rank failed because another rank failed first"),
+        "{out}"
+    );
+    assert!(!out.contains("rank 0 failed because"), "{out}");
+}
+
+#[test]
+fn a_log_with_only_torchelastics_summary_is_unexplained() {
+    let o = diagnose(&["torchrun_summary_only_rank1_no_error_text.log"], &[]);
+    let out = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains("rank 1 failed first"), "{out}");
+    assert!(!out.contains("no error found"), "{out}");
+}
+
+#[test]
+fn a_peer_failure_after_the_first_failure_is_a_warning_in_its_header_too() {
+    let o = diagnose(&["ddp_unprefixed_assert_rank1_nccl_timeout.log"], &[]);
+    let out = text(&o.stdout);
+    assert!(
+        out.contains("warning[LG909] peer-rank-failure (follows an earlier error)"),
+        "{out}"
+    );
+    assert!(!out.contains("peer-rank-failure (error)"), "{out}");
 }

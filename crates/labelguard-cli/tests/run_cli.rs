@@ -369,11 +369,11 @@ fn rerun_sync_does_not_rerun_when_the_line_can_be_trusted() {
 
 #[test]
 fn sync_sets_the_variables_before_the_child_starts() {
-    let code = "import os\nprint(*(os.environ.get(k) for k in ('CUDA_LAUNCH_BLOCKING', 'TORCH_SHOW_CPP_STACKTRACES', 'PYTORCH_USE_CUDA_DSA')))";
+    let code = "import os\nprint(*(os.environ.get(k) for k in ('CUDA_LAUNCH_BLOCKING', 'TORCH_SHOW_CPP_STACKTRACES', 'PYTORCH_USE_CUDA_DSA', 'TORCH_COMPILE_DISABLE')))";
     let o = output(&["--no-guard", "--sync"], &py(code));
-    assert_eq!(text(&o.stdout), "1 1 1\n");
+    assert_eq!(text(&o.stdout), "1 1 1 1\n");
     let o = output(&["--no-guard"], &py(code));
-    assert_eq!(text(&o.stdout), "None None None\n");
+    assert_eq!(text(&o.stdout), "None None None None\n");
 }
 
 fn write(dir: &Path, name: &str, body: &str) {
@@ -701,4 +701,39 @@ fn after_a_flood_the_error_at_the_end_is_diagnosed_at_its_line() {
     let o = output(&["--no-guard"], &sh(&script));
     let err = text(&o.stderr);
     assert!(err.contains("stdout:2000001 "), "{err}");
+}
+
+#[test]
+fn rerun_sync_runs_a_compiled_failure_again_eagerly_and_finds_the_line() {
+    // A real torch.compile'd model (inductor, one thread) whose generated kernel raises its own
+    // index check; the rerun with TORCH_COMPILE_DISABLE=1 fails at the user's line.
+    let script = repo().join("tests/fixtures/logs/train_compiled.py");
+    let mut c = run_cmd(&["--no-guard", "--rerun-sync"]);
+    c.env("OMP_NUM_THREADS", "1")
+        .arg("--")
+        .arg(python())
+        .arg(&script)
+        .arg("ids");
+    let o = c.stdin(Stdio::null()).output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let err = text(&o.stderr);
+    assert!(err.contains("index out of bounds: 0 <= tmp"), "{err}");
+    assert!(
+        err.contains("running the command again with TORCH_COMPILE_DISABLE=1"),
+        "{err}"
+    );
+    let (_, diagnosis) = err
+        .split_once("labelguard run: the run with --sync failed")
+        .expect(&err);
+    assert!(
+        diagnosis.contains("error[LG401]") && diagnosis.contains("op: embedding"),
+        "{diagnosis}"
+    );
+    assert!(
+        diagnosis.contains(&format!(
+            "your code: {}:14 in forward: h = self.emb(ids).mean(1)\n",
+            script.display()
+        )),
+        "{diagnosis}"
+    );
 }

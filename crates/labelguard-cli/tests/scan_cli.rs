@@ -390,3 +390,36 @@ fn progress_goes_to_stderr_only_on_a_terminal() {
         stderr(&o)
     );
 }
+
+#[test]
+fn a_scan_of_one_mask_file_adds_no_dataset_findings() {
+    // Classes 0 and 1 of 19 in one mask: a dataset of these masks would lack 17 classes, but
+    // one file is not the dataset.
+    let dir = tempfile::tempdir().unwrap();
+    let ids: Vec<u8> = (0..64 * 64).map(|i| u8::from(i == 0)).collect();
+    put(dir.path(), "m/a.png", &png_gray8(64, 64, &ids));
+    let args = |root: &str| {
+        [
+            "scan",
+            root,
+            "--num-classes",
+            "19",
+            "--no-config",
+            "--format",
+            "json",
+        ]
+        .map(String::from)
+    };
+    let one = run_in(dir.path(), &args("m/a.png").each_ref().map(String::as_str));
+    assert_eq!(code(&one), 0, "{}", stdout(&one));
+    assert_eq!(json(&one)["dataset"], serde_json::json!([]));
+    // The folder that holds it is a dataset: LG609 is found.
+    let folder = run_in(dir.path(), &args("m").each_ref().map(String::as_str));
+    let codes: Vec<String> = json(&folder)["dataset"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["code"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(codes, ["LG609"], "{}", stdout(&folder));
+}

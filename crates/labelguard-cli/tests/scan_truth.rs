@@ -624,6 +624,19 @@ fn quick_start_scan_matches_its_snapshot_and_names_every_planted_defect() {
         std::fs::write(&snap, &text).unwrap();
     }
     let want = std::fs::read_to_string(&snap).expect("tests/snapshots/quickstart-scan.txt");
+    // The README's quick start runs this very scan, through cargo without -q, so that a first
+    // build shows its progress.
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let quick = readme
+        .split_once("## Quick start")
+        .and_then(|(_, r)| r.split_once("```sh\n"))
+        .and_then(|(_, r)| r.split_once("```"))
+        .expect("the README has a quick start")
+        .0;
+    assert_eq!(
+        quick,
+        "cargo run --release -p labelguard-cli -- scan examples/cityscapes-mini --preset cityscapes\nmake test\n"
+    );
     assert!(
         text == want,
         "the quick start's output changed; rerun with UPDATE_SNAPSHOTS=1 if intended:\n{text}"

@@ -7,10 +7,15 @@ use crate::observed::{
     Count, GuardError, Hint, MessageGroup, Observations, Options, Seen, SiteGroup, SourceId,
     Traceback,
 };
+use crate::ranks;
 use crate::repeat::{QuietShapes, RecentSites, Recorder, Replays};
 use crate::text::{self, Site};
 use crate::traceback::{classify, TbLine};
 use std::collections::{HashMap, VecDeque};
+
+mod rank_lines;
+mod reports;
+use reports::{guard_code, Dsa};
 
 // Bounds that keep memory constant whatever the log holds.
 const MAX_SITES: usize = 256;
@@ -45,14 +50,6 @@ impl OpenTraceback {
     }
 }
 
-#[derive(Default)]
-struct Dsa {
-    condition: Option<(String, Seen)>,
-    file: String,
-    function: String,
-    kernel: String,
-}
-
 /// The state of one diagnosis.
 pub struct Analyzer {
     /// What was seen, for the conclusions.
@@ -80,6 +77,11 @@ pub struct Analyzer {
     quiet: QuietShapes,
     /// The last lines, while each was one kernel assertion and nothing else.
     recent: RecentSites,
+    /// The rank the current line's prefix names, and how many lines arrived so far.
+    line_rank: Option<u32>,
+    order: u64,
+    /// Bytes of output seen (read or skipped), for `labelguard run` to tell a silent job.
+    fed: u64,
 }
 
 impl Analyzer {
@@ -106,7 +108,22 @@ impl Analyzer {
                     .flat_map(|m| m.needles.iter().map(String::as_str)),
             ),
             recent: RecentSites::default(),
+            line_rank: None,
+            order: 0,
+            fed: 0,
         }
+    }
+
+    pub(crate) fn fed(&mut self, bytes: u64) {
+        self.fed += bytes;
+    }
+
+    /// Bytes of output seen so far, and the rank whose process TorchElastic saw end with an
+    /// error (its agent's `failed (exitcode: N)` line or its summary's root cause): what
+    /// `labelguard run` watches to end a job that a failed rank left hanging. An error line
+    /// alone is not enough: a rank may catch an error, print it and go on.
+    pub fn progress(&self) -> (u64, Option<u32>) {
+        (self.fed, self.obs.elastic.root_cause().map(|e| e.rank))
     }
 
     /// Registers an input and returns its id for [`crate::Scanner::new`].
@@ -124,7 +141,10 @@ impl Analyzer {
     /// Whether every line matters now (inside a traceback or a DSA report), not only the lines
     /// that contain a skim anchor.
     pub(crate) fn dense(&self) -> bool {
-        !self.open.is_empty() || self.dsa.is_some() || self.guard_lines.is_some()
+        !self.open.is_empty()
+            || self.dsa.is_some()
+            || self.guard_lines.is_some()
+            || self.obs.elastic.open()
     }
 
     fn seen(&self, src: SourceId, line_no: u64, text: &str) -> Seen {
@@ -135,6 +155,11 @@ impl Analyzer {
                 text: text::shorten(text),
                 count: 1,
                 last_line: None,
+                rank: self
+                    .line_rank
+                    .or_else(|| ranks::of_text(text))
+                    .or_else(|| self.obs.elastic.current_rank()),
+                order: self.order,
             },
             source: src,
         }
@@ -158,6 +183,7 @@ impl Analyzer {
         prev: Option<&[u8]>,
     ) {
         let dense = self.dense();
+        self.order += 1;
         self.rec.start();
         let mut buf = std::mem::take(&mut self.line);
         let line = text::clean(raw, &mut self.bytes, &mut buf);
@@ -241,10 +267,18 @@ impl Analyzer {
         full: &str,
         prev: Option<&[u8]>,
     ) -> Option<usize> {
-        let (prefix, s) = text::split_prefix(full);
+        let (prefix, mut s) = text::split_prefix(full);
         let t = s.trim_start();
         if t.is_empty() {
             return None;
+        }
+        if self.rank_line(src, line_no, prefix, t, full) {
+            return None;
+        }
+        if self.obs.elastic.open() && text::exception_line(t).is_some() {
+            // The failing rank's error inside the summary (from its error file) is indented
+            // under `traceback :`: read it as the exception line it is.
+            s = t;
         }
         if let Some(code) = text::repl_input(t) {
             if !code.is_empty() {
@@ -470,7 +504,10 @@ impl Analyzer {
                     self.rec.count(Count::Async);
                 }
                 Kind::Era => self.obs.sync_wording |= m.sync_unless_async,
-                Kind::HostError | Kind::CudaError | Kind::Secondary => {
+                Kind::HostError | Kind::CudaError | Kind::Secondary | Kind::Peer => {
+                    if kind == Kind::Peer {
+                        self.peer_rank(t);
+                    }
                     let mut explain = m.explain_id.expect("validated");
                     if let Some(after) = &m.value_after {
                         if let Some(v) = value_after(t, after) {
@@ -569,7 +606,10 @@ impl Analyzer {
     ) {
         self.rec.impure();
         let text = text::shorten(t);
-        if let Some(code) = guard_code(t) {
+        // `labelguard.TargetError: Caught TargetError in DataLoader worker process 0.` only wraps
+        // the worker's own TargetError, whose traceback follows.
+        let wrapper = kinds.iter().any(|(k, _)| *k == Kind::Wrapper);
+        if let Some(code) = guard_code(t).filter(|_| !wrapper) {
             let seen = self.seen(src, line_no, full);
             if self.obs.guards.len() < MAX_GROUPS {
                 self.obs.guards.push(GuardError {
@@ -595,7 +635,7 @@ impl Analyzer {
                         self.obs.header_traceback = tb;
                     }
                 }
-                Kind::HostError | Kind::CudaError | Kind::Secondary => {
+                Kind::HostError | Kind::CudaError | Kind::Secondary | Kind::Peer => {
                     known = true;
                     let groups = self.groups(Some(kind));
                     if let Some(g) = groups
@@ -698,85 +738,6 @@ impl Analyzer {
         Some(g)
     }
 
-    /// The lines after a guard exception: `[LG101] ...`, `hint: ...`, `fix: ...`.
-    fn guard_line(&mut self, t: &str) -> bool {
-        let Some((i, left)) = self.guard_lines else {
-            return false;
-        };
-        self.guard_lines = (left > 1).then_some((i, left - 1));
-        let g = &mut self.obs.guards[i];
-        if let Some(h) = t.strip_prefix("hint:") {
-            g.hint = Some(text::shorten(h));
-        } else if let Some(f) = t.strip_prefix("fix:") {
-            g.fix = Some(text::shorten(f));
-        } else if let Some(code) = t.strip_prefix('[').and_then(rule_code) {
-            if g.code.is_none() {
-                g.code = Some(code);
-                g.text = text::shorten(&format!("{} {t}", g.text));
-            }
-        } else {
-            self.guard_lines = None;
-            return false;
-        }
-        true
-    }
-
-    /// TORCH_USE_CUDA_DSA reports: `Assertion failure 0`, then indented `key = value` lines.
-    fn dsa_line(&mut self, src: SourceId, line_no: u64, s: &str, t: &str, full: &str) -> bool {
-        let starts = t.starts_with("Assertion failure ")
-            || (self.dsa.is_none() && text::has(&text::DSA_FOUND, t));
-        if starts {
-            self.rec.impure();
-            self.finish_dsa();
-            self.dsa = Some(Dsa::default());
-            return t.starts_with("Assertion failure ");
-        }
-        let Some(dsa) = self.dsa.as_mut() else {
-            return false;
-        };
-        let field = |name: &str| t.strip_prefix(name).map(|v| v.trim().to_string());
-        if let Some(v) = field("GPU assertion failure message =") {
-            let seen = self.seen(src, line_no, full);
-            self.dsa.as_mut().expect("open").condition = Some((v, seen));
-        } else if let Some(v) = field("File containing assertion =") {
-            dsa.file = v;
-        } else if let Some(v) = field("Device function containing assertion =") {
-            dsa.function = v;
-        } else if let Some(v) = field("Name of kernel launched that led to failure =") {
-            dsa.kernel = v;
-        } else if s.len() == t.len() && !t.starts_with('[') {
-            // An unindented line ends the report.
-            self.finish_dsa();
-            return false;
-        }
-        true
-    }
-
-    fn finish_dsa(&mut self) {
-        let Some(dsa) = self.dsa.take() else { return };
-        let Some((condition, seen)) = dsa.condition else {
-            return;
-        };
-        let file = dsa
-            .file
-            .rsplit(['/', '\\'])
-            .next()
-            .unwrap_or("")
-            .to_string();
-        let prefix = format!("{file}: {}: ", dsa.function);
-        let site = Site {
-            prefix: &prefix,
-            condition: &condition,
-            device: true,
-            host: false,
-        };
-        let kernel = text::kernel_name(&dsa.function).or_else(|| text::kernel_name(&dsa.kernel));
-        let src = seen.source;
-        let line = seen.ev.text.clone();
-        self.site(src, seen.ev.line, &line, &site, kernel.as_deref());
-        self.recent.clear();
-    }
-
     /// Ends the analysis: closes open reports and draws the conclusions.
     pub fn finish(mut self) -> LogReport {
         self.finish_dsa();
@@ -809,33 +770,7 @@ fn tb_is_ipython_context(t: &str) -> bool {
 /// The integer printed right after `after` in `t`.
 fn value_after(t: &str, after: &str) -> Option<i64> {
     let i = t.find(after)? + after.len();
-    let rest = &t[i..];
-    let n = rest
-        .bytes()
-        .enumerate()
-        .take_while(|&(k, c)| c.is_ascii_digit() || (k == 0 && c == b'-'))
-        .count();
-    rest[..n].parse().ok()
-}
-
-/// Whether an exception line is a labelguard guard's, and its rule code when the line has it
-/// (`labelguard._report.TargetError: ...`, `ValueError: [LG101] ...`).
-fn guard_code(t: &str) -> Option<Option<&'static str>> {
-    let (name, msg) = text::exception_line(t)?;
-    let code = msg.strip_prefix('[').and_then(rule_code);
-    (name.contains("labelguard") || code.is_some()).then_some(code.or_else(|| {
-        let i = msg.find("[LG")?;
-        rule_code(&msg[i + 1..])
-    }))
-}
-
-/// The rule code at the start of `s` (`LG101]...`).
-fn rule_code(s: &str) -> Option<&'static str> {
-    let code = s.get(..5)?;
-    if !code.starts_with("LG") || s.as_bytes().get(5) != Some(&b']') {
-        return None;
-    }
-    labelguard_core::rules::by_code(code).map(|r| r.code)
+    ranks::leading_int(&t[i..])
 }
 
 #[cfg(test)]
@@ -854,27 +789,5 @@ mod tests {
         );
         assert_eq!(value_after("Target x", "Target "), None);
         assert_eq!(value_after("Target 99999999999999999999", "Target "), None);
-    }
-
-    #[test]
-    fn guard_codes() {
-        assert_eq!(
-            guard_code("labelguard.LabelguardError: [LG101] class id 3 >= 3 classes"),
-            Some(Some("LG101"))
-        );
-        assert_eq!(
-            guard_code("ValueError: [LG103] 255 not ignored"),
-            Some(Some("LG103"))
-        );
-        assert_eq!(
-            guard_code("labelguard._report.TargetError: cross_entropy: x [LG101]"),
-            Some(Some("LG101"))
-        );
-        assert_eq!(
-            guard_code("labelguard._report.TargetError: cross_entropy"),
-            Some(None)
-        );
-        assert_eq!(guard_code("ValueError: LG101"), None);
-        assert_eq!(guard_code("labelguard.XError: [LG999]"), Some(None));
     }
 }

@@ -9,10 +9,12 @@
 //! assertion) are built here.
 
 use crate::checks;
+use crate::compiled;
 use crate::context::{Context, Refined};
 use crate::kb::ExplainId;
-use crate::model::{Confidence, Diagnosis, LogReport, Outcome, SourceSummary};
+use crate::model::{Confidence, Diagnosis, Evidence, LogReport, Outcome, SourceSummary};
 use crate::observed::{GuardError, Observations, SiteGroup, Traceback};
+use crate::ranks;
 use labelguard_core::rules::{self, by_code};
 use labelguard_core::{Finding, Severity, Verdict};
 
@@ -52,7 +54,7 @@ pub(crate) fn conclude(a: &Observations) -> LogReport {
 
     for g in &a.hosts {
         let tb = g.traceback.map(|i| &a.tracebacks[i]);
-        let r = c.refine(g.explain, tb, true);
+        let (r, kernel) = compiled::refine(&c, c.refine(g.explain, tb, true), tb);
         let confidence = if r.guessed {
             Confidence::Low
         } else if r.inferred {
@@ -61,7 +63,7 @@ pub(crate) fn conclude(a: &Observations) -> LogReport {
             Confidence::High
         };
         let evidence = [vec![g.seen.ev.clone()], r.evidence.clone()].concat();
-        out.push(c.diagnosis(
+        let mut d = c.diagnosis(
             &r,
             Verdict::Error,
             g.text.clone(),
@@ -70,7 +72,11 @@ pub(crate) fn conclude(a: &Observations) -> LogReport {
             evidence,
             tb,
             true,
-        ));
+        );
+        if kb.explain(g.explain).key == compiled::EXPLAIN {
+            compiled::annotate(&mut d, kernel, &g.text);
+        }
+        out.push(d);
     }
 
     if order.is_empty() && device_failure {
@@ -96,6 +102,11 @@ pub(crate) fn conclude(a: &Observations) -> LogReport {
         }
     }
 
+    if !a.peers.is_empty() {
+        let after = out.iter().any(|d| d.finding.code != rules::LG904.code);
+        out.push(checks::peer_failure(&c, after));
+    }
+
     if !trusted && kernel_failure {
         let tb = header_tb;
         let primary_op = out
@@ -110,16 +121,8 @@ pub(crate) fn conclude(a: &Observations) -> LogReport {
         }
     }
 
-    let outcome = if out.is_empty() {
-        Outcome::NoError
-    } else if out
-        .iter()
-        .any(|d| d.finding.severity == Severity::Error && d.confidence == Confidence::Low)
-    {
-        Outcome::Unexplained
-    } else {
-        Outcome::Explained
-    };
+    let first_failure = first_failure(a, &mut out);
+    let outcome = outcome(&out, first_failure.as_ref());
     LogReport {
         outcome,
         pytorch: a.eras.clone(),
@@ -132,8 +135,61 @@ pub(crate) fn conclude(a: &Observations) -> LogReport {
                 lines: *lines,
             })
             .collect(),
+        first_failure,
         findings: out,
     }
+}
+
+/// No error, every error explained, or one that is not (a low-confidence error).
+/// A log whose only sign of an error is that a rank failed (TorchElastic's summary of a rank
+/// that printed nothing, or whose output is not in the log) is unexplained, not error-free.
+pub(crate) fn outcome(findings: &[Diagnosis], failed: Option<&ranks::FirstFailure>) -> Outcome {
+    if findings.is_empty() && failed.is_none() {
+        Outcome::NoError
+    } else if findings.is_empty()
+        || findings
+            .iter()
+            .any(|d| d.finding.severity == Severity::Error && d.confidence == Confidence::Low)
+    {
+        Outcome::Unexplained
+    } else {
+        Outcome::Explained
+    }
+}
+
+/// Which rank failed first (see `crate::ranks`); its finding is moved to the front.
+fn first_failure(a: &Observations, out: &mut [Diagnosis]) -> Option<ranks::FirstFailure> {
+    let secondary = [rules::LG902.code, rules::LG904.code, rules::LG909.code];
+    // A primary finding counts from its first line, under its rank's first line.
+    let primary: Vec<(u64, &Evidence)> = out
+        .iter()
+        .filter(|d| !secondary.contains(&d.finding.code))
+        .filter_map(|d| {
+            let first = d.evidence.first()?;
+            let rank = d.rank();
+            let named = d
+                .evidence
+                .iter()
+                .find(|e| e.rank.is_some() && e.rank == rank);
+            Some((first.order, named.unwrap_or(first)))
+        })
+        .collect();
+    let mut failed: Vec<u32> = out
+        .iter()
+        .flat_map(|d| d.evidence.iter().filter_map(|e| e.rank))
+        .chain(a.peer_ranks.iter().copied())
+        .chain(a.elastic.entries.iter().map(|e| e.rank))
+        .collect();
+    failed.sort_unstable();
+    failed.dedup();
+    let first = ranks::first_failure(&a.elastic, &primary, &failed)?;
+    if let Some(i) = out.iter().position(|d| {
+        let evidence = first.evidence.as_ref();
+        evidence.is_some_and(|e| d.evidence.contains(e))
+    }) {
+        out[..=i].rotate_right(1);
+    }
+    Some(first)
 }
 
 /// Assertion lines of known kernels that share one explanation.
@@ -144,7 +200,7 @@ fn asserted(
     tb: Option<&Traceback>,
     trusted: bool,
 ) -> Diagnosis {
-    let r = c.refine(e, tb, trusted);
+    let (r, kernel) = compiled::refine(c, c.refine(e, tb, trusted), tb);
     let count: u64 = groups.iter().map(|g| g.seen.ev.count).sum();
     let weak = groups.iter().all(|g| g.weak);
     let confidence = if r.guessed {
@@ -162,7 +218,11 @@ fn asserted(
         times(count, "GPU thread"),
         c.kb.explain(r.explain).title
     );
-    c.device_assert(&r, groups, message, confidence, count, tb, trusted)
+    let mut d = c.device_assert(&r, groups, message, confidence, count, tb, trusted);
+    if c.kb.explain(e).key == compiled::EXPLAIN {
+        compiled::annotate(&mut d, kernel, &first.condition);
+    }
+    d
 }
 
 /// labelguard's own guard raised before the op ran: the code is in the message.

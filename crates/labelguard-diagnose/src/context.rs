@@ -5,7 +5,7 @@
 
 use crate::kb::{ExplainId, Kb};
 use crate::model::{Confidence, Diagnosis, Evidence, Frame, UserFrame};
-use crate::observed::{Hint, Observations, SiteGroup, Traceback};
+use crate::observed::{Hint, MessageGroup, Observations, SiteGroup, Traceback};
 use labelguard_core::rules::by_code;
 use labelguard_core::{Finding, Verdict};
 
@@ -59,6 +59,8 @@ impl Context<'_> {
             text,
             count: 1,
             last_line: None,
+            rank: None,
+            order: 0,
         }
     }
 
@@ -228,6 +230,38 @@ impl Context<'_> {
             trusted,
         );
         d.kernel = sites.first().map(|s| s.kernel.clone());
+        d
+    }
+
+    /// The finding of errors that follow from another failure (LG904, LG909): a warning, sure,
+    /// after that failure; an error, unexplained, when the log does not show it.
+    pub(crate) fn consequence(
+        &self,
+        groups: &[MessageGroup],
+        after_failure: bool,
+        message: String,
+    ) -> Diagnosis {
+        let r = Refined::unknown(groups[0].explain);
+        let count = groups.iter().map(|g| g.seen.ev.count).sum();
+        let evidence = groups.iter().take(3).map(|g| g.seen.ev.clone()).collect();
+        let confidence = if after_failure {
+            Confidence::High
+        } else {
+            Confidence::Low
+        };
+        let mut d = self.diagnosis(
+            &r,
+            Verdict::Error,
+            message,
+            confidence,
+            count,
+            evidence,
+            None,
+            false,
+        );
+        if !after_failure {
+            d.finding.severity = labelguard_core::Severity::Error;
+        }
         d
     }
 

@@ -81,6 +81,8 @@ pub enum Kind {
     HostError,
     CudaError,
     Secondary,
+    /// An error of one rank that follows from another rank's failure (LG909).
+    Peer,
     Hint,
     Wrapper,
     Benign,
@@ -307,10 +309,10 @@ impl Kb {
             };
             let needs_explain = matches!(
                 m.kind,
-                Kind::HostError | Kind::CudaError | Kind::Secondary | Kind::Hint
+                Kind::HostError | Kind::CudaError | Kind::Secondary | Kind::Peer | Kind::Hint
             );
             if needs_explain != m.explain_id.is_some() {
-                return Err(format!("{what}: explain is required exactly for host_error, cuda_error, secondary and hint"));
+                return Err(format!("{what}: explain is required exactly for host_error, cuda_error, secondary, peer and hint"));
             }
             for b in &mut m.by_value {
                 b.explain_id = resolve(&b.explain, &what)?;

@@ -12,22 +12,26 @@
 mod analyze;
 mod checks;
 mod clues;
+mod compiled;
 mod conclude;
 mod context;
 pub mod kb;
 mod model;
 mod observed;
+mod ranks;
 mod repeat;
 mod scan;
 mod text;
 mod traceback;
 
 pub use analyze::Analyzer;
+pub use checks::explained_by_other_logs;
 pub use kb::OPS;
 pub use model::{
     Confidence, Diagnosis, Evidence, Frame, LogReport, Outcome, SourceSummary, UserFrame,
 };
 pub use observed::{Options, SourceId};
+pub use ranks::FirstFailure;
 pub use scan::{Scanner, MAX_LINE};
 
 use std::io::{self, Read};

@@ -25,7 +25,7 @@ impl Confidence {
 }
 
 /// A line of the log that a finding relies on.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Eq, Serialize)]
 pub struct Evidence {
     /// The file name, `stdin`, or the stream (`stderr`) of a `labelguard run` child.
     pub source: String,
@@ -39,6 +39,28 @@ pub struct Evidence {
     /// The line number of the last line of the group.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_line: Option<u64>,
+    /// The rank of a multi-process job that printed the line, when the line says (see `ranks.rs`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rank: Option<u32>,
+    /// The line's place among the lines of every source, in the order they arrived (the two
+    /// streams of a `labelguard run` child number their lines apart).
+    #[serde(skip)]
+    pub order: u64,
+}
+
+/// Equal lines: where they were, what they say, how many; not when they arrived, which depends
+/// on how the streams were read.
+impl PartialEq for Evidence {
+    fn eq(&self, o: &Evidence) -> bool {
+        (
+            &self.source,
+            self.line,
+            &self.text,
+            self.count,
+            self.last_line,
+            self.rank,
+        ) == (&o.source, o.line, &o.text, o.count, o.last_line, o.rank)
+    }
 }
 
 fn is_one(n: &u64) -> bool {
@@ -94,12 +116,28 @@ pub struct Diagnosis {
     pub suspects: Vec<String>,
 }
 
+impl Diagnosis {
+    /// The rank of a multi-process job that reported it: the one its evidence lines name (a
+    /// kernel's assertion line has no prefix, the traceback's header after it has), unless they
+    /// name several (errors of several ranks grouped in one finding).
+    pub fn rank(&self) -> Option<u32> {
+        let rank = self.evidence.iter().find_map(|e| e.rank)?;
+        let alone = self
+            .evidence
+            .iter()
+            .all(|e| e.rank.is_none_or(|r| r == rank));
+        alone.then_some(rank)
+    }
+}
+
 impl Serialize for Diagnosis {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         #[derive(Serialize)]
         struct View<'a> {
             code: &'a str,
             rule: &'a str,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            rank: Option<u32>,
             severity: labelguard_core::Severity,
             verdict: labelguard_core::Verdict,
             op: &'a str,
@@ -120,6 +158,7 @@ impl Serialize for Diagnosis {
         View {
             code: self.finding.code,
             rule: self.finding.rule,
+            rank: self.rank(),
             severity: self.finding.severity,
             verdict: self.finding.verdict,
             op: &self.op,
@@ -166,6 +205,9 @@ pub struct LogReport {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub pytorch: Vec<String>,
     pub inputs: Vec<SourceSummary>,
+    /// In a multi-process job: the rank that failed first (its finding comes first).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_failure: Option<crate::ranks::FirstFailure>,
     pub findings: Vec<Diagnosis>,
 }
 
@@ -176,5 +218,13 @@ impl LogReport {
         self.findings
             .iter()
             .any(|d| d.finding.code == labelguard_core::rules::LG902.code)
+    }
+
+    /// Whether a failure happened in a kernel that torch.compile generated: its line is unknown
+    /// until the command runs with compilation off.
+    pub fn compiled_failure(&self) -> bool {
+        self.findings
+            .iter()
+            .any(crate::compiled::failed_in_generated_kernel)
     }
 }

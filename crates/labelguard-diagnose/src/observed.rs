@@ -106,6 +106,12 @@ pub(crate) struct Observations {
     pub(crate) hosts: Vec<MessageGroup>,
     pub(crate) cuda_errors: Vec<MessageGroup>,
     pub(crate) secondary: Vec<MessageGroup>,
+    /// Errors of a rank that follow from another rank's failure (`Kind::Peer`, LG909).
+    pub(crate) peers: Vec<MessageGroup>,
+    /// The ranks whose lines matched `Kind::Peer` messages.
+    pub(crate) peer_ranks: Vec<u32>,
+    /// TorchElastic's failure summary.
+    pub(crate) elastic: crate::ranks::ElasticSummary,
     pub(crate) unknown: Vec<MessageGroup>,
     pub(crate) hints: Vec<Hint>,
     pub(crate) guards: Vec<GuardError>,
@@ -131,6 +137,9 @@ impl Observations {
             hosts: Vec::new(),
             cuda_errors: Vec::new(),
             secondary: Vec::new(),
+            peers: Vec::new(),
+            peer_ranks: Vec::new(),
+            elastic: Default::default(),
             unknown: Vec::new(),
             hints: Vec::new(),
             guards: Vec::new(),
@@ -147,6 +156,7 @@ impl Observations {
             Some(Kind::HostError) => &mut self.hosts,
             Some(Kind::CudaError) => &mut self.cuda_errors,
             Some(Kind::Secondary) => &mut self.secondary,
+            Some(Kind::Peer) => &mut self.peers,
             _ => &mut self.unknown,
         }
     }

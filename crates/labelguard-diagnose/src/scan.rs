@@ -51,6 +51,7 @@ impl Scanner {
     /// Feeds the next bytes of the stream, in chunks of any size.
     pub fn feed(&mut self, mut data: &[u8], a: &mut Analyzer) {
         self.bytes += data.len() as u64;
+        a.fed(data.len() as u64);
         if let Some(&last) = data.last() {
             self.ends_with_newline = last == b'\n';
         }

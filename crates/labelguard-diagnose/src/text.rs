@@ -93,6 +93,17 @@ fn has_control(raw: &[u8]) -> bool {
 /// Splits a per-process prefix off a line: `[rank3]:`, `[default0]:`, `[1,0]<stderr>:` (mpirun)
 /// or `3: ` (srun -l). Returns the prefix (the key of that process's traceback) and the rest.
 pub fn split_prefix(s: &str) -> (&str, &str) {
+    let (prefix, rest) = split_one_prefix(s);
+    // torchrun's `--tee` prefix before torch.distributed's own: `[default1]:[rank1]: ...`.
+    match split_one_prefix(rest) {
+        (inner, rest) if !prefix.is_empty() && inner.starts_with('[') => {
+            (s[..s.len() - rest.len()].trim_end_matches([':', ' ']), rest)
+        }
+        _ => (prefix, rest),
+    }
+}
+
+fn split_one_prefix(s: &str) -> (&str, &str) {
     let b = s.as_bytes();
     if b.first() == Some(&b'[') {
         let head = &b[..b.len().min(48)];
@@ -499,6 +510,11 @@ mod tests {
             ("[default0]", "Traceback")
         );
         assert_eq!(split_prefix("[1,0]<stderr>:x"), ("[1,0]", "x"));
+        assert_eq!(
+            split_prefix("[default1]:[rank1]: Traceback"),
+            ("[default1]:[rank1]", "Traceback")
+        );
+        assert_eq!(split_prefix("[rank1]: 12: x"), ("[rank1]", "12: x"));
         assert_eq!(split_prefix("12: x"), ("12", "x"));
         assert_eq!(split_prefix("[W reducer.cpp] x"), ("", "[W reducer.cpp] x"));
         assert_eq!(split_prefix("[00:51<00:01]: y"), ("", "[00:51<00:01]: y"));

@@ -20,6 +20,9 @@ struct Case {
     user_frame: Option<String>,
     trusted: Option<bool>,
     count: Option<u64>,
+    /// In a multi-process log: the rank that failed first, and the line that says so.
+    first_rank: Option<u32>,
+    first_line: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -117,6 +120,17 @@ fn every_expectation_of_every_fixture_holds() {
         let mut fail = |what: String| failures += &format!("{}: {what}\n", c.file);
         if r.outcome != outcome(&c.outcome) {
             fail(format!("outcome {:?}, want {}", r.outcome, c.outcome));
+        }
+        let first = r.first_failure.as_ref();
+        let first = (
+            first.map(|f| f.rank),
+            first.and_then(|f| f.evidence.as_ref()).map(|e| e.line),
+        );
+        if (c.first_rank, c.first_line) != (first.0, c.first_line.and(first.1)) {
+            fail(format!(
+                "first failure {first:?}, want rank {:?} at line {:?}",
+                c.first_rank, c.first_line
+            ));
         }
         let codes: Vec<&str> = r.findings.iter().map(|d| d.finding.code).collect();
         for a in &c.also {

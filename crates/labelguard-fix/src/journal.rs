@@ -38,6 +38,9 @@ pub struct Entry {
     pub moved: Vec<Moved>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// The output's path when it is not `path` (labelIds written as labelTrainIds).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub written_as: Option<String>,
 }
 
 /// The journal and manifest paths of an output directory.

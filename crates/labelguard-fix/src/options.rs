@@ -12,4 +12,6 @@ pub struct FixOptions {
     pub plan: Plan,
     pub dry_run: bool,
     pub fill_artefacts: bool,
+    /// Exit 1 when the re-scan finds any error, not only one of the repaired kinds.
+    pub strict: bool,
 }

@@ -55,21 +55,10 @@ fn check_paths(input: &Path, out: &Path) -> Result<(), FixError> {
         )));
     }
     let inp = std::fs::canonicalize(input).map_err(io(input))?;
-    let parent = match out.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let parent = std::fs::canonicalize(&parent).map_err(|_| {
-        usage(format!(
-            "{}: the parent directory of --out does not exist",
-            out.display()
-        ))
-    })?;
-    let o = parent.join(
-        out.file_name()
-            .ok_or_else(|| usage("--out needs a directory name"))?,
-    );
-    let o = std::fs::canonicalize(&o).unwrap_or(o);
+    if out.file_name().is_none() {
+        return Err(usage("--out needs a directory name"));
+    }
+    let o = resolved(out).map_err(io(out))?;
     if o == inp || o.starts_with(&inp) || inp.starts_with(&o) {
         return Err(usage(format!(
             "--out {} overlaps the input {}: fix never writes in place; choose a new directory outside the dataset",
@@ -87,6 +76,47 @@ fn check_paths(input: &Path, out: &Path) -> Result<(), FixError> {
         }
     }
     Ok(())
+}
+
+/// `path` made absolute through its nearest existing ancestor (followed through symbolic
+/// links), so that an output whose parents do not exist yet (they are created) is compared
+/// with the input as it will be.
+fn resolved(path: &Path) -> std::io::Result<PathBuf> {
+    let path = std::path::absolute(path)?;
+    let mut rest = Vec::new();
+    let mut at = path.as_path();
+    loop {
+        match std::fs::canonicalize(at) {
+            Ok(real) => return Ok(rest.iter().rev().fold(real, |p, c| p.join(c))),
+            Err(_) => match (at.parent(), at.file_name()) {
+                (Some(parent), Some(name)) => {
+                    rest.push(name.to_os_string());
+                    at = parent;
+                }
+                _ => return Ok(path),
+            },
+        }
+    }
+}
+
+/// Where a file of the input is written: under the same relative path, except that a
+/// Cityscapes `*_gtFine_labelIds.png` (or `gtCoarse`) turned into trainIds is named
+/// `*_gtFine_labelTrainIds.png`, as cityscapesScripts' `createTrainIdLabelImgs.py` names it and
+/// loaders look for it; not when the input already has that file.
+pub fn output_rel(input: &Path, rel: &[u8], repairs: &[Repair]) -> Option<Vec<u8>> {
+    if !repairs
+        .iter()
+        .any(|r| r.kind == RepairKind::CityscapesTrainIds)
+    {
+        return None;
+    }
+    let stem = ["_gtFine_labelIds.png", "_gtCoarse_labelIds.png"]
+        .iter()
+        .find_map(|suffix| rel.strip_suffix(suffix.as_bytes()).map(|s| (s, suffix)))?;
+    let (base, suffix) = stem;
+    let mut renamed = base.to_vec();
+    renamed.extend_from_slice(suffix.replace("labelIds", "labelTrainIds").as_bytes());
+    (!input.join(OsStr::from_bytes(&renamed)).exists()).then_some(renamed)
 }
 
 /// The palette lookup for colour masks: class colours, then the void colours.
@@ -126,6 +156,18 @@ fn mask_files(input: &Path, opts: &ScanOptions) -> BTreeSet<String> {
 enum Done {
     Entry(Entry, bool),
     Left(LeftAlone, Option<Entry>),
+}
+
+impl Done {
+    /// Records the name the output has when it is not the input's.
+    fn written_as(mut self, name: Option<String>) -> Done {
+        if let Done::Entry(e, _) | Done::Left(_, Some(e)) = &mut self {
+            if e.action == Action::Repaired {
+                e.written_as = name;
+            }
+        }
+        self
+    }
 }
 
 /// Runs the fix; `progress` is told about every file.
@@ -178,8 +220,14 @@ pub fn run(opts: &FixOptions, progress: &dyn Progress) -> Result<FixReport, FixE
                     )),
                     EntryKind::File { .. } => {
                         let repairs = opts.plan.repairs_for(&e.rel, masks.contains(&e.rel));
-                        let out = opts.out.join(OsStr::from_bytes(&e.rel_bytes));
-                        one_file(&e.path, &out, &e.rel, &repairs, &ctx, opts, &done)
+                        let renamed = output_rel(&opts.input, &e.rel_bytes, &repairs);
+                        let rel_out = renamed.as_deref().unwrap_or(&e.rel_bytes);
+                        let out = opts.out.join(OsStr::from_bytes(rel_out));
+                        let written_as = renamed
+                            .as_deref()
+                            .map(|r| String::from_utf8_lossy(r).into_owned());
+                        let r = one_file(&e.path, &out, &e.rel, &repairs, &ctx, opts, &done);
+                        r.map(|d| d.written_as(written_as))
                     }
                 };
                 if let (Ok(Done::Entry(entry, fresh)), Some(j)) = (&r, &journal) {
@@ -248,7 +296,9 @@ pub fn run(opts: &FixOptions, progress: &dyn Progress) -> Result<FixReport, FixE
         atomic::write(&manifest_path, text.as_bytes()).map_err(io(&manifest_path))?;
         let _ = std::fs::remove_file(&journal_path);
         report.manifest = Some(manifest_path.to_string_lossy().into_owned());
-        report.remaining = Some(rescan(opts, &report)?);
+        let (remaining, others) = rescan(opts, &report)?;
+        report.remaining = Some(remaining);
+        report.others = Some(others);
     }
     Ok(report)
 }
@@ -304,6 +354,7 @@ fn one_file(
                     repairs: acting.iter().map(|r| r.kind.name().to_string()).collect(),
                     moved: rw.moved,
                     notes: rw.notes,
+                    written_as: None,
                 };
                 return Ok(Done::Entry(entry, true));
             }
@@ -355,6 +406,7 @@ fn copy_entry(rel: &str, input: String) -> Entry {
         repairs: Vec::new(),
         moved: Vec::new(),
         notes: Vec::new(),
+        written_as: None,
     }
 }
 
@@ -373,13 +425,13 @@ fn artefact_note(rel: &str, r: &Repair) -> LeftAlone {
     }
 }
 
-/// Scans the output with the same settings; the error findings of the rules whose repairs
-/// were applied are what remains to do.
-fn rescan(opts: &FixOptions, report: &FixReport) -> Result<Vec<Remaining>, FixError> {
+/// Scans the output with the same settings: the error findings of the rules whose repairs
+/// were applied (what remains to do), and every other error finding (what fix does not repair).
+fn rescan(
+    opts: &FixOptions,
+    report: &FixReport,
+) -> Result<(Vec<Remaining>, Vec<Remaining>), FixError> {
     let codes: BTreeSet<&str> = report.repaired_rules.iter().map(String::as_str).collect();
-    if codes.is_empty() {
-        return Ok(Vec::new());
-    }
     let mut scan_opts = opts.scan.clone();
     scan_opts.shard = None;
     scan_opts.overlays = false;
@@ -390,13 +442,13 @@ fn rescan(opts: &FixOptions, report: &FixReport) -> Result<Vec<Remaining>, FixEr
     )
     .map_err(|e| usage(format!("re-scan of the output: {e}")))?;
     let root = opts.out.to_string_lossy().into_owned();
-    Ok(out
+    let errors = out
         .files
         .iter()
         .flat_map(|f| f.findings.iter())
-        .filter(|f| {
-            f.finding.severity == labelguard_core::Severity::Error && codes.contains(f.finding.code)
-        })
+        .chain(&out.dataset)
+        .chain(out.datasets.iter().flat_map(|d| &d.dataset))
+        .filter(|f| f.finding.severity == labelguard_core::Severity::Error)
         .map(|f| Remaining {
             path: f
                 .path
@@ -405,6 +457,6 @@ fn rescan(opts: &FixOptions, report: &FixReport) -> Result<Vec<Remaining>, FixEr
                 .unwrap_or_default(),
             code: f.finding.code.to_string(),
             message: f.finding.message.clone(),
-        })
-        .collect())
+        });
+    Ok(errors.partition(|r| codes.contains(r.code.as_str())))
 }

@@ -18,6 +18,9 @@ pub struct RepairedFile {
     pub moved: Vec<Moved>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// The output's path when it is not `path` (Cityscapes labelIds written as labelTrainIds).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub written_as: Option<String>,
 }
 
 /// One mapping summed over the files.
@@ -57,6 +60,11 @@ pub struct FixReport {
     pub repaired_rules: Vec<String>,
     /// `null` with `--dry-run`.
     pub remaining: Option<Vec<Remaining>>,
+    /// The other error findings of the re-scan: kinds fix does not repair (`null` with
+    /// `--dry-run`).
+    pub others: Option<Vec<Remaining>>,
+    /// `--strict`: any error left in the output is exit code 1.
+    pub strict: bool,
     pub manifest: Option<String>,
 }
 
@@ -84,6 +92,8 @@ impl FixReport {
             left_alone: Vec::new(),
             repaired_rules: rules.into_iter().collect(),
             remaining: None,
+            others: None,
+            strict: opts.strict,
             manifest: None,
         }
     }
@@ -107,6 +117,7 @@ impl FixReport {
                         repairs: e.repairs.clone(),
                         moved: e.moved.clone(),
                         notes: e.notes.clone(),
+                        written_as: e.written_as.clone(),
                     });
                 }
             }
@@ -124,12 +135,11 @@ impl FixReport {
             .collect();
     }
 
-    /// 0 when the re-scan finds no error of a repaired kind (always 0 for a dry run).
+    /// 0 when the re-scan finds no error of a repaired kind, and with `--strict` no error at
+    /// all (always 0 for a dry run).
     pub fn exit_code(&self) -> u8 {
-        match &self.remaining {
-            Some(r) if !r.is_empty() => 1,
-            _ => 0,
-        }
+        let left = |r: &Option<Vec<Remaining>>| r.as_ref().is_some_and(|r| !r.is_empty());
+        u8::from(left(&self.remaining) || (self.strict && left(&self.others)))
     }
 
     pub fn json(&self) -> String {
@@ -183,9 +193,14 @@ impl FixReport {
                     .iter()
                     .map(|m| format!("{}->{} ({})", m.from, m.to, m.pixels))
                     .collect();
+                let renamed = f
+                    .written_as
+                    .as_deref()
+                    .map(|w| format!(" -> {w}"))
+                    .unwrap_or_default();
                 let _ = writeln!(
                     s,
-                    "  {}  [{}] {}",
+                    "  {}{renamed}  [{}] {}",
                     f.path,
                     f.repairs.join(", "),
                     moves.join(", ")
@@ -251,9 +266,59 @@ impl FixReport {
                 }
             }
         }
+        if let Some(o) = &self.others {
+            self.others_text(&mut s, o, max_files);
+        }
         if let Some(m) = &self.manifest {
             let _ = writeln!(s, "manifest: {m}");
         }
         s
+    }
+
+    /// What remains in the output that fix does not repair, counted by rule, and whether the
+    /// output is clean.
+    fn others_text(&self, s: &mut String, others: &[Remaining], max_files: usize) {
+        let repaired_left = self.remaining.as_ref().map_or(0, Vec::len);
+        if others.is_empty() {
+            if repaired_left == 0 {
+                let _ = writeln!(s, "the output is clean: its re-scan finds no error");
+            }
+            return;
+        }
+        let mut by_rule: BTreeMap<&str, usize> = BTreeMap::new();
+        for o in others {
+            *by_rule.entry(o.code.as_str()).or_default() += 1;
+        }
+        let counts: Vec<String> = by_rule.iter().map(|(c, n)| format!("{c} x{n}")).collect();
+        let _ = writeln!(
+            s,
+            "{} error finding{} remain{} in the output that fix does not repair ({}): fix their source",
+            others.len(),
+            if others.len() == 1 { "" } else { "s" },
+            if others.len() == 1 { "s" } else { "" },
+            counts.join(", ")
+        );
+        for o in others.iter().take(max_files) {
+            let at = if o.path.is_empty() {
+                "the dataset"
+            } else {
+                &o.path
+            };
+            let _ = writeln!(s, "  {} {at}: {}", o.code, o.message);
+        }
+        if others.len() > max_files {
+            let _ = writeln!(
+                s,
+                "  ... and {} more (--format json lists all)",
+                others.len() - max_files
+            );
+        }
+        if !self.strict {
+            let _ = writeln!(
+                s,
+                "(exit code {}: only errors of the repaired kinds count; --strict makes any error left exit 1)",
+                self.exit_code()
+            );
+        }
     }
 }

@@ -37,7 +37,11 @@ fn cityscapes_label_ids_become_train_ids_and_everything_else_is_untouched() {
     assert_eq!(r.exit_code(), 0, "{}", r.text(50));
     assert_eq!(r.files.len(), 1);
     assert_eq!(r.remaining.as_ref().unwrap().len(), 0);
-    let (px, img) = pixels(&out.join(rel));
+    // Written under cityscapesScripts' name for trainIds; the labelIds name is not in the output.
+    let renamed = rel.replace("_gtFine_labelIds.png", "_gtFine_labelTrainIds.png");
+    assert_eq!(r.files[0].written_as.as_deref(), Some(renamed.as_str()));
+    assert!(!out.join(rel).exists());
+    let (px, img) = pixels(&out.join(&renamed));
     assert_eq!(img.dtype, labelguard_core::DType::U8);
     let want: Vec<u8> = raw
         .iter()
@@ -59,6 +63,9 @@ fn cityscapes_label_ids_become_train_ids_and_everything_else_is_untouched() {
             assert_eq!(&after[p], b, "{}", p.display());
         }
     }
+    // The output is a clean Cityscapes tree of trainIds.
+    assert_eq!(r.others.as_ref().map(Vec::len), Some(0), "{}", r.text(50));
+    assert!(r.text(50).contains("the output is clean"), "{}", r.text(50));
 }
 
 #[test]
@@ -313,6 +320,7 @@ fn output_inside_the_input_is_refused() {
         plan: labelguard_fix::Plan::default(),
         dry_run: false,
         fill_artefacts: false,
+        strict: false,
     };
     let e = labelguard_fix::run(&o, &labelguard_scan::progress::Silent).unwrap_err();
     assert!(e.to_string().contains("overlaps the input"), "{e}");

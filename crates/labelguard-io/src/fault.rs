@@ -40,6 +40,16 @@ pub fn kill_after() -> Option<usize> {
     setting("LABELGUARD_FIX_KILL_AFTER").and_then(|v| v.parse().ok())
 }
 
+/// `LABELGUARD_SLOW_DIAGNOSER=MS`: `labelguard run`'s diagnoser waits MS milliseconds before
+/// each piece of output it reads (the test of a diagnoser slower than the output, as on a busy
+/// machine).
+pub fn slow_diagnoser() -> Option<std::time::Duration> {
+    setting("LABELGUARD_SLOW_DIAGNOSER")
+        .and_then(|v| v.parse().ok())
+        .filter(|&ms| ms > 0)
+        .map(std::time::Duration::from_millis)
+}
+
 fn setting(name: &str) -> Option<String> {
     if cfg!(debug_assertions) {
         std::env::var(name).ok().filter(|s| !s.is_empty())

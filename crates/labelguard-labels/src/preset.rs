@@ -38,31 +38,61 @@ pub fn by_name(name: &str) -> Option<&'static Preset> {
     PRESETS.iter().find(|p| p.name == n)
 }
 
+/// The error for a preset name that is none of [`PRESETS`]: the names it could be, and the
+/// closest one when a typo is likely (`citiscapes`, `voc`).
+pub fn unknown(name: &str, echo: &str) -> String {
+    let known: Vec<&str> = PRESETS.iter().map(|p| p.name).collect();
+    let plain = |s: &str| s.to_ascii_lowercase().replace(['-', '_', ' '], "");
+    let wanted = plain(name);
+    let closest = PRESETS
+        .iter()
+        .map(|p| (edits(&wanted, &plain(p.name)), p.name))
+        .filter(|&(d, n)| d <= 3 || (wanted.len() >= 3 && plain(n).contains(&wanted)))
+        .min();
+    let hint = closest.map_or(String::new(), |(_, n)| format!("; did you mean '{n}'?"));
+    format!(
+        "unknown preset '{echo}' (known: {}){hint}",
+        known.join(", ")
+    )
+}
+
+/// Levenshtein distance (insertions, deletions, substitutions) between two short names.
+fn edits(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let here = (diagonal + usize::from(ca != cb))
+                .min(row[j] + 1)
+                .min(row[j + 1] + 1);
+            diagonal = row[j + 1];
+            row[j + 1] = here;
+        }
+    }
+    row[b.len()]
+}
+
 // Cityscapes trainIds: the 19 evaluated classes of cityscapesScripts' label table,
 // https://github.com/mcordts/cityscapesScripts/blob/master/cityscapesscripts/helpers/labels.py
 // (`labels`: name, id, trainId, ..., color). trainId 255 (and -1) is void; the 34 labelIds
 // 0..33 are what `*_gtFine_labelIds.png` hold.
-const CITYSCAPES_CLASSES: &[&str] = &[
-    "road",
-    "sidewalk",
-    "building",
-    "wall",
-    "fence",
-    "pole",
-    "traffic light",
-    "traffic sign",
-    "vegetation",
-    "terrain",
-    "sky",
-    "person",
-    "rider",
-    "car",
-    "truck",
-    "bus",
-    "train",
-    "motorcycle",
-    "bicycle",
-];
+const CITYSCAPES_CLASSES: &[&str] = &train_id_names();
+
+/// The names of the 19 trainIds: each is the name of the one labelId that maps to it.
+const fn train_id_names() -> [&'static str; 19] {
+    let mut names = [""; 19];
+    let mut id = 0;
+    while id < CITYSCAPES_LABEL_TO_TRAIN.len() {
+        let train = CITYSCAPES_LABEL_TO_TRAIN[id];
+        if train != 255 {
+            names[train as usize] = CITYSCAPES_LABEL_ID_NAMES[id];
+        }
+        id += 1;
+    }
+    names
+}
 
 /// The `color` column of the same table, by trainId.
 const CITYSCAPES_COLORS: [[u8; 3]; 19] = [
@@ -85,6 +115,45 @@ const CITYSCAPES_COLORS: [[u8; 3]; 19] = [
     [0, 80, 100],
     [0, 0, 230],
     [119, 11, 32],
+];
+
+/// The `name` column of the same table, by labelId 0..33 (what `*_gtFine_labelIds.png` hold),
+/// for naming the values of a labelIds histogram.
+pub const CITYSCAPES_LABEL_ID_NAMES: [&str; 34] = [
+    "unlabeled",
+    "ego vehicle",
+    "rectification border",
+    "out of roi",
+    "static",
+    "dynamic",
+    "ground",
+    "road",
+    "sidewalk",
+    "parking",
+    "rail track",
+    "building",
+    "wall",
+    "fence",
+    "guard rail",
+    "bridge",
+    "tunnel",
+    "pole",
+    "polegroup",
+    "traffic light",
+    "traffic sign",
+    "vegetation",
+    "terrain",
+    "sky",
+    "person",
+    "rider",
+    "car",
+    "truck",
+    "bus",
+    "caravan",
+    "trailer",
+    "train",
+    "motorcycle",
+    "bicycle",
 ];
 
 /// labelId -> trainId from the same table (255 = void), for converting labelIds masks.
@@ -534,6 +603,20 @@ mod tests {
     }
 
     #[test]
+    fn an_unknown_preset_gets_the_closest_name() {
+        assert_eq!(edits("kitten", "sitting"), 3);
+        let m = unknown("citiscapes", "citiscapes");
+        assert!(m.ends_with("did you mean 'cityscapes'?"), "{m}");
+        assert!(unknown("pascal-vok", "pascal-vok").ends_with("did you mean 'pascal-voc'?"));
+        assert!(unknown("ADE-20k", "ADE-20k").ends_with("did you mean 'ade20k'?"));
+        let m = unknown("coco", "coco");
+        assert_eq!(
+            m,
+            "unknown preset 'coco' (known: cityscapes, ade20k, pascal-voc)"
+        );
+    }
+
+    #[test]
     fn cityscapes_label_to_train_ids_cover_the_19_classes() {
         let mut seen: Vec<u8> = CITYSCAPES_LABEL_TO_TRAIN
             .iter()
@@ -544,5 +627,11 @@ mod tests {
         assert_eq!(seen, (0..19).collect::<Vec<u8>>());
         assert_eq!(CITYSCAPES_LABEL_TO_TRAIN[7], 0); // road
         assert_eq!(CITYSCAPES_LABEL_TO_TRAIN[26], 13); // car
+                                                       // The trainIds' names come from the labelIds' (cityscapesScripts' labels.py).
+        assert_eq!(CITYSCAPES_CLASSES[0], "road");
+        assert_eq!(CITYSCAPES_CLASSES[7], "traffic sign");
+        assert_eq!(CITYSCAPES_CLASSES[13], "car");
+        assert_eq!(CITYSCAPES_CLASSES[18], "bicycle");
+        assert!(CITYSCAPES_CLASSES.iter().all(|n| !n.is_empty()));
     }
 }

@@ -262,14 +262,7 @@ fn preset_defaults(
 ) -> PyResult<(Option<&'static labelguard_labels::Preset>, i64, i64)> {
     let p = match preset {
         Some(name) => Some(labelguard_labels::preset::by_name(name).ok_or_else(|| {
-            PyValueError::new_err(format!(
-                "unknown preset '{name}' (known: {})",
-                labelguard_labels::PRESETS
-                    .iter()
-                    .map(|p| p.name)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ))
+            PyValueError::new_err(labelguard_labels::preset::unknown(name, name))
         })?),
         None => None,
     };

@@ -2,16 +2,22 @@
 
 use crate::{look, visible, Style};
 use labelguard_core::finding::{shape_str, values_str};
-use labelguard_core::Finding;
+use labelguard_core::{Finding, Severity, Verdict};
 
 /// One finding as a block of text.
 pub fn finding_text(f: &Finding, style: Style) -> String {
+    // An error that follows from one already explained (LG904, LG909) is a warning: its header
+    // must not also say "(error)".
+    let verdict = match (f.severity, f.verdict) {
+        (Severity::Warning, Verdict::Error | Verdict::DeviceAssert) => "follows an earlier error",
+        (_, v) => v.as_str(),
+    };
     let mut out = format!(
         "{}[{}] {} ({})\n  {}\n",
         style.paint(look::severity(f.severity), f.severity.as_str()),
         style.paint(look::HEADING, f.code),
         f.rule,
-        f.verdict,
+        verdict,
         visible(&f.message)
     );
     if !f.locations.is_empty() {

@@ -383,15 +383,7 @@ impl ScanOptions {
         };
         if let Some(name) = &o.preset {
             let p = preset::by_name(name).ok_or_else(|| {
-                invalid(format!(
-                    "unknown preset '{}' (known: {})",
-                    labelguard_core::clip::echo(name),
-                    preset::PRESETS
-                        .iter()
-                        .map(|p| p.name)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ))
+                invalid(preset::unknown(name, &labelguard_core::clip::echo(name)))
             })?;
             s.preset = Some(p);
             s.num_classes = Some(p.num_classes);

@@ -9,7 +9,22 @@ PYTHONPATH, so Python imports it at start-up, before the user's script. It:
    imports torch. It never imports torch itself: Python processes that do not use torch (pip,
    tools started by the training script) start as fast as before and are left alone;
 3. with LABELGUARD_CAPTURE=DIR (`--capture DIR`), saves the failing call of an uncaught
-   exception with `labelguard.capture(DIR)` (which says where it saved it).
+   exception with `labelguard.capture(DIR)` (which says where it saved it; each rank of a
+   multi-process job under DIR/rank{N}/), and that of a TargetError in a DataLoader worker;
+4. in one rank of a multi-process job (WORLD_SIZE > 1, or an initialised process group of more
+   than one rank), ends the process EXIT_GRACE seconds after an uncaught exception was printed
+   if it has not ended by then: Python's own shutdown can wait forever (a non-daemon thread, a
+   process group's destructor waiting for its peers), and while the failed rank lives the
+   others wait for it in their next collective until its timeout (30 minutes for gloo, 10 for
+   NCCL) instead of failing at once;
+5. when a rank ends with an error (an uncaught exception, a failure under mp.spawn, a non-zero
+   sys.exit), leaves a file `ended-RANK-PID` in LABELGUARD_RUN_DIR: `labelguard run`'s
+   --hang-timeout starts from that, not from an error being printed (a rank may catch a
+   TargetError, print it and go on).
+
+Every process of the job runs it: torchrun, `python -m torch.distributed.run` and `accelerate
+launch` start their workers with this environment, and so do `torch.multiprocessing.spawn` and
+DataLoader workers started by spawn or forkserver (forked workers inherit the enabled guards).
 
 When `import labelguard` fails it prints one line on stderr saying that the guards are off and
 why, once per process tree (DataLoader workers and other child processes stay quiet), and the
@@ -70,8 +85,66 @@ def _enable():
         _say("the Python guards are off: labelguard.enable() failed (%s: %s)" % (type(e).__name__, e))
 
 
+def _after_torch():
+    if os.environ.get("LABELGUARD_GUARD", "1") != "0":
+        _enable()
+    _end_spawned_ranks()
+    if os.environ.get("LABELGUARD_CAPTURE"):
+        _capture_in_workers(os.environ["LABELGUARD_CAPTURE"])
+
+
+def _capture_in_workers(directory):
+    """A DataLoader worker hands its exception to the main process as text (torch._utils.
+    ExceptionWrapper), so the failing call is lost there: the worker saves it itself, when the
+    wrapper is made."""
+    utils = sys.modules.get("torch._utils")
+    cls = getattr(utils, "ExceptionWrapper", None)
+    if cls is None or getattr(cls.__init__, "labelguard", False):
+        return
+    init = cls.__init__
+
+    def __init__(self, exc_info=None, where="in background"):
+        kind, exc, tb = exc_info or sys.exc_info()
+        if getattr(exc, "call", None) is not None and "DataLoader worker" in str(where):
+            _save(directory, kind, exc, tb)
+        init(self, exc_info, where)
+
+    __init__.labelguard = True
+    cls.__init__ = __init__
+
+
+def _end_spawned_ranks():
+    """torch.multiprocessing.spawn runs each rank in `_wrap`, which catches the rank's exception,
+    hands it to the parent and calls sys.exit(1): no excepthook runs. Wrapped here (under the
+    same name, so that spawn's pickling finds it) so that such a rank ends too, and its failing
+    call is saved under --capture."""
+    spawn = sys.modules.get("torch.multiprocessing.spawn")
+    original = getattr(spawn, "_wrap", None)
+    if original is None or getattr(original, "labelguard", False):
+        return
+
+    def _wrap(fn, i, args, error_file, *rest, **kwargs):
+        def rank(*a, **k):
+            try:
+                return fn(*a, **k)
+            except Exception:
+                if os.environ.get("LABELGUARD_CAPTURE"):
+                    _save(os.environ["LABELGUARD_CAPTURE"], *sys.exc_info())
+                raise
+
+        try:
+            return original(rank, i, args, error_file, *rest, **kwargs)
+        except SystemExit as e:
+            if e.code not in (0, None) and _one_of_several_ranks():
+                _ending(i)
+            raise
+
+    _wrap.__module__, _wrap.__qualname__, _wrap.labelguard = original.__module__, original.__qualname__, True
+    spawn._wrap = _wrap
+
+
 class _AfterTorch:
-    """A meta-path finder that runs `_enable` right after `import torch` has finished."""
+    """A meta-path finder that runs `_after_torch` right after `import torch` has finished."""
 
     def find_spec(self, name, path=None, target=None):
         if name != "torch":
@@ -86,34 +159,109 @@ class _AfterTorch:
 
             def exec_module(module):
                 run(module)
-                _enable()
+                _after_torch()
 
             loader.exec_module = exec_module
         return spec
 
 
-def _capture_uncaught(directory):
-    """Saves the failing call of an uncaught exception into `directory`, then reports as usual."""
+#: Seconds a rank may take to end after its uncaught exception was printed.
+EXIT_GRACE = 3.0
+
+
+def _one_of_several_ranks():
+    try:
+        if int(os.environ.get("WORLD_SIZE", "1")) > 1:
+            return True
+    except ValueError:
+        pass
+    dist = sys.modules.get("torch.distributed")
+    try:
+        return bool(dist and dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1)
+    except Exception:
+        return False
+
+
+def _rank(default=None):
+    dist = sys.modules.get("torch.distributed")
+    try:
+        if dist and dist.is_available() and dist.is_initialized():
+            return dist.get_rank()
+    except Exception:
+        pass
+    rank = os.environ.get("RANK", "")
+    return int(rank) if rank.isdigit() else default
+
+
+def _ending(rank=None):
+    """This rank is ending with an error: tells `labelguard run` (a file in its private
+    directory) and makes sure the process ends."""
+    directory = os.environ.get("LABELGUARD_RUN_DIR")
+    if directory:
+        rank = _rank(rank)
+        name = "ended-%s-%d" % ("" if rank is None else rank, os.getpid())
+        try:
+            open(os.path.join(directory, name), "w").close()
+        except OSError:
+            pass
+    _end_soon()
+
+
+def _on_exit():
+    """A rank that calls sys.exit with an error status (after printing its own traceback, say)
+    ends as one with an uncaught exception does."""
+    original = sys.exit
+
+    def exit(status=None):
+        if status not in (0, None) and _one_of_several_ranks():
+            _ending()
+        original(status)
+
+    sys.exit = exit
+
+
+def _end_soon():
+    import threading
+
+    def end():
+        sys.stderr.flush()
+        os._exit(1)  # the status of an uncaught exception
+
+    timer = threading.Timer(EXIT_GRACE, end)
+    timer.daemon = True
+    timer.start()
+
+
+def _save(directory, kind, exc, tb):
+    """Saves the failing call (or batch) of an exception with `labelguard.capture(directory)`,
+    whose exit says where."""
+    labelguard = _labelguard()
+    if labelguard is not None:
+        try:
+            labelguard.capture(directory).__exit__(kind, exc, tb)
+        except Exception as e:
+            _say("could not save the failing call (%s: %s)" % (type(e).__name__, e))
+
+
+def _on_uncaught(directory):
+    """Saves the failing call of an uncaught exception into `directory` (when given), reports
+    as usual, and makes sure that a failed rank ends."""
     previous = sys.excepthook
 
     def hook(kind, exc, tb):
-        labelguard = _labelguard()
-        if labelguard is not None:
-            try:
-                # The context manager's exit saves the call (or batch) and says where.
-                labelguard.capture(directory).__exit__(kind, exc, tb)
-            except Exception as e:
-                _say("could not save the failing call (%s: %s)" % (type(e).__name__, e))
+        if directory:
+            _save(directory, kind, exc, tb)
         previous(kind, exc, tb)
+        if not issubclass(kind, KeyboardInterrupt) and _one_of_several_ranks():
+            _ending()
 
     sys.excepthook = hook
 
 
 _chain()
-if os.environ.get("LABELGUARD_GUARD", "1") != "0":
-    if "torch" in sys.modules:
-        _enable()
-    else:
-        sys.meta_path.insert(0, _AfterTorch())
-if os.environ.get("LABELGUARD_CAPTURE"):
-    _capture_uncaught(os.environ["LABELGUARD_CAPTURE"])
+if "torch" in sys.modules:
+    _after_torch()
+else:
+    sys.meta_path.insert(0, _AfterTorch())
+_on_uncaught(os.environ.get("LABELGUARD_CAPTURE"))
+_on_exit()

@@ -11,6 +11,7 @@ use crate::finding::{shape_str, values_str, Finding, Verdict, MAX_LOCATIONS};
 use crate::kernels::{
     int_histogram, locate, scan_float, scan_int, IntRange, IntStats, Located, OrderedValue,
 };
+use crate::rules::lg606_colour_mask::{colour_array, colours_last};
 use crate::rules::*;
 use crate::tensor::TensorView;
 use std::collections::BTreeMap;
@@ -53,6 +54,16 @@ pub fn class_targets(target: &TensorView<'_>, name: &str, c: i64, ignore: i64) -
             format!("{name} is torch.bool: expected target dtype to be Long or Byte, but got Bool"),
         )
         .expect("bool is not int64")];
+    }
+    // Colours last ([H, W, 3]) that are not a one-hot of 0/1: the scan's answer for the same
+    // array, LG606, rather than a class range "widened to 256".
+    if let Some(channels) = colours_last(target.shape()) {
+        if target
+            .offsets()
+            .any(|o| !matches!(target.read_i64(o), 0 | 1))
+        {
+            return vec![colour_array(name, target.shape(), channels)];
+        }
     }
     class_ids(target, name, c, ignore, Verdict::DeviceAssert)
 }

@@ -1,4 +1,6 @@
+use crate::finding::shape_str;
 use crate::rule::declare_rule;
+use crate::{Finding, Verdict};
 
 declare_rule! {
     /// An RGB colour mask where a class-index mask is expected.
@@ -22,6 +24,23 @@ declare_rule! {
     ///
     /// ## Checked by
     /// - `crates/labelguard-scan/src/checks/lg606_colour_mask.rs` (same name, in the scan crate, which has its inputs)
+    /// - [`colour_array`] (in this file): an array or tensor with colours last, in the scan's arrays and in
+    ///   [`crate::ops::class_ids::class_targets`] (the Python guards), in the same words
     /// - fixture: `lg606_colour_mask` in `crates/labelguard-scan/tests/dataset_rule_fixtures.rs`
     "LG606", "colour-mask", Error
+}
+
+/// The channels of a target whose shape is `[H, W, 3|4]` or `[N, H, W, 3|4]` with `H >= 8`:
+/// colours last, an image where class ids are expected.
+pub fn colours_last(shape: &[usize]) -> Option<usize> {
+    let rank = shape.len();
+    let last = *shape.last()?;
+    ((rank == 3 || rank == 4) && (last == 3 || last == 4) && shape[rank - 2] >= 8).then_some(last)
+}
+
+/// An array of shape `[.., H, W, 3|4]`: colours last where class ids are expected.
+pub fn colour_array(name: &str, shape: &[usize], channels: usize) -> Finding {
+    Finding::new(&RULE, Verdict::Error, format!("{name} has shape {} with {channels} channels last: an RGB colour mask where class ids are expected", shape_str(shape)))
+        .hint("an image-like array (H, W, 3) of colours; class ids need one value per pixel")
+        .fix("map colours to ids with the palette, or save the index mask instead")
 }

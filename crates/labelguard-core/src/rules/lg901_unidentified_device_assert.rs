@@ -9,6 +9,9 @@ declare_rule! {
     /// failed to synchronize`, `torch.AcceleratorError`, `c10::CUDAError`) but no assertion line of a known
     /// kernel (`<file>.cu:<line>: <kernel>: block: [..], thread: [..] Assertion `...` failed.`), no
     /// `TORCH_USE_CUDA_DSA` report, and no synchronous traceback that names the failing operation.
+    /// It is also the rule of a failed index check in a kernel that `torch.compile` generated
+    /// (`index out of bounds: 0 <= tmp4 < 32000`: a Triton assertion, or inductor's C++ check on the
+    /// CPU) when no traceback shows a fused kernel whose name holds one indexing op.
     ///
     /// ## Why it matters
     /// The kernel's assertion lines are printed by the CUDA runtime on stderr, apart from the Python exception:
@@ -28,6 +31,7 @@ declare_rule! {
     ///
     /// ## Checked by
     /// - `crates/labelguard-diagnose/src/checks/lg901_unidentified_device_assert.rs` (same name, in the diagnose crate, which has its inputs)
+    /// - `crates/labelguard-diagnose/src/compiled.rs` (torch.compile's kernels; snapshots in `crates/labelguard-diagnose/tests/compiled_logs.rs`)
     /// - fixtures: the logs in `tests/fixtures/logs/` with their expected rules in `expected.toml` (`crates/labelguard-diagnose/tests/corpus.rs`)
     "LG901", "unidentified-device-assert", Error
 }

@@ -100,6 +100,7 @@ catalogue! {
     lg906_bernoulli_probability_out_of_range as LG906,
     lg907_embedding_bag_offsets as LG907,
     lg908_assert_async_failed as LG908,
+    lg909_peer_rank_failure as LG909,
 }
 
 /// The rule with this code (case-insensitive), if any.

@@ -5,44 +5,15 @@
 //! (`knowledge.toml`). Rule documentation: [`labelguard_core::rules::LG904`]; fixtures: the
 //! `LG904` cases of `tests/fixtures/logs/expected.toml`.
 
-use crate::context::{Context, Refined};
-use crate::model::{Confidence, Diagnosis};
-use labelguard_core::{Severity, Verdict};
+use crate::context::Context;
+use crate::model::Diagnosis;
 
 pub(crate) fn secondary(c: &Context, after_failure: bool) -> Diagnosis {
-    let groups = &c.obs.secondary;
-    let r = Refined::unknown(groups[0].explain);
-    let count = groups.iter().map(|g| g.seen.ev.count).sum();
-    let evidence = groups.iter().take(3).map(|g| g.seen.ev.clone()).collect();
-    let (message, confidence) = if after_failure {
-        (
-            format!(
-                "{} is a consequence of the CUDA failure above, not a separate problem",
-                groups[0].text
-            ),
-            Confidence::High,
-        )
+    let text = &c.obs.secondary[0].text;
+    let message = if after_failure {
+        format!("{text} is a consequence of the CUDA failure above, not a separate problem")
     } else {
-        (
-            format!(
-                "{} may hide a device-side assert; the log shows no earlier CUDA failure",
-                groups[0].text
-            ),
-            Confidence::Low,
-        )
+        format!("{text} may hide a device-side assert; the log shows no earlier CUDA failure")
     };
-    let mut d = c.diagnosis(
-        &r,
-        Verdict::Error,
-        message,
-        confidence,
-        count,
-        evidence,
-        None,
-        false,
-    );
-    if !after_failure {
-        d.finding.severity = Severity::Error;
-    }
-    d
+    c.consequence(&c.obs.secondary, after_failure, message)
 }

@@ -1,5 +1,5 @@
-//! The checks of the log rules (LG901–LG908), one file per rule, each opening with the rule it
-//! implements. LG901–LG904 decide from what the log shows and build their finding in their file;
+//! The checks of the log rules (LG901–LG909), one file per rule, each opening with the rule it
+//! implements. LG901–LG904 and LG909 decide from what the log shows and build their finding in their file;
 //! LG905–LG908 are explanations of the knowledge base (`knowledge.toml`), whose files say where
 //! the decision lives and test it. [`crate::conclude`] calls them in its order of precedence.
 //! Findings of the contract rules that a log reveals (a known kernel's assertion, a host error, a
@@ -13,11 +13,14 @@ mod lg905_kernel_index_overflow;
 mod lg906_bernoulli_probability_out_of_range;
 mod lg907_embedding_bag_offsets;
 mod lg908_assert_async_failed;
+mod lg909_peer_rank_failure;
 
 pub(crate) use lg901_unidentified_device_assert::unidentified;
 pub(crate) use lg902_asynchronous_report::asynchronous;
 pub(crate) use lg903_unexplained_error::unexplained;
 pub(crate) use lg904_secondary_cuda_error::secondary;
+pub use lg909_peer_rank_failure::explained_by_other_logs;
+pub(crate) use lg909_peer_rank_failure::peer_failure;
 
 /// Test of a rule of the knowledge base: its explanation `key` has the rule's `code` and
 /// assertion signatures, and a log of one of its assertion lines is diagnosed as `code` in `op`.

@@ -38,6 +38,7 @@ pub fn fix_with(
         plan,
         dry_run,
         fill_artefacts: fill,
+        strict: false,
     };
     labelguard_fix::run(&o, &labelguard_scan::progress::Silent).expect("fix runs")
 }

@@ -1,7 +1,7 @@
 //! Diagnoses as one JSON document.
 
 use crate::SCHEMA_VERSION;
-use labelguard_diagnose::{Diagnosis, LogReport, Outcome, SourceSummary};
+use labelguard_diagnose::{Diagnosis, FirstFailure, LogReport, Outcome, SourceSummary};
 use serde::Serialize;
 
 #[derive(Serialize)]
@@ -18,12 +18,15 @@ struct JsonLog<'a> {
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     pytorch: &'a [String],
     inputs: &'a [SourceSummary],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    first_failure: Option<&'a FirstFailure>,
     findings: usize,
 }
 
 /// The diagnoses as one JSON document: `schema_version`, `outcome`, `findings` (of every log,
 /// each evidence line naming its source), and `logs` (per log: its outcome, what the wording
-/// says about the PyTorch build, the bytes and lines read, and how many findings it has).
+/// says about the PyTorch build, the bytes and lines read, the rank that failed first in a
+/// multi-process job, and how many findings it has).
 pub fn json(reports: &[LogReport]) -> String {
     let doc = JsonDoc {
         schema_version: SCHEMA_VERSION,
@@ -39,6 +42,7 @@ pub fn json(reports: &[LogReport]) -> String {
                 outcome: r.outcome,
                 pytorch: &r.pytorch,
                 inputs: &r.inputs,
+                first_failure: r.first_failure.as_ref(),
                 findings: r.findings.len(),
             })
             .collect(),

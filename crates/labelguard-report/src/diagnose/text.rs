@@ -1,12 +1,15 @@
 //! Diagnoses as text for people, built on the shared finding block.
 
 use crate::{finding_text, look, thousands, visible, Style};
-use labelguard_diagnose::{Confidence, LogReport, Outcome};
+use labelguard_diagnose::{Confidence, FirstFailure, LogReport, Outcome};
 
 /// The diagnoses of one or more logs as text.
 pub fn text(reports: &[LogReport], style: Style) -> String {
     let mut out = String::new();
     for r in reports {
+        if let Some(f) = &r.first_failure {
+            out += &first_failure(f, style);
+        }
         for d in &r.findings {
             let mut f = d.finding.clone();
             f.hint = Some(d.cause.clone());
@@ -19,6 +22,9 @@ pub fn text(reports: &[LogReport], style: Style) -> String {
                 out.push('\n');
             }
             let mut facts = format!("op: {}", visible(&d.op));
+            if let Some(rank) = d.rank() {
+                facts = format!("rank: {rank} · {facts}");
+            }
             // A confident answer needs no list of the ops it was chosen from.
             if !d.candidates.is_empty() && d.confidence < Confidence::High {
                 facts += &format!(" (one of {})", visible(&d.candidates.join(", ")));
@@ -91,6 +97,34 @@ pub fn text(reports: &[LogReport], style: Style) -> String {
             style.paint(look::ERROR, "unexplained")
         ),
     };
+    out.push('\n');
+    out
+}
+
+/// `rank 1 failed first (TorchElastic's root cause): stderr:12 labelguard.TargetError: ...`,
+/// and the ranks that failed after it.
+fn first_failure(f: &FirstFailure, style: Style) -> String {
+    let how = match f.how {
+        "elastic-root-cause" => "TorchElastic's root cause",
+        "elastic-agent" => "TorchElastic's agent saw it fail first",
+        _ => "its error came before any other rank's",
+    };
+    let mut out = format!(
+        "{} ({how})",
+        style.paint(look::ERROR, &format!("rank {} failed first", f.rank))
+    );
+    if let Some(e) = &f.evidence {
+        out += &format!(": {}:{} {}", visible(&e.source), e.line, visible(&e.text));
+    }
+    out.push('\n');
+    if !f.other_ranks.is_empty() {
+        let others: Vec<String> = f.other_ranks.iter().map(u32::to_string).collect();
+        out += &format!(
+            "  {} {} (their errors follow from it unless listed as findings of their own)\n",
+            style.paint(look::LABEL, "then:"),
+            others.join(", ")
+        );
+    }
     out.push('\n');
     out
 }

@@ -1,8 +1,12 @@
 //! The text report: what a person reads after `labelguard scan DATA`.
 
 use crate::{finding_text, look, thousands, visible, Style};
+use labelguard_core::finding::ValueCount;
+use labelguard_core::Finding;
 use labelguard_scan::layout::LayoutKind;
 use labelguard_scan::report::{ClassRow, ScanReport};
+use std::collections::BTreeMap;
+use std::path::Path;
 
 const BAR: usize = 32;
 
@@ -27,7 +31,7 @@ pub fn plural(n: u64, word: &str) -> String {
 /// the rest are counted (JSON has them all).
 pub fn text(r: &ScanReport, style: Style, max_files: Option<usize>) -> String {
     if r.datasets.is_empty() {
-        return render_one(r, style, max_files);
+        return render_one(r, style, max_files, true);
     }
     let mut out = format!(
         "{} {}: {} datasets, {}\n",
@@ -52,10 +56,56 @@ pub fn text(r: &ScanReport, style: Style, max_files: Option<usize>) -> String {
                 &format!("── Dataset {} of {} ──", i + 1, r.datasets.len())
             )
         );
-        out += &render_one(d, style, max_files);
+        out += &render_one(d, style, max_files, false);
     }
+    out += &fix_command(r, style);
     out += &format!("\n{}", verdict_line(r, style));
     out
+}
+
+/// The `labelguard fix` command that repairs what the scan found, when fix can repair some of
+/// it: the scanned directory, into a new one beside it, with the scan's class settings.
+fn fix_command(r: &ScanReport, style: Style) -> String {
+    let repairable = |r: &ScanReport| {
+        r.files
+            .iter()
+            .flat_map(|f| &f.findings)
+            .chain(&r.dataset)
+            .any(|f| f.repair.is_some())
+    };
+    let [root] = r.settings.roots.as_slice() else {
+        return String::new();
+    };
+    if !(repairable(r) || r.datasets.iter().any(repairable)) || !Path::new(root).is_dir() {
+        return String::new();
+    }
+    let st = &r.settings;
+    let dir = root.trim_end_matches('/');
+    let mut cmd = format!(
+        "labelguard fix {} --out {}",
+        shell_word(dir),
+        shell_word(&format!("{dir}-fixed"))
+    );
+    match (&st.preset, st.num_classes) {
+        (Some(p), _) => cmd += &format!(" --preset {p}"),
+        (None, Some(c)) => cmd += &format!(" --num-classes {c} --ignore-index {}", st.ignore_index),
+        (None, None) => {}
+    }
+    format!(
+        "\n{}\n  {}   (add --dry-run to see the plan first)\n",
+        style.paint(look::HEADING, "Repair what fix can"),
+        visible(&cmd)
+    )
+}
+
+/// `s` as one word of a POSIX shell command line.
+fn shell_word(s: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_-./,:=@%+".contains(c);
+    if !s.is_empty() && s.chars().all(plain) {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
 }
 
 fn layout_names(r: &ScanReport) -> String {
@@ -63,7 +113,8 @@ fn layout_names(r: &ScanReport) -> String {
     layouts.join("+")
 }
 
-fn render_one(r: &ScanReport, style: Style, max_files: Option<usize>) -> String {
+/// One dataset's report; `top` when it is the whole report (then it ends with the fix command).
+fn render_one(r: &ScanReport, style: Style, max_files: Option<usize>, top: bool) -> String {
     let st = &r.settings;
     let mut out = String::new();
     let classes = match st.num_classes {
@@ -122,7 +173,19 @@ fn render_one(r: &ScanReport, style: Style, max_files: Option<usize>) -> String 
             );
         }
     }
-    let worst = r.worst_files(max_files.unwrap_or(usize::MAX));
+    let grouped = systematic(r);
+    // Files whose every finding is in a group are not listed one by one.
+    let mut worst: Vec<_> = r
+        .worst_files(usize::MAX)
+        .into_iter()
+        .filter(|f| {
+            f.findings
+                .iter()
+                .any(|x| !grouped.contains_key(x.finding.code))
+        })
+        .collect();
+    let listed = worst.len();
+    worst.truncate(max_files.unwrap_or(usize::MAX));
     if !worst.is_empty() {
         let title = if max_files.is_none() {
             "Files (unreadable first, then the worst)"
@@ -145,20 +208,28 @@ fn render_one(r: &ScanReport, style: Style, max_files: Option<usize>) -> String 
             }
             out.push('\n');
             for finding in &f.findings {
+                if grouped.contains_key(finding.finding.code) {
+                    continue;
+                }
                 for line in finding_text(&finding.finding, style).lines() {
                     out += &format!("  {line}\n");
                 }
             }
         }
-        if r.files.len() > worst.len() {
+        if listed > worst.len() {
             out += &format!(
                 "\n  ... and {} with findings (--show all lists them; --format json too)\n",
-                plural((r.files.len() - worst.len()) as u64, "more file")
+                plural((listed - worst.len()) as u64, "more file")
             );
         }
     }
-    if !r.dataset.is_empty() {
+    if !r.dataset.is_empty() || !grouped.is_empty() {
         out += &format!("\n{}\n", style.paint(look::HEADING, "Dataset"));
+        for files in grouped.values() {
+            for line in group_text(files, style).lines() {
+                out += &format!("  {line}\n");
+            }
+        }
         for f in &r.dataset {
             for line in finding_text(&f.finding, style).lines() {
                 out += &format!("  {line}\n");
@@ -168,23 +239,133 @@ fn render_one(r: &ScanReport, style: Style, max_files: Option<usize>) -> String 
     out += &histogram(r, style);
     if let Some(w) = &r.weights {
         if let Some(s) = w.suggestions.iter().find(|s| s.method == w.selected) {
+            let on = if w.computed_on == "all" {
+                "all files".to_string()
+            } else {
+                format!("{} split", w.computed_on)
+            };
+            let mapped = if r.histogram.id_space.is_some() {
+                ", the labelIds mapped to trainIds"
+            } else {
+                ""
+            };
             out += &format!(
-                "\n{} ({}, {}): {}\n",
+                "\n{} ({}, {on}{mapped}): {}\n",
                 style.paint(look::HEADING, "Suggested class weights"),
                 s.method.as_str(),
-                if w.computed_on == "all" {
-                    "all files".to_string()
-                } else {
-                    format!("{} split", w.computed_on)
-                },
                 s.formula
             );
             let values: Vec<String> = s.weights.iter().map(|v| format!("{v}")).collect();
             out += &format!("  [{}]\n", values.join(", "));
+            out += &odd_weights(&s.weights, &w.computed_on);
             out += "  other methods: --weights-method inverse|median|enet; write them with --write-weights FILE (.json or .py)\n";
         }
     }
+    if top {
+        out += &fix_command(r, style);
+    }
     out += &format!("\n{}", verdict_line(r, style));
+    out
+}
+
+/// Rules whose findings in several files are one problem of the whole dataset (a convention
+/// of its masks: Cityscapes labelIds, 1-based ids, 0 meaning ignore), so the text report
+/// shows them once, with the files counted. JSON keeps one finding per file (each file's
+/// repair, for `labelguard fix --plan`).
+const SYSTEMATIC: &[&str] = &["LG104", "LG105", "LG106"];
+
+/// The findings of [`SYSTEMATIC`] rules that occur in two files or more, by rule.
+fn systematic(r: &ScanReport) -> BTreeMap<&'static str, Vec<(&str, &Finding)>> {
+    let mut by_rule: BTreeMap<&'static str, Vec<(&str, &Finding)>> = BTreeMap::new();
+    for f in &r.files {
+        for x in &f.findings {
+            if SYSTEMATIC.contains(&x.finding.code) {
+                by_rule
+                    .entry(x.finding.code)
+                    .or_default()
+                    .push((f.path.as_str(), &x.finding));
+            }
+        }
+    }
+    by_rule.retain(|_, v| v.len() > 1);
+    by_rule
+}
+
+/// One rule's findings in several files as one finding: the files and targets counted, the
+/// values summed, the first file's message as the example.
+fn group_text(files: &[(&str, &Finding)], style: Style) -> String {
+    let (path, first) = files[0];
+    let mut f = (*first).clone();
+    let mut values: BTreeMap<&str, u64> = BTreeMap::new();
+    for (_, x) in files {
+        for v in &x.values {
+            *values.entry(v.value.as_str()).or_default() += v.count;
+        }
+    }
+    let mut values: Vec<ValueCount> = values
+        .into_iter()
+        .map(|(value, count)| ValueCount {
+            value: value.to_string(),
+            count,
+        })
+        .collect();
+    values.sort_by_key(|v| std::cmp::Reverse(v.count));
+    let targets: u64 = files.iter().filter_map(|(_, x)| x.count).sum();
+    f.message = format!(
+        "in {} ({} targets); in the first, {}: {}",
+        plural(files.len() as u64, "file"),
+        thousands(targets),
+        visible(path),
+        first.message
+    );
+    f.count = Some(targets);
+    f.values = values;
+    f.locations.clear();
+    let mut names: Vec<String> = files
+        .iter()
+        .take(3)
+        .map(|(p, _)| visible(p).into_owned())
+        .collect();
+    if files.len() > 3 {
+        names.push(format!(
+            "and {} more (--format json lists each)",
+            files.len() - 3
+        ));
+    }
+    format!("{}  files: {}\n", finding_text(&f, style), names.join(", "))
+}
+
+/// Words for the weights that are not a weight to train with: 0 (a class never seen has no
+/// targets to weigh) and infinite or NaN ones.
+fn odd_weights(weights: &[f64], computed_on: &str) -> String {
+    let seen_in = if computed_on == "all" {
+        "in any file".to_string()
+    } else {
+        format!("in the {computed_on} split")
+    };
+    let ids = |keep: &dyn Fn(f64) -> bool| -> Vec<String> {
+        (0..weights.len())
+            .filter(|&i| keep(weights[i]))
+            .map(|i| i.to_string())
+            .collect()
+    };
+    let mut out = String::new();
+    let zero = ids(&|v| v == 0.0);
+    if !zero.is_empty() {
+        out += &format!(
+            "  0 for {} ({}): never seen {seen_in}, so there are no targets to weigh; a loss with these weights ignores such a class if it appears later (check the id mapping, or drop the class from the head)\n",
+            plural(zero.len() as u64, "class"),
+            zero.join(", ")
+        );
+    }
+    let odd = ids(&|v| !v.is_finite());
+    if !odd.is_empty() {
+        out += &format!(
+            "  not finite for {} ({}): a count too small to divide by; replace them before passing the weights to a loss (weight=...), which would give NaN losses\n",
+            plural(odd.len() as u64, "class"),
+            odd.join(", ")
+        );
+    }
     out
 }
 
@@ -249,15 +430,22 @@ fn histogram(r: &ScanReport, style: Style) -> String {
     if rows.is_empty() || r.histogram.unit == "none" {
         return String::new();
     }
+    let space = match r.histogram.id_space.as_deref() {
+        Some("label_ids") => format!(
+            "; Cityscapes labelIds, named by labelId: the masks are not trainIds, and ids {} and up are outside the classes",
+            r.settings.num_classes.unwrap_or(19)
+        ),
+        _ => String::new(),
+    };
     let mut out = format!(
-        "\n{} ({})\n",
+        "\n{} ({}{space})\n",
         style.paint(look::HEADING, "Class histogram"),
         r.histogram.unit
     );
     let label = |c: &ClassRow| -> String {
         match (c.role.as_str(), &c.name) {
             ("ignore", _) => "(ignore)".to_string(),
-            ("out_of_range", _) => "(out of range)".to_string(),
+            ("out_of_range", None) => "(out of range)".to_string(),
             (_, Some(n)) => visible(n).chars().take(24).collect(),
             _ => String::new(),
         }

@@ -186,7 +186,7 @@ fn shaped_ids(
                 one_hot(r, 0);
                 return;
             }
-            if (last == 3 || last == 4) && shape[rank - 2] >= 8 {
+            if let Some(last) = lg606::colours_last(&shape) {
                 r.findings.push(lg606::colour_array(name, &shape, last));
                 return;
             }

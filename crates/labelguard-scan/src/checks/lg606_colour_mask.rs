@@ -93,12 +93,8 @@ pub fn colours_mapped_with_palette(
     f
 }
 
-/// An array of shape `[.., H, W, 3|4]`: colours last where class ids are expected.
-pub fn colour_array(name: &str, shape: &[usize], channels: usize) -> Finding {
-    finding(format!("{name} has shape {} with {channels} channels last: an RGB colour mask where class ids are expected", shape_str(shape)))
-        .hint("an image-like array (H, W, 3) of colours; class ids need one value per pixel")
-        .fix("map colours to ids with the palette, or save the index mask instead")
-}
+/// An array of shape `[.., H, W, 3|4]` (built in core: the Python guards say it in the same words).
+pub use labelguard_core::rules::lg606_colour_mask::{colour_array, colours_last};
 
 /// The colour of a pixel as the report shows it.
 pub fn colour_text(c: [u8; 3]) -> String {

@@ -13,6 +13,7 @@ use super::repair::propose;
 use crate::weights::suggest;
 use labelguard_core::rules::{by_code, LG610};
 use labelguard_core::Severity;
+use labelguard_labels::preset::{CITYSCAPES_LABEL_ID_NAMES, CITYSCAPES_LABEL_TO_TRAIN};
 use std::collections::{BTreeMap, BTreeSet};
 
 impl ScanReport {
@@ -88,7 +89,12 @@ impl ScanReport {
 
     fn finalize_histogram(&mut self) {
         let st = &self.settings;
-        if let Some(c) = st.num_classes {
+        let h = &self.histogram;
+        let label_ids = st.preset.as_deref() == Some("cityscapes")
+            && h.tallied_files > 0
+            && h.label_ids_files == h.tallied_files;
+        self.histogram.id_space = label_ids.then(|| "label_ids".to_string());
+        if let Some(c) = st.num_classes.filter(|_| !label_ids) {
             if self.summary.elements > 0 || !self.histogram.classes.is_empty() {
                 for id in 0..c as i64 {
                     self.histogram
@@ -114,10 +120,18 @@ impl ScanReport {
                 "class"
             }
             .to_string();
-            row.name = usize::try_from(row.id)
-                .ok()
-                .and_then(|i| st.class_names.get(i))
-                .cloned();
+            let names: &[&str] = if label_ids {
+                &CITYSCAPES_LABEL_ID_NAMES
+            } else {
+                &[]
+            };
+            row.name = usize::try_from(row.id).ok().and_then(|i| {
+                if label_ids {
+                    names.get(i).map(|n| n.to_string())
+                } else {
+                    st.class_names.get(i).cloned()
+                }
+            });
             row.fraction = if row.role == "ignore" || counted == 0 {
                 0.0
             } else {
@@ -128,7 +142,15 @@ impl ScanReport {
 
     /// The findings about the whole dataset that its histogram decides (LG609-LG611).
     fn dataset_findings(&self) -> Vec<ScanFinding> {
-        if !self.histogram.classes.values().any(|r| r.count > 0) {
+        // A scan of one mask file is not a scan of a dataset: which classes that mask lacks or
+        // how they balance in it says nothing about the dataset.
+        let one_mask = self.histogram.unit == "pixels"
+            && matches!(self.settings.roots.as_slice(), [root] if std::path::Path::new(root).is_file());
+        // Ids in labelId space are not the classes (LG105 says so already, once).
+        if one_mask
+            || self.histogram.id_space.is_some()
+            || !self.histogram.classes.values().any(|r| r.count > 0)
+        {
             return Vec::new();
         }
         [
@@ -143,7 +165,11 @@ impl ScanReport {
 
     fn weight_suggestions(&self) -> Option<Weights> {
         let c = self.settings.num_classes? as i64;
-        let rows = self.class_rows();
+        let rows = if self.histogram.id_space.is_some() {
+            self.histogram.classes.values().collect()
+        } else {
+            self.class_rows()
+        };
         let has_train = rows
             .iter()
             .any(|r| r.splits.get("train").is_some_and(|s| s.count > 0));
@@ -161,11 +187,20 @@ impl ScanReport {
         };
         let mut counts = vec![0u64; c as usize];
         let mut pixels = vec![0u64; c as usize];
+        // labelIds count towards the trainId they map to (void ones towards none).
+        let class_of = |id: i64| -> Option<usize> {
+            if self.histogram.id_space.is_some() {
+                let t = *CITYSCAPES_LABEL_TO_TRAIN.get(usize::try_from(id).ok()?)?;
+                (i64::from(t) < c).then_some(t as usize)
+            } else {
+                (0..c).contains(&id).then_some(id as usize)
+            }
+        };
         for r in rows {
-            if (0..c).contains(&r.id) {
+            if let Some(k) = class_of(r.id) {
                 let s = pick(r);
-                counts[r.id as usize] = s.count;
-                pixels[r.id as usize] = s.file_pixels;
+                counts[k] += s.count;
+                pixels[k] += s.file_pixels;
             }
         }
         let suggestions = suggest(&counts, &pixels);

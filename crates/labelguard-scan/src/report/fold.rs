@@ -20,6 +20,8 @@ impl ScanReport {
         if !r.histogram.is_empty() {
             let unit = if r.samples { "samples" } else { "pixels" };
             self.histogram.unit = union_unit(&self.histogram.unit, unit);
+            self.histogram.tallied_files += 1;
+            self.histogram.label_ids_files += u64::from(r.display.ends_with("_labelIds.png"));
         }
         for (id, count) in &r.histogram {
             let row = self
@@ -62,6 +64,8 @@ impl ScanReport {
         self.summary.elements += other.summary.elements;
         self.summary.bad_elements += other.summary.bad_elements;
         self.histogram.untallied += other.histogram.untallied;
+        self.histogram.tallied_files += other.histogram.tallied_files;
+        self.histogram.label_ids_files += other.histogram.label_ids_files;
         self.histogram.unit = union_unit(&self.histogram.unit, &other.histogram.unit);
         for (id, row) in other.histogram.classes {
             match self.histogram.classes.get_mut(&id) {

@@ -201,6 +201,16 @@ pub struct Histogram {
     pub classes: BTreeMap<i64, ClassRow>,
     /// Elements whose id was not tallied because a file held too many distinct ids.
     pub untallied: u64,
+    /// Files whose ids were tallied, and those of them named `*_labelIds.png` (Cityscapes
+    /// labelIds): when every tallied file is one, the histogram is in labelId space.
+    #[serde(default)]
+    pub tallied_files: u64,
+    #[serde(default)]
+    pub label_ids_files: u64,
+    /// `label_ids` when the ids are Cityscapes labelIds (named by labelId; the weights are
+    /// computed on them mapped to trainIds); absent for the dataset's own ids.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id_space: Option<String>,
 }
 
 mod rows {

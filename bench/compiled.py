@@ -1,0 +1,183 @@
+"""enable() inside torch.compile'd training steps (issue 27), against the same compiled steps
+without labelguard:
+
+1. Warm steps (after compilation): forward, loss, backward, SGD step of three models compiled by
+   inductor (fullgraph=True), on one torch thread, timed by the thread's CPU time (see
+   bench/python_api.py's `thread_timed`). The step with labelguard's in-graph check and the step
+   without it are both compiled in this process: with `enable()` on, the wrappers trace the check
+   into the graph while labelguard is active and trace the bare call while it is not, so flipping
+   the switch between rounds picks one of two cached graphs (no recompilation; the script checks
+   dynamo's counters). Paired rounds, interleaved; overhead = median over rounds of
+   (checked / plain - 1).
+2. Compile time: the first step (dynamo + AOTAutograd + inductor, caches off) with and without
+   labelguard, alternating, medians; CPU time of this process and of the C++ compiler it runs
+   (inductor compiles in-process with TORCHINDUCTOR_COMPILE_THREADS=1, so the compiler's
+   processes are waited for and counted), which, unlike wall time, holds still on a loaded machine.
+
+    make bench-compiled        (or: python bench/compiled.py [--rounds N] [--compile-rounds N])
+"""
+
+import argparse
+import warnings
+import os
+import statistics
+import time
+
+os.environ.setdefault("TORCHINDUCTOR_FORCE_DISABLE_CACHES", "1")  # (compile time is measured)
+os.environ.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
+warnings.filterwarnings("ignore", "dynamo_pgo force disabled")
+
+import torch  # noqa: E402
+import torch._dynamo as dynamo  # noqa: E402
+import torch.nn as nn  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+from torch._dynamo.utils import counters  # noqa: E402
+
+import labelguard  # noqa: E402
+from labelguard import _guard  # noqa: E402
+
+
+class TextClassifier(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(20000, 128)
+        self.mlp = nn.Sequential(nn.Linear(128, 256), nn.ReLU(), nn.Linear(256, 20))
+
+    def forward(self, ids, labels):
+        return F.cross_entropy(self.mlp(self.emb(ids).mean(1)), labels)
+
+
+class SmallCNN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Sequential(nn.Conv2d(3, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                                 nn.Conv2d(32, 64, 3, padding=1), nn.ReLU(), nn.AdaptiveAvgPool2d(1),
+                                 nn.Flatten(), nn.Linear(64, 10))
+        self.criterion = nn.CrossEntropyLoss(label_smoothing=0.1)
+
+    def forward(self, x, labels):
+        return self.criterion(self.net(x), labels)
+
+
+class TinyLM(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.tok = nn.Embedding(1000, 64)
+        self.pos = nn.Embedding(64, 64)
+        layer = nn.TransformerEncoderLayer(64, 4, 128, dropout=0.0, batch_first=True)
+        self.body = nn.TransformerEncoder(layer, 2)
+        self.head = nn.Linear(64, 1000)
+
+    def forward(self, ids, labels):
+        h = self.tok(ids) + self.pos(torch.arange(ids.shape[1]))
+        return F.cross_entropy(self.head(self.body(h)).flatten(0, 1), labels.flatten())
+
+
+def cases():
+    torch.manual_seed(0)
+    return [
+        ("text classifier: embedding 20000x128, batch 256x64, CE over 20", TextClassifier(),
+         (torch.randint(0, 20000, (256, 64)), torch.randint(0, 20, (256,)))),
+        ("small CNN 32x32, batch 64, CrossEntropyLoss(label_smoothing=0.1)", SmallCNN(),
+         (torch.randn(64, 3, 32, 32), torch.randint(0, 10, (64,)))),
+        ("2-layer transformer LM, token + position embeddings, batch 16x64", TinyLM(),
+         (torch.randint(0, 1000, (16, 64)), torch.randint(0, 1000, (16, 64)))),
+    ]
+
+
+def make_step(model):
+    compiled = torch.compile(model, fullgraph=True)
+    opt = torch.optim.SGD(model.parameters(), lr=1e-3)
+
+    def step(*batch):
+        opt.zero_grad(set_to_none=True)
+        loss = compiled(*batch)
+        loss.backward()
+        opt.step()
+        return loss
+
+    return step
+
+
+def thread_timed(fn, reps):
+    start = time.thread_time()
+    for _ in range(reps):
+        fn()
+    return (time.thread_time() - start) / reps
+
+
+def warm(rounds, reps):
+    labelguard.enable()
+    rows = []
+    for name, model, batch in cases():
+        dynamo.reset()
+        step = make_step(model)
+        for active in (True, False):  # compile both graphs, then only run them
+            _guard.config["active"] = active
+            step(*batch)
+            step(*batch)
+        counters.clear()
+        ratios, added, plain_ms = [], [], []
+        for r in range(rounds):
+            times = {}
+            for active in ((True, False) if r % 2 else (False, True)):
+                _guard.config["active"] = active
+                times[active] = thread_timed(lambda: step(*batch), reps)
+            ratios.append(times[True] / times[False] - 1)
+            added.append(times[True] - times[False])
+            plain_ms.append(times[False] * 1e3)
+        recompiled = sum(counters["recompiles"].values()) + counters["stats"]["unique_graphs"]
+        rows.append((name, statistics.median(plain_ms), statistics.median(ratios), statistics.median(added), recompiled))
+        _guard.config["active"] = True
+    labelguard.disable()
+    print(f"\nwarm compiled training steps (inductor, fullgraph, 1 thread, thread CPU time), {rounds} paired rounds of {reps} steps")
+    print("| training step | plain ms | with labelguard | added | graphs compiled while timing |")
+    print("| --- | --- | --- | --- | --- |")
+    for name, ms, ratio, add, recompiled in rows:
+        print(f"| {name} | {ms:.1f} | {ratio:+.1%} | {add * 1e6:+.0f} µs | {recompiled} |")
+
+
+def cpu_seconds():
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+def compile_times(rounds):
+    rows = []
+    for name, model, batch in cases():
+        times = {True: [], False: []}
+        for r in range(rounds):
+            for enable in ((True, False) if r % 2 else (False, True)):
+                dynamo.reset()
+                if enable:
+                    labelguard.enable()
+                step = make_step(model)
+                start = cpu_seconds()
+                step(*batch)
+                times[enable].append(cpu_seconds() - start)
+                labelguard.disable()
+        plain, checked = statistics.median(times[False]), statistics.median(times[True])
+        rows.append((name, plain, checked))
+    print(f"\ncompile time: the first step (dynamo + AOTAutograd + inductor, caches off), CPU time with the C++ compiler's, median of {rounds}")
+    print("| training step | plain s | with labelguard s | ratio |")
+    print("| --- | --- | --- | --- |")
+    for name, plain, checked in rows:
+        print(f"| {name} | {plain:.2f} | {checked:.2f} | {checked / plain - 1:+.1%} |")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=30)
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--compile-rounds", type=int, default=3)
+    ap.add_argument("--no-warm", action="store_true", help="only the compile times")
+    args = ap.parse_args()
+    torch.set_num_threads(1)
+    print(f"torch {torch.__version__}, labelguard {labelguard.__version__}, load {os.getloadavg()[0]:.2f}")
+    if not args.no_warm:
+        warm(args.rounds, args.reps)
+    compile_times(args.compile_rounds)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,337 @@
+"""Checks inside `torch.compile`d code.
+
+While dynamo traces a wrapped call, the wrapper puts one `labelguard::check` op into the graph
+in front of the original op. At run time the op gets the real tensors and runs the check of an
+eager call (`CHECKERS`, registered by `enable()`), so a bad call raises the same TargetError
+(mode 'warn': a TargetWarning) before the kernel runs. The message names the user's line that
+dynamo was tracing, captured at trace time as the op's constant `spec` string, never a file that
+inductor generated. Nothing else happens in traced code: no warning, no value read, no guard, so
+no graph break and no recompilation.
+
+Why it stays in the graph and before the kernel: the op returns a 0-d one per tensor it reads,
+and the wrapper passes each tensor it reads (an index, a target, BCE's probabilities) multiplied
+by its one (exact) to the original op. The kernel that reads it then depends on the check: no
+pass removes the check and no scheduler runs the kernel first. Tensors whose values the check does not read (logits, an indexed
+table) travel as their shapes (SymInts under `dynamic=True`), never as tensors, so inductor fuses
+and materialises what it would without labelguard. The op is tagged `cudagraph_unsafe`: under
+`mode="reduce-overhead"` inductor's graph partition runs it outside the CUDA graphs, every step
+(torch 2.15, torch/_inductor/scheduler.py: a node for which `is_cudagraph_unsafe_op` holds is a
+partition boundary, "CUDAGraph-unsafe custom ops"; with `graph_partition` off,
+`get_first_incompatible_cudagraph_node` skips CUDA graphs for the graph), never inside a capture,
+where the check's host synchronisation is not allowed and a replay would skip it.
+"""
+
+from __future__ import annotations
+
+import json
+import linecache
+import re
+import sys
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+from ._callsite import PLUMBING, module_of_file
+from ._guard import config, never, state
+from ._libraries import LIBRARIES
+from ._tensors import shape_view
+
+#: wrapper key -> the eager check of one call: checker(args, kwargs, traced) raises or warns.
+CHECKERS: Dict[str, Callable[[Tuple[Any, ...], Dict[str, Any], "Traced"], None]] = {}
+
+#: Ops dynamo cannot put in a graph (the output's shape depends on the data: `aten._ctc_loss`):
+#: it breaks the graph at the user's call and runs the call eagerly, where the wrapper checks it
+#: as in eager code. A check traced in front of them would only add a graph before the break.
+GRAPH_BREAKING = frozenset(("ctc_loss",))
+
+_OP: List[Any] = []  # the registered op and its library, once enable() has run
+_SPECS: Dict[str, "_Plan"] = {}
+
+
+def register() -> None:
+    """Registers `labelguard::check` once per process (enable() calls it; torch is imported).
+    A plain `torch.library.Library` kernel: its call costs about 6 µs where `custom_op`'s
+    wrapper costs 19 (the tensors it gets never require grad: the wrapper detaches them)."""
+    if _OP:
+        return
+    torch = sys.modules["torch"]
+    lib = torch.library.Library("labelguard", "DEF")
+    lib.define("check(Tensor[] tensors, SymInt[] dims, float[] floats, str spec) -> Tensor[]", tags=(torch.Tag.cudagraph_unsafe,))
+    lib.impl("check", _run, "CompositeExplicitAutograd")
+    torch.library.register_fake("labelguard::check", _fake, lib=lib)
+    _OP.extend((torch.ops.labelguard.check.default, lib))
+
+
+def _fake(tensors: Sequence[Any], dims: Sequence[Any], floats: Sequence[Any], spec: str) -> List[Any]:
+    return [t.new_empty(()) for t in tensors]
+
+
+def _run(tensors: Sequence[Any], dims: Sequence[int], floats: Sequence[float], spec: str) -> List[Any]:
+    ones = [t.new_ones(()) for t in tensors]
+    if config["active"] and not state.depth:
+        plan = _SPECS.get(spec)
+        if plan is None:
+            plan = _SPECS[spec] = _Plan(spec)
+        checker = CHECKERS.get(plan.key)
+        if checker is not None:
+            args, kwargs = plan.call(tensors, dims, floats)
+            checker(args, kwargs, plan.traced)
+    return ones
+
+
+class Traced:
+    """Where dynamo was tracing the call: frames innermost first, each (module, file, line,
+    function, source line), ending at the user's frame when dynamo traced one."""
+
+    __slots__ = ("frames",)
+
+    def __init__(self, frames: Sequence[Sequence[Any]]):
+        self.frames = [tuple(f) for f in frames]
+
+    def user(self) -> Optional[Tuple[str, int, str, str]]:
+        last = self.frames[-1] if self.frames else None
+        return None if last is None or last[0] else (last[1], last[2], last[3], last[4])
+
+    def with_callers(self) -> "Traced":
+        """When dynamo's frame began inside a library (a graph break resumed there), the user's
+        frame is among the live callers of the compiled code: the frames outside the outermost
+        traced one are added (only when a check has failed)."""
+        if self.user() is not None or not self.frames:
+            return self
+        outermost = self.frames[-1][1]
+        live = sys._getframe(1)
+        while live is not None and live.f_code.co_filename != outermost:
+            live = live.f_back
+        callers = []
+        while live is not None and live.f_back is not None:
+            live = live.f_back
+            code = live.f_code
+            top = module_of_file(code.co_filename)
+            callers.append((top, code.co_filename, live.f_lineno, getattr(code, "co_qualname", code.co_name), linecache.getline(code.co_filename, live.f_lineno).strip()))
+            if not top:
+                break
+        return Traced(self.frames + callers)
+
+    def describe(self) -> str:
+        """The user's line inside the compiled code, for the end of the message."""
+        user = self.user()
+        if user is None:
+            return "in torch.compile'd code (no frame of your own code was traced)"
+        file, line, function, code = user
+        function = function.rsplit("<locals>.", 1)[-1]
+        return f"in torch.compile'd code at {file}:{line}, in {function}" + (f"\n    {code}" if code else "")
+
+
+class _Plan:
+    """A parsed spec: how to rebuild the call's (args, kwargs) from the op's run-time inputs."""
+
+    def __init__(self, spec: str):
+        d = json.loads(spec)
+        self.key: str = d["key"]
+        self.slots: List[list] = d["slots"]
+        self.names: List[str] = d["names"]
+        self.traced = Traced(d["frames"])
+
+    def call(self, tensors: Sequence[Any], dims: Sequence[int], floats: Sequence[float]) -> Tuple[Tuple[Any, ...], Dict[str, Any]]:
+        torch = sys.modules["torch"]
+        values: List[Any] = []
+        cursor = 0
+        for slot in self.slots:
+            kind = slot[0]
+            if kind == "t":
+                values.append(tensors[slot[1]])
+            elif kind == "s":
+                ndim = slot[2]
+                values.append(shape_view(getattr(torch, slot[1]), tuple(dims[cursor:cursor + ndim])))
+                cursor += ndim
+            elif kind == "i":
+                values.append(int(dims[cursor]))
+                cursor += 1
+            elif kind == "l":
+                values.append([int(d) for d in dims[cursor:cursor + slot[1]]])
+                cursor += slot[1]
+            elif kind == "f":
+                values.append(float(floats[slot[1]]))
+            else:
+                values.append(slot[1])
+        npos = len(values) - len(self.names)
+        return tuple(values[:npos]), dict(zip(self.names, values[npos:]))
+
+
+# ------------------------------------------------------------------------------------------------
+# Trace time: what dynamo runs in the wrapper. Plain loops over the call's arguments and one
+# constant function (`_spec`), so that dynamo traces it without a break.
+# ------------------------------------------------------------------------------------------------
+
+_CONSTANTS = (bool, str, type(None))
+
+
+def _slot(key: Any, value: Any, roles: Dict[Any, str], torch: Any, tensors: List[Any], dims: List[Any], floats: List[Any]) -> Tuple[Any, ...]:
+    role = roles.get(key)
+    if role == "drop":
+        return ("c", None)  # never read by the check (max_norm, sparse, ...): whatever it is
+    if isinstance(value, torch.Tensor):
+        if role == "read":
+            tensors.append(value.detach())
+            return ("t", len(tensors) - 1)
+        dims.extend(value.shape)
+        return ("s", value.dtype, value.dim())
+    # Numbers go to the op as numbers, constant or not: under dynamic=True dynamo may hold a
+    # module's int or float attribute (ignore_index, label_smoothing) as a symbol.
+    if type(value) is int or isinstance(value, torch.SymInt):
+        dims.append(value)
+        return ("i",)
+    if type(value) is float or isinstance(value, torch.SymFloat):
+        floats.append(value)
+        return ("f", len(floats) - 1)
+    if type(value) in _CONSTANTS:
+        return ("c", value)
+    if type(value) in (list, tuple) and all(type(v) is int or isinstance(v, torch.SymInt) for v in value):
+        dims.extend(value)  # (ctc_loss's lengths)
+        return ("l", len(value))
+    return ("x",)  # anything else (a generator, a list of tensors): the call is not judged in the graph
+
+
+def in_graph(key: str, roles: Dict[Any, str], args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> Tuple[Tuple[Any, ...], Dict[str, Any]]:
+    """Called by a wrapper while dynamo traces it: puts the check into the graph and returns the
+    arguments to pass to the original op (the tensors the check reads, times its ones).
+    `roles`: by position and by name, "read" for the tensors whose values the check reads (the
+    others go by shape), "drop" for the arguments it never looks at."""
+    torch = _TORCH[0]
+    tensors: List[Any] = []
+    dims: List[Any] = []
+    floats: List[Any] = []
+    slots = [_slot(i, v, roles, torch, tensors, dims, floats) for i, v in enumerate(args)]
+    names = tuple(kwargs)
+    slots += [_slot(k, kwargs[k], roles, torch, tensors, dims, floats) for k in names]
+    spec = _spec(key, tuple(slots), names)
+    if not spec:
+        return args, kwargs
+    ones = _OP[0](tensors, dims, floats, spec)
+    out = list(args) + [kwargs[k] for k in names]
+    for i, slot in enumerate(slots):
+        # Integer, bool and float tensors alike: times one is exact for each (NaN, inf and -0.0
+        # included), and a float tensor the check reads (BCE's probabilities and targets) must
+        # feed the kernel too, or nothing uses the op's output and it is removed as dead code.
+        if slot[0] == "t" and not out[i].is_complex():
+            out[i] = out[i] * ones[slot[1]]
+    return tuple(out[: len(args)]), dict(zip(names, out[len(args):]))
+
+
+_TORCH: List[Any] = []
+
+
+def dynamo_test() -> Callable[[], bool]:
+    """torch.compiler.is_dynamo_compiling (True only while dynamo traces), or `never`."""
+    return getattr(getattr(sys.modules["torch"], "compiler", None), "is_dynamo_compiling", never)
+
+
+def replaying() -> bool:
+    """True when AOTAutograd replays a node of dynamo's graph that calls a wrapper itself.
+    Dynamo records some calls without tracing into them, so no wrapper ran while it traced:
+    `nn.CrossEntropyLoss()` built inside `forward` (transformers' heads) becomes a node that
+    calls `torch.nn.functional.cross_entropy`, the wrapper; a method of a tensor computed inside
+    the compiled code becomes a `call_method` node. Such a node's stack ends in the user's code
+    (or a library's); a node that a wrapper made, after the check it put in, ends in labelguard's
+    own frame and is not checked again."""
+    return _replayed_node() is not None
+
+
+def _replayed_node() -> Optional[str]:
+    """The stack trace of the node AOTAutograd is replaying, unless a wrapper made the node."""
+    fx_traceback = getattr(getattr(sys.modules["torch"], "fx", None), "traceback", None)
+    if fx_traceback is None or not fx_traceback.has_preserved_node_meta():
+        return None
+    trace = (fx_traceback.get_current_meta() or {}).get("stack_trace")
+    frames = _FRAME.findall(trace) if trace else []
+    if not frames or module_of_file(frames[-1][0]) == "labelguard":
+        return None
+    return trace
+
+
+def replay(key: str, roles: Dict[Any, str], original: Callable, args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> Any:
+    """A wrapper's call while AOTAutograd replays its node (`replaying`): the check goes into
+    the graph AOTAutograd records, then the original op runs once, with the wrappers it reaches
+    again (a tensor method's own dispatch) passed through."""
+    args, kwargs = in_graph(key, roles, args, kwargs)
+    state.depth += 1
+    try:
+        return original(*args, **kwargs)
+    finally:
+        state.depth -= 1
+
+
+def prepare() -> None:
+    """What trace time needs, once: torch, the op, and `_spec` as a function that dynamo calls
+    while it traces and whose result it keeps as a constant (enable() calls it)."""
+    global _spec
+    if _TORCH:
+        return
+    torch = sys.modules["torch"]
+    register()
+    _spec = torch._dynamo.assume_constant_result(_spec_impl)
+    _TORCH.append(torch)
+
+
+_CACHE_SETTING: List[Any] = []  # AOTAutograd's cache switch as enable() found it
+
+
+def hold_autograd_cache() -> None:
+    """Switches AOTAutograd's cache off while labelguard is on. Its key is dynamo's graph, and the
+    checks put in while AOTAutograd replays that graph (`replaying`) leave dynamo's graph as it
+    was: an artifact compiled without labelguard would be served to a run with it (no check), and
+    one with the checks to a run without it. Inductor's own cache keys on AOTAutograd's output,
+    which holds the checks, and stays on."""
+    config = getattr(getattr(sys.modules["torch"], "_functorch", None), "config", None)
+    if config is None or not hasattr(config, "enable_autograd_cache") or _CACHE_SETTING:
+        return
+    _CACHE_SETTING.append(config.enable_autograd_cache)
+    config.enable_autograd_cache = False
+
+
+def release_autograd_cache() -> None:
+    """Restores AOTAutograd's cache switch (disable())."""
+    if _CACHE_SETTING:
+        sys.modules["torch"]._functorch.config.enable_autograd_cache = _CACHE_SETTING.pop()
+
+
+def _spec_impl(key: str, slots: Tuple[Tuple[Any, ...], ...], names: Tuple[str, ...]) -> str:
+    """The op's constant argument: the call's layout and the frames dynamo was tracing. Empty
+    when the call holds an argument that cannot be rebuilt at run time."""
+    if any(s[0] == "x" for s in slots):
+        return ""
+    plain = [["s", str(s[1]).removeprefix("torch."), s[2]] if s[0] == "s" else list(s) for s in slots]
+    return json.dumps({"key": key, "slots": plain, "names": list(names), "frames": traced_frames()})
+
+
+def traced_frames() -> List[list]:
+    """The frames dynamo is tracing, innermost first, up to the first one of the user's code:
+    dynamo's translators of the inlined calls (each knows its code and module), or, where that
+    internal API is missing, the stack dynamo reports (files only)."""
+    torch = _TORCH[0]
+    frames: List[list] = []
+    replayed = None if dynamo_test()() else _replayed_node()
+    try:
+        if replayed is not None:  # the node's own stack, as dynamo recorded it (outermost first)
+            chain = [(None, f, int(n), name) for f, n, name in reversed(_FRAME.findall(replayed))]
+        else:
+            tx = torch._dynamo.symbolic_convert.InstructionTranslator.current_tx().output.current_tx
+            chain = []
+            while tx is not None:
+                code = tx.f_code
+                chain.append((str(tx.f_globals.get("__name__", "")).split(".", 1)[0], code.co_filename, tx.lineno, getattr(code, "co_qualname", code.co_name)))
+                tx = tx.parent
+    except AttributeError:
+        chain = [(None, f.filename, f.lineno, f.name) for f in reversed(torch._guards.TracingContext.extract_stack())]
+    for top, file, lineno, name in chain:
+        # A file outside site-packages is the user's, unless its module is torch's or a known
+        # library's (a source checkout of either).
+        top = module_of_file(file) or (top if top in PLUMBING or top in LIBRARIES else "")
+        frames.append([top, file, lineno, name, linecache.getline(file, lineno or 0).strip()])
+        if not top:
+            break
+    return frames
+
+
+#: One frame of an FX node's `stack_trace` (the text of `traceback.format_list`).
+_FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)')
+
+_spec: Callable[..., str] = _spec_impl  # the dynamo-constant version after prepare()

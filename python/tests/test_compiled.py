@@ -1,0 +1,407 @@
+"""enable() under torch.compile: the check is an op of the compiled graph. A bad call raises the
+eager TargetError at run time, before the kernel, naming the line inside the compiled code; a
+valid call's output is bit-identical to the same compiled function without labelguard; enabling
+adds no graph break and no recompilation (dynamo's own counters, compared with labelguard off).
+
+Most graphs go through `aot_eager` (dynamo and AOTAutograd, the stages that decide what the graph
+holds, in a fraction of inductor's time); a few through inductor, which compiles C++.
+"""
+
+import os
+import warnings
+
+import pytest
+import torch
+import torch._dynamo as dynamo
+import torch.nn as nn
+import torch.nn.functional as F
+from torch._dynamo.utils import counters
+
+import labelguard
+from labelguard import TargetError, TargetWarning
+
+HERE = os.path.basename(__file__)
+
+
+def line_of(fn, text):
+    """The line of `fn`'s source holding `text` (where the bad call is made)."""
+    import inspect
+
+    lines, start = inspect.getsourcelines(fn)
+    return start + next(i for i, l in enumerate(lines) if text in l)
+
+
+def compiled_run(fn, args, enable, **options):
+    """fn compiled from scratch, run on each argument tuple: outputs (or the exception) and the
+    graph breaks, graphs and recompilations dynamo counted."""
+    dynamo.reset()
+    counters.clear()
+    if enable:
+        labelguard.enable()
+    try:
+        compiled = torch.compile(fn, **{"backend": "aot_eager", **options})
+        results = []
+        for a in args:
+            torch.manual_seed(0)  # (dropout)
+            try:
+                results.append(compiled(*a))
+            except Exception as err:  # noqa: BLE001 - compared below
+                results.append(err)
+    finally:
+        labelguard.disable()
+    seen = (sum(counters["graph_break"].values()), counters["stats"]["unique_graphs"], sum(counters["recompiles"].values()))
+    return results, seen
+
+
+def ce(x, t):
+    return F.cross_entropy(x, t)
+
+
+def embedding(ids, w):
+    return F.embedding(ids, w)
+
+
+def gather(x, idx):
+    return x.gather(1, idx).sum() + torch.gather(x, 1, idx).sum()
+
+
+def one_hot(t):
+    return F.one_hot(t, 4).sum(0)
+
+
+def index_select_nll(x, t):
+    return F.nll_loss(x.log_softmax(1), t) + x.index_select(1, t).sum()
+
+
+def take(x, idx):
+    return torch.take(x, idx)
+
+
+def loss_built_in_forward(x, t):
+    loss_fct = nn.CrossEntropyLoss()  # transformers' heads: dynamo records a call of F.cross_entropy
+    return loss_fct(x.view(-1, 3), t.view(-1))
+
+
+def gather_on_computed(x, idx):
+    return x.log_softmax(1).gather(1, idx).sum()  # a method of a tensor made inside the compiled code
+
+
+def advanced_index(x, idx):
+    return x[idx].sum()  # dynamo traces it itself; AOTAutograd's replay reaches the wrapper
+
+
+def advanced_index_put(x, idx, v):
+    y = x * 2
+    y[idx] = v
+    return y.sum()
+
+
+def bce(p, t):
+    return F.binary_cross_entropy(p, t)  # only float tensors read: the check must still run first
+
+
+# name: (fn, valid arguments, bad arguments, rule, the text of the bad call's line)
+CASES = {
+    "cross_entropy": (ce, (torch.randn(4, 3), torch.tensor([0, 2, 1, 1])), (torch.randn(4, 3), torch.tensor([0, 3, 1, 1])), "LG101", "F.cross_entropy"),
+    "embedding": (embedding, (torch.tensor([[1, 9]]), torch.randn(10, 4)), (torch.tensor([[1, 12]]), torch.randn(10, 4)), "LG401", "F.embedding"),
+    "embedding_negative": (embedding, (torch.tensor([[0, 3]]), torch.randn(10, 4)), (torch.tensor([[-1, 3]]), torch.randn(10, 4)), "LG", "F.embedding"),
+    "gather": (gather, (torch.randn(3, 3), torch.tensor([[0], [2], [1]])), (torch.randn(3, 3), torch.tensor([[0], [5], [1]])), "LG", "x.gather"),
+    "one_hot": (one_hot, (torch.tensor([0, 3, 1]),), (torch.tensor([0, 4, 1]),), "LG", "F.one_hot"),
+    "nll_index_select": (index_select_nll, (torch.randn(3, 5), torch.tensor([0, 4, 2])), (torch.randn(3, 5), torch.tensor([0, 5, 2])), "LG", "F.nll_loss"),
+    "take": (take, (torch.randn(2, 3), torch.tensor([5, 0])), (torch.randn(2, 3), torch.tensor([6, 0])), "LG", "torch.take"),
+    "loss_built_in_forward": (loss_built_in_forward, (torch.randn(4, 3), torch.tensor([0, 2, 1, 1])), (torch.randn(4, 3), torch.tensor([0, 3, 1, 1])), "LG101", "loss_fct(x"),
+    "gather_on_computed": (gather_on_computed, (torch.randn(3, 3), torch.tensor([[0], [2], [1]])), (torch.randn(3, 3), torch.tensor([[0], [5], [1]])), "LG4", ".gather(1, idx)"),
+    "advanced_index": (advanced_index, (torch.randn(5, 3), torch.tensor([0, 4, 2])), (torch.randn(5, 3), torch.tensor([0, 5, 2])), "LG409", "x[idx]"),
+    "advanced_index_put": (advanced_index_put, (torch.randn(5, 3), torch.tensor([0, 4, 2]), torch.randn(3, 3)), (torch.randn(5, 3), torch.tensor([0, 5, 2]), torch.randn(3, 3)), "LG409", "y[idx] = v"),
+    "bce_target_above_one": (bce, (torch.rand(4), torch.rand(4)), (torch.rand(4), torch.tensor([0.0, 2.0, 1.0, 0.5])), "LG502", "F.binary_cross_entropy"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_compiled_bad_call_raises_at_its_line_and_valid_call_is_identical(name):
+    fn, valid, bad, code, text = CASES[name]
+    plain, plain_seen = compiled_run(fn, [valid, bad], False, dynamic=True, fullgraph=True)
+    (out, err), seen = compiled_run(fn, [valid, bad], True, dynamic=True, fullgraph=True)
+    assert torch.equal(out, plain[0])
+    assert seen == plain_seen  # no graph break, no other graph, no recompilation
+    assert isinstance(err, TargetError), repr(err)
+    assert err.code.startswith(code), str(err)
+    assert f"torch.compile'd code at {__file__}:{line_of(fn, text)}" in str(err), str(err)
+    assert "torchinductor" not in str(err) and "eval_with_key" not in str(err)
+    assert err.call_site.user == (__file__, line_of(fn, text))
+
+
+def test_no_recompilation_when_shapes_change():
+    """dynamic=True: the shapes reach the check as SymInts, never as guards."""
+    calls = [(torch.randn(n, 5), torch.randint(0, 5, (n,))) for n in (4, 7, 9)]
+    plain, plain_seen = compiled_run(index_select_nll, calls, False, dynamic=True)
+    checked, seen = compiled_run(index_select_nll, calls, True, dynamic=True)
+    assert seen == plain_seen and seen[1] == 1
+    assert all(torch.equal(a, b) for a, b in zip(plain, checked))
+
+
+class Classifier(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(30, 8)
+        self.head = nn.Linear(8, 3)
+        self.criterion = nn.CrossEntropyLoss()
+
+    def forward(self, ids, labels):
+        logits = self.head(self.emb(ids).mean(1))
+        return self.criterion(logits, labels), logits
+
+
+def training_step(model, ids, labels):
+    loss, logits = model(ids, labels)
+    loss.backward()
+    return loss.detach(), logits.detach(), model.head.weight.grad.clone()
+
+
+def test_inductor_runs_the_check_before_its_kernel_with_several_threads():
+    """Inductor keeps the op (its generated code calls it) and runs it before the fused loss
+    kernel: with two threads that kernel's own bounds check would abort the process."""
+    from torch._inductor.utils import run_and_get_code
+
+    torch.manual_seed(0)
+    model = Classifier()
+    ids, labels = torch.randint(0, 30, (4, 6)), torch.tensor([0, 2, 1, 1])
+    threads = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        dynamo.reset()
+        plain = training_step(torch.compile(model, backend="inductor", fullgraph=True, dynamic=True), ids, labels)
+        model.zero_grad()
+        dynamo.reset()
+        labelguard.enable()
+        compiled = torch.compile(model, backend="inductor", fullgraph=True, dynamic=True)
+        checked, code = run_and_get_code(training_step, compiled, ids, labels)
+        assert "torch.ops.labelguard.check.default" in "\n".join(code)
+        for a, b in zip(plain, checked):
+            assert torch.equal(a, b)
+        with pytest.raises(TargetError) as info:
+            compiled(ids, torch.tensor([0, 3, 1, 1]))
+        with pytest.raises(TargetError, match="LG401"):
+            compiled(torch.full((4, 6), 30), labels)
+    finally:
+        labelguard.disable()
+        torch.set_num_threads(threads)
+    assert info.value.code == "LG101"
+    assert f"at {__file__}:{line_of(Classifier.forward, 'self.criterion')}" in str(info.value)
+
+
+def test_warn_mode_warns_at_the_compiled_line_outside_traced_code():
+    """mode='warn': a TargetWarning at run time (dynamo traces no warning: no graph break),
+    pointing at the user's line inside the compiled function; then the call runs as PyTorch's."""
+    dynamo.reset()
+    counters.clear()
+    labelguard.enable(mode="warn")
+    try:
+        compiled = torch.compile(ce, backend="aot_eager", fullgraph=True)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with pytest.raises((IndexError, RuntimeError)):  # PyTorch's own CPU error, after the warning
+                compiled(torch.randn(4, 3), torch.tensor([0, 3, 1, 1]))
+    finally:
+        labelguard.disable()
+    assert not counters["graph_break"]
+    (w,) = [w for w in caught if issubclass(w.category, TargetWarning)]
+    assert (w.filename, w.lineno) == (__file__, line_of(ce, "F.cross_entropy")) and "LG101" in str(w.message)
+
+
+def test_the_op_is_kept_out_of_cuda_graphs():
+    """mode="reduce-overhead": the op is tagged cudagraph_unsafe, so inductor's graph partition
+    runs it eagerly between the CUDA graphs (every replay checks the step's tensors). On the CPU
+    there is no CUDA graph: the mode compiles and checks like the default one."""
+    from torch._inductor.utils import is_cudagraph_unsafe_fx_node
+
+    labelguard.enable()
+    op = torch.ops.labelguard.check.default
+    assert torch.Tag.cudagraph_unsafe in op.tags
+    graph = torch.fx.Graph()
+    node = graph.call_function(op, ([], [], [], "{}"))
+    assert is_cudagraph_unsafe_fx_node(node)
+    dynamo.reset()
+    compiled = torch.compile(ce, backend="inductor", mode="reduce-overhead")
+    x, t = torch.randn(4, 3), torch.tensor([0, 2, 1, 1])
+    labelguard.disable()
+    plain = ce(x, t)
+    labelguard.enable()
+    assert torch.equal(compiled(x, t), plain)
+    with pytest.raises(TargetError, match="LG101"):
+        compiled(x, torch.tensor([0, 3, 1, 1]))
+
+
+def embedding_loss(ids, w, t):
+    return F.cross_entropy(F.embedding(ids, w).sum(1), t)
+
+
+def test_max_autotune_dynamic_compiles_the_check_in_and_agrees():
+    ids, w, t = torch.tensor([[1, 2], [3, 0]]), torch.randn(5, 3), torch.tensor([2, 0])
+    calls = [(ids, w, t), (torch.tensor([[1, 5], [3, 0]]), w, t), (ids, w, torch.tensor([3, 0]))]
+    options = dict(backend="inductor", mode="max-autotune-no-cudagraphs", dynamic=True, fullgraph=True)
+    plain, plain_seen = compiled_run(embedding_loss, calls[:1], False, **options)
+    (out, bad_id, bad_label), seen = compiled_run(embedding_loss, calls, True, **options)
+    assert torch.equal(out, plain[0]) and seen == plain_seen
+    assert isinstance(bad_id, TargetError) and bad_id.code == "LG401", repr(bad_id)
+    assert isinstance(bad_label, TargetError) and bad_label.code == "LG101", repr(bad_label)
+
+
+def gather_on_input(x, idx):
+    return x.gather(1, idx).sum()
+
+
+@pytest.mark.parametrize("fn", [ce, gather_on_input, gather_on_computed, loss_built_in_forward])
+def test_aotautograd_replaying_the_graph_puts_in_exactly_one_check(fn):
+    """AOTAutograd runs dynamo's graph again: a node that a wrapper made after its check (a
+    tensor method's call_method node reaches the wrapper again) adds no second check, and a node
+    that calls a wrapper dynamo never traced (a method of a computed tensor, a loss module built
+    in forward) gets its one check there."""
+    from torch._dynamo.backends.common import aot_autograd
+
+    graphs = []
+    backend = aot_autograd(fw_compiler=lambda gm, _: graphs.append(gm) or gm)
+    labelguard.enable()
+    try:
+        dynamo.reset()
+        x, idx = torch.randn(4, 3, requires_grad=True), torch.tensor([0, 2, 1, 1])
+        torch.compile(fn, backend=backend, fullgraph=True)(x, idx if fn in (ce, loss_built_in_forward) else idx[:, None])
+    finally:
+        labelguard.disable()
+    assert [n.target for n in graphs[0].graph.nodes].count(torch.ops.labelguard.check.default) == 1
+
+
+def ctc(lp, targets, input_lengths, target_lengths):
+    return F.ctc_loss(lp, targets, input_lengths, target_lengths)
+
+
+def test_an_op_dynamo_cannot_trace_is_checked_after_its_graph_break_and_adds_none():
+    """aten._ctc_loss has a data-dependent shape: dynamo breaks the graph at the call and runs
+    it eagerly, where the wrapper checks it; no graph of labelguard's own is made before it."""
+    lp = torch.randn(12, 2, 5).log_softmax(2)
+    lengths = (torch.tensor([12, 12]), torch.tensor([3, 3]))
+    valid, bad = (lp, torch.tensor([[1, 2, 3], [4, 1, 2]]), *lengths), (lp, torch.tensor([[1, 2, 3], [4, 5, 2]]), *lengths)
+    plain, plain_seen = compiled_run(ctc, [valid, bad], False)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        (out, after), seen = compiled_run(ctc, [valid, bad], True)
+    assert torch.equal(out, plain[0]) and seen == plain_seen
+    assert [str(w.message)[:40] for w in caught if issubclass(w.category, TargetWarning)], "the bad call was not checked"
+
+
+def test_an_artifact_compiled_without_labelguard_is_not_served_to_a_run_with_it():
+    """AOTAutograd's cache keys on dynamo's graph, which the checks put in during its replay
+    (here `x[idx]`'s) leave unchanged: enable() switches that cache off, so a warm cache from a run
+    without labelguard cannot hand back the graph without the check."""
+    x, bad = torch.randn(5, 3), torch.tensor([0, 5, 2])
+    compiled_run(advanced_index, [(x, torch.tensor([0, 4, 2]))], False, backend="inductor")
+    (err,), _ = compiled_run(advanced_index, [(x, bad)], True, backend="inductor")
+    assert isinstance(err, TargetError) and err.code == "LG409", repr(err)
+    assert torch._functorch.config.enable_autograd_cache  # restored by disable()
+
+
+def test_inductor_keeps_a_check_that_reads_only_float_tensors():
+    """BCE's check reads its probabilities and targets, both float: they reach the kernel times
+    the check's ones, so inductor neither drops the check as dead code nor runs the loss first."""
+    p, t, bad = torch.rand(4), torch.rand(4), torch.tensor([0.0, 2.0, 1.0, 0.5])
+    (out, err), seen = compiled_run(bce, [(p, t), (p, bad)], True, backend="inductor")
+    (plain, _), plain_seen = compiled_run(bce, [(p, t), (p, bad)], False, backend="inductor")
+    assert isinstance(err, TargetError) and err.code == "LG502", repr(err)
+    assert torch.equal(out, plain) and seen == plain_seen
+
+
+# --- real libraries, compiled ----------------------------------------------------------------
+
+
+def library_case(make, valid, bad, code, library_call, **options):
+    """make() builds a random-init model and returns fn(*args) -> tensor. Compiled without and
+    with labelguard: the valid call bit-identical with the same counters, the bad one refused
+    with `code`, the library call and this file's line."""
+    torch.manual_seed(0)
+    fn = make()
+    plain, plain_seen = compiled_run(fn, [valid, bad], False, **options)
+    (out, err), seen = compiled_run(fn, [valid, bad], True, **options)
+    assert torch.equal(out, plain[0]) and seen == plain_seen
+    assert isinstance(err, TargetError) and err.code == code, repr(err)
+    if library_call:
+        assert f"your code: {HERE}:" in str(err) and library_call in str(err), str(err)
+    assert err.call_site.user[0] == __file__
+    return err
+
+
+def test_compiled_bert_token_id_beyond_the_vocabulary():
+    import transformers
+
+    def make():
+        config = transformers.BertConfig(vocab_size=50, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                                         intermediate_size=32, max_position_embeddings=32, type_vocab_size=2)
+        model = transformers.BertForSequenceClassification(config).eval()
+        return lambda ids: model(input_ids=ids).logits
+
+    ids = torch.randint(0, 50, (2, 8))
+    bad = ids.clone()
+    bad[1, 3] = 53
+    err = library_case(make, (ids,), (bad,), "LG401", "transformers BertEmbeddings.forward → embedding", fullgraph=True, dynamic=True)
+    assert "model.resize_token_embeddings(len(tokenizer))" in str(err)
+
+
+def test_compiled_gpt2_training_step_with_labels_beyond_the_vocabulary():
+    """The loss is computed inside transformers (its loss function calls F.cross_entropy)."""
+    import transformers
+
+    def make():
+        config = transformers.GPT2Config(vocab_size=60, n_positions=16, n_embd=16, n_layer=1, n_head=2)
+        model = transformers.GPT2LMHeadModel(config)
+
+        def step(ids, labels):
+            loss = model(input_ids=ids, labels=labels).loss
+            loss.backward()
+            return loss.detach()
+
+        return step
+
+    ids = torch.randint(0, 60, (2, 12))
+    labels = ids.clone()
+    labels[1, 4] = 64  # a token added to the tokenizer, not to the model
+    library_case(make, (ids, ids), (ids, labels), "LG101", "transformers fixed_cross_entropy → cross_entropy", fullgraph=False)
+
+
+def test_compiled_torchvision_classifier_with_labels_beyond_num_classes():
+    import torchvision
+
+    def make():
+        model = torchvision.models.mobilenet_v3_small(num_classes=5)
+        return lambda x, y: F.cross_entropy(model(x), y)
+
+    x = torch.randn(2, 3, 32, 32)
+    err = library_case(make, (x, torch.tensor([4, 0])), (x, torch.tensor([5, 0])), "LG101", "", fullgraph=True)
+    assert f"torch.compile'd code at {__file__}:" in str(err)
+
+
+def test_compiled_timm_classifier_with_label_smoothing_and_labels_beyond_num_classes():
+    import timm
+
+    def make():
+        model = timm.create_model("resnet10t", num_classes=4, pretrained=False)
+        criterion = nn.CrossEntropyLoss(label_smoothing=0.1)
+        return lambda x, y: criterion(model(x), y)
+
+    x = torch.randn(2, 3, 32, 32)
+    err = library_case(make, (x, torch.tensor([3, 0])), (x, torch.tensor([4, 0])), "LG101", "", fullgraph=True, dynamic=True)
+    assert err.call_site.user[1] == line_of(test_compiled_timm_classifier_with_label_smoothing_and_labels_beyond_num_classes, "criterion(model(x), y)")
+
+
+def test_a_check_in_a_frame_dynamo_began_inside_a_library_names_the_live_caller():
+    """After a graph break inside a library, dynamo's next frame begins there and traces no
+    frame of the user's: the user's line is then the live caller of that frame."""
+    import inspect
+
+    from labelguard._compiled import Traced
+
+    def library_frame():  # stands for the library function the compiled frame runs in
+        return Traced([["transformers", __file__, 1, "GPT2LMHeadModel.forward", ""]]).with_callers()
+
+    line = inspect.currentframe().f_lineno + 1
+    traced = library_frame()
+    assert traced.user()[:2] == (__file__, line)
+    assert Traced([["", __file__, 7, "f", "x"]]).with_callers().frames == [("", __file__, 7, "f", "x")]
