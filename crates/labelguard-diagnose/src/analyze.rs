@@ -307,7 +307,7 @@ impl Analyzer {
                 self.orphan_before(src, line_no, prev);
             }
         }
-        if !text::has(&text::ASSERTION, t) {
+        if !text::mentions_assertion(t) {
             self.rec.quiet = plain;
             return None;
         }

@@ -13,7 +13,7 @@ use crate::compiled;
 use crate::context::{Context, Refined};
 use crate::kb::ExplainId;
 use crate::model::{Confidence, Diagnosis, Evidence, LogReport, Outcome, SourceSummary};
-use crate::observed::{GuardError, Observations, SiteGroup, Traceback};
+use crate::observed::{GuardError, MessageGroup, Observations, SiteGroup, Traceback};
 use crate::ranks;
 use labelguard_core::rules::{self, by_code};
 use labelguard_core::{Finding, Severity, Verdict};
@@ -83,9 +83,30 @@ pub(crate) fn conclude(a: &Observations) -> LogReport {
         out.push(checks::unidentified(&c, &unknown_sites, header_tb, trusted));
     }
 
+    // One finding per explanation: the lines of one failure (inductor's `Triton compilation
+    // failed`, Triton's `CompilationError`, the re-raised `InductorError`) say one thing. It is
+    // told from the group whose traceback reaches the user's code, the others add evidence.
+    let mut told: Vec<ExplainId> = Vec::new();
     for g in &a.cuda_errors {
+        if told.contains(&g.explain) {
+            continue;
+        }
+        told.push(g.explain);
+        let same: Vec<&MessageGroup> = a
+            .cuda_errors
+            .iter()
+            .filter(|o| o.explain == g.explain)
+            .collect();
+        let g = same
+            .iter()
+            .rev()
+            .find(|o| o.traceback.is_some())
+            .unwrap_or(&same[0]);
         let tb = g.traceback.map(|i| &a.tracebacks[i]);
-        out.push(checks::unexplained(&c, g, tb, !g.kernel_error || trusted));
+        let mut d = checks::unexplained(&c, g, tb, !g.kernel_error || trusted);
+        let others = same.iter().filter(|o| !std::ptr::eq(**o, *g));
+        d.evidence.extend(others.map(|o| o.seen.ev.clone()));
+        out.push(d);
     }
 
     if !a.secondary.is_empty() {

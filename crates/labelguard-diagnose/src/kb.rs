@@ -413,14 +413,14 @@ impl Kb {
         for a in &self.asserts {
             let mut score = 0;
             let parts = [
-                (&a.file, prefix),
-                (&a.function, prefix),
-                (&a.condition, condition),
+                (&a.file, prefix, true),
+                (&a.function, prefix, false),
+                (&a.condition, condition, false),
             ];
             let mut ok = true;
-            for (needle, hay) in parts {
+            for (needle, hay, file) in parts {
                 if let Some(n) = needle {
-                    if hay.contains(n.as_str()) {
+                    if hay.contains(n.as_str()) || (file && names_hipified(hay, n)) {
                         score += n.len();
                     } else {
                         ok = false;
@@ -470,6 +470,16 @@ impl Kb {
             .iter()
             .any(|m| path.contains(m.as_str()))
     }
+}
+
+/// Whether a kernel's prefix names the ROCm build of a CUDA source file: PyTorch's hipify turns
+/// `native/cuda/Loss.cu` into `native/hip/Loss.hip` (and `.cuh` into `.cuh`, kept).
+fn names_hipified(prefix: &str, file: &str) -> bool {
+    file.strip_suffix(".cu").is_some_and(|stem| {
+        prefix
+            .match_indices(stem)
+            .any(|(i, _)| prefix[i + stem.len()..].starts_with(".hip:"))
+    })
 }
 
 #[cfg(test)]

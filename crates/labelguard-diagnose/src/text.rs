@@ -12,6 +12,9 @@ macro_rules! finders {
 }
 finders! {
     ASSERTION = "Assertion";
+    // ROCm's device assert (HIP's `__assert_fail`, in ROCm's device library): `%s:%u: %s:
+    // Device-side assertion `%s' failed.` (hipified kernels: `.../native/hip/Loss.hip:250:`).
+    HIP_ASSERTION = "Device-side assertion `";
     FAILED = " failed";
     TRACEBACK = "Traceback (most recent call last)";
     DSA_FOUND = "CUDA device-side assertion failures were found";
@@ -22,6 +25,13 @@ finders! {
 }
 static CU: LazyLock<FinderRev<'static>> = LazyLock::new(|| FinderRev::new(".cu:"));
 static CUH: LazyLock<FinderRev<'static>> = LazyLock::new(|| FinderRev::new(".cuh:"));
+static HIP: LazyLock<FinderRev<'static>> = LazyLock::new(|| FinderRev::new(".hip:"));
+
+/// Whether a line may hold a failed assertion: CUDA's and the CPU's `Assertion`, ROCm's
+/// `Device-side assertion`.
+pub fn mentions_assertion(t: &str) -> bool {
+    has(&ASSERTION, t) || has(&HIP_ASSERTION, t)
+}
 
 /// Whether `hay` contains the finder's needle.
 pub fn has(f: &Finder, hay: &str) -> bool {
@@ -91,15 +101,72 @@ fn has_control(raw: &[u8]) -> bool {
 }
 
 /// Splits a per-process prefix off a line: `[rank3]:`, `[default0]:`, `[1,0]<stderr>:` (mpirun)
-/// or `3: ` (srun -l). Returns the prefix (the key of that process's traceback) and the rest.
+/// or `3: ` (srun -l). Returns the prefix (the key of that process's traceback) and the rest,
+/// without the header of PyTorch's logger (see [`strip_log_header`]).
 pub fn split_prefix(s: &str) -> (&str, &str) {
     let (prefix, rest) = split_one_prefix(s);
     // torchrun's `--tee` prefix before torch.distributed's own: `[default1]:[rank1]: ...`.
     match split_one_prefix(rest) {
-        (inner, rest) if !prefix.is_empty() && inner.starts_with('[') => {
-            (s[..s.len() - rest.len()].trim_end_matches([':', ' ']), rest)
+        (inner, rest) if !prefix.is_empty() && inner.starts_with('[') => (
+            s[..s.len() - rest.len()].trim_end_matches([':', ' ']),
+            strip_log_header(rest),
+        ),
+        _ => (prefix, strip_log_header(rest)),
+    }
+}
+
+/// The message of a line that PyTorch's logger (torch._logging, torch.distributed.elastic)
+/// wrote with its glog-style header, `E0305 20:23:38.890000 755 site-packages/torch/_inductor/
+/// runtime/triton_heuristics.py:533] [0/0] ` (level, date, time, pid, file:line, and dynamo's
+/// compile id): the logger repeats the header on every line of a multi-line message, so a
+/// traceback it logs (inductor's `Triton compilation failed`) reads as one only without it.
+/// Exactly one space after the header is removed, so a frame's indentation stays.
+pub fn strip_log_header(s: &str) -> &str {
+    let b = s.as_bytes();
+    let digits = |from: usize| {
+        b[from.min(b.len())..]
+            .iter()
+            .take_while(|c| c.is_ascii_digit())
+            .count()
+    };
+    // `E0305 20:23:38.890000 755 `: a level letter, MMDD, a time, a pid.
+    let glog = b.len() > 24
+        && b"DIWEC".contains(&b[0])
+        && digits(1) == 4
+        && b[5] == b' '
+        && b[6..14].iter().enumerate().all(|(i, c)| {
+            if i % 3 == 2 {
+                *c == b':'
+            } else {
+                c.is_ascii_digit()
+            }
+        });
+    if !glog {
+        return s;
+    }
+    let micros = digits(15);
+    let pid_at = 15 + micros + 1;
+    let pid = digits(pid_at);
+    if micros == 0 || b[14] != b'.' || pid == 0 || b.get(pid_at - 1) != Some(&b' ') {
+        return s;
+    }
+    // `<file>:<line>] `, the file holding no space.
+    let rest = &s[pid_at + pid..];
+    let Some(rest) = rest.strip_prefix(' ') else {
+        return s;
+    };
+    let Some(close) = rest.find("] ").filter(|&c| !rest[..c].contains(' ')) else {
+        return s;
+    };
+    let message = &rest[close + 2..];
+    // dynamo's compile id: `[0/0] `, `[2/1_1] `.
+    match message.strip_prefix('[').and_then(|m| m.split_once("] ")) {
+        Some((id, after))
+            if !id.is_empty() && id.bytes().all(|c| c.is_ascii_digit() || b"/_".contains(&c)) =>
+        {
+            after
         }
-        _ => (prefix, rest),
+        _ => message,
     }
 }
 
@@ -251,7 +318,14 @@ pub fn assertion_sites(s: &str) -> Vec<Site<'_>> {
     let mut sites = Vec::new();
     let mut seg = 0;
     let mut failed = FAILED.find_iter(bytes).peekable();
-    for p in ASSERTION.find_iter(bytes) {
+    // `Assertion` and ROCm's lower-case `assertion` after `Device-side `, in the line's order.
+    let hip = "Device-side ".len();
+    let mut at: Vec<usize> = ASSERTION.find_iter(bytes).collect();
+    if has(&HIP_ASSERTION, s) {
+        at.extend(HIP_ASSERTION.find_iter(bytes).map(|p| p + hip));
+        at.sort_unstable();
+    }
+    for p in at {
         let after = p + WORD;
         if p < seg {
             continue; // inside the previous condition
@@ -272,6 +346,7 @@ pub fn assertion_sites(s: &str) -> Vec<Site<'_>> {
         let prefix = &s[floor_boundary(s, seg.max(p.saturating_sub(MAX_PREFIX)))..p];
         let device = has(&BLOCK, prefix)
             || has(&THREAD, prefix)
+            || prefix.ends_with("Device-side ")
             || CU.rfind(prefix.as_bytes()).is_some()
             || CUH.rfind(prefix.as_bytes()).is_some();
         let host = !device && prefix.trim_end().ends_with("Error:");
@@ -302,9 +377,9 @@ fn floor_boundary(s: &str, mut i: usize) -> usize {
 /// Where a kernel assertion comes from: `(file:line, function)` parsed from a site's prefix.
 /// `function` is empty for Windows builds, which print none.
 pub fn site_origin(prefix: &str) -> (&str, &str) {
-    // The last `<file>.cu:<digits>` (or .cuh) in the prefix.
+    // The last `<file>.cu:<digits>` (or .cuh, or ROCm's hipified .hip) in the prefix.
     let mut best: Option<(usize, usize)> = None;
-    for (finder, len) in [(&*CU, 4), (&*CUH, 5)] {
+    for (finder, len) in [(&*CU, 4), (&*CUH, 5), (&*HIP, 5)] {
         let mut hay = prefix.as_bytes();
         while let Some(i) = finder.rfind(hay) {
             let digits = prefix.as_bytes()[i + len..]
@@ -328,6 +403,10 @@ pub fn site_origin(prefix: &str) -> (&str, &str) {
         .map_or(0, |i| i + 1);
     let file = &prefix[start..end];
     let after = prefix[end..].trim_start_matches(':').trim_start();
+    let after = after
+        .trim_end()
+        .strip_suffix("Device-side")
+        .unwrap_or(after);
     let function = match BLOCK_WORD.find(after.as_bytes()) {
         Some(b) => after[..b].trim().trim_end_matches(':').trim(),
         None => after.trim().trim_end_matches(':').trim(),
@@ -521,6 +600,37 @@ mod tests {
     }
 
     #[test]
+    fn log_headers_are_stripped_with_the_indentation_kept() {
+        let e = "E0305 20:23:38.890000 755 site-packages/torch/_inductor/runtime/triton_heuristics.py:533] [0/0]   File \"x.py\", line 3, in f";
+        assert_eq!(split_prefix(e), ("", "  File \"x.py\", line 3, in f"));
+        let w = "W1126 10:02:41.517000 3312 torch/distributed/elastic/multiprocessing/api.py:900] Sending process 3313 closing signal SIGTERM";
+        assert_eq!(
+            strip_log_header(w),
+            "Sending process 3313 closing signal SIGTERM"
+        );
+        assert_eq!(
+            split_prefix("[rank1]:E1126 10:02:41.5 7 a.py:1] [2/1_1] Triton compilation failed: k"),
+            ("[rank1]", "Triton compilation failed: k")
+        );
+        for plain in [
+            "E0305 is not a header",
+            "E0305 20:23:38.890000 755 a b.py:1] x",
+            "E0305 20:23:38 755 a.py:1] x",
+            "Epoch 1234 12:34:56.1 9 x.py:1] y",
+            "E0305 20:23:38.890000 755 a.py:1]",
+        ] {
+            assert_eq!(strip_log_header(plain), plain, "{plain}");
+        }
+        for s in [
+            "E0305 20:23:38.",
+            "E0305 20:23:38.890000 7",
+            "Ä0305 20:23:38.890000 755 a.py:1] x",
+        ] {
+            strip_log_header(s); // total on short and odd input
+        }
+    }
+
+    #[test]
     fn glued_assertions_split_into_sites() {
         let line = "50/58 [00:51<00:01,  4.35it/s]../aten/src/ATen/native/cuda/Loss.cu:250: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [1,0,0] Assertion `t >= 0 && t < n_classes` failed.../aten/src/ATen/native/cuda/Loss.cu:250: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [2,0,0] Assertion `t >= 0 && t < n_classes` failed.";
         let sites = assertion_sites(line);
@@ -544,6 +654,27 @@ mod tests {
         assert!(assertion_sites("Assertion failure 0").is_empty());
         let md = "Loss.cu:242: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [5,0,0] Assertion t >= 0 && t < n_classes failed.";
         assert_eq!(assertion_sites(md)[0].condition, "t >= 0 && t < n_classes");
+    }
+
+    #[test]
+    fn rocm_device_assertions_are_sites_of_hipified_kernels() {
+        let line = "/pytorch/aten/src/ATen/native/hip/Loss.hip:250: void nll_loss_forward_reduce_cuda_kernel_2d(scalar_t *, const int64_t) [scalar_t = float, index_t = long]: Device-side assertion `t >= 0 && t < n_classes' failed.";
+        let sites = assertion_sites(line);
+        assert_eq!(sites.len(), 1);
+        assert!(sites[0].device && !sites[0].host);
+        assert_eq!(sites[0].condition, "t >= 0 && t < n_classes");
+        let (file, function) = site_origin(sites[0].prefix);
+        assert_eq!(file, "Loss.hip:250");
+        assert_eq!(
+            kernel_name(function).as_deref(),
+            Some("nll_loss_forward_reduce_cuda_kernel_2d")
+        );
+        let glued = format!("{line}{line}");
+        assert_eq!(assertion_sites(&glued).len(), 2);
+        assert!(mentions_assertion(line));
+        assert!(
+            assertion_sites("Device-side assertion tracking was not enabled by user.").is_empty()
+        );
     }
 
     #[test]
