@@ -150,6 +150,14 @@ class _Plan:
                 cursor += slot[1]
             elif kind == "f":
                 values.append(float(floats[slot[1]]))
+            elif kind == "e":
+                values.append(Ellipsis)
+            elif kind == "sl":
+                bounds = []
+                for present in slot[1]:
+                    bounds.append(int(dims[cursor]) if present else None)
+                    cursor += present
+                values.append(slice(*bounds))
             else:
                 values.append(slot[1])
         npos = len(values) - len(self.names)
@@ -184,6 +192,15 @@ def _slot(key: Any, value: Any, roles: Dict[Any, str], torch: Any, tensors: List
         return ("f", len(floats) - 1)
     if type(value) in _CONSTANTS:
         return ("c", value)
+    if value is Ellipsis:
+        return ("e",)
+    if type(value) is slice:
+        # A slice of an indexing key: each bound None or a number (a SymInt under dynamic=True).
+        bounds = (value.start, value.stop, value.step)
+        if not all(b is None or type(b) is int or isinstance(b, torch.SymInt) for b in bounds):
+            return ("x",)
+        dims.extend(b for b in bounds if b is not None)
+        return ("sl", [b is not None for b in bounds])
     if type(value) in (list, tuple) and all(type(v) is int or isinstance(v, torch.SymInt) for v in value):
         dims.extend(value)  # (ctc_loss's lengths)
         return ("l", len(value))

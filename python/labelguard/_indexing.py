@@ -143,9 +143,29 @@ def _binding(op: str) -> Any:
 
 
 #: `x[idx]`'s entry in `_compiled.CHECKERS`, and the roles of its two arguments there: the
-#: indexed tensor by shape, the index by value.
+#: indexed tensor by shape, the index by value. A tuple key (`x[rows, labels]`, `x[..., ids]`)
+#: goes to the op spread out, `(x, *key)`, every tensor of it by value; its checker rebuilds it.
 _GETITEM_KEY = "torch.Tensor.__getitem__"
 _GETITEM_ROLES: Dict[Any, str] = {0: "", 1: "read"}
+_KEY_ROLES: Dict[Any, str] = {0: "", **{i: "read" for i in range(1, 65)}}
+
+
+def _spread(judge: Callable, tail: int) -> Callable:
+    """The checker of a call whose tuple key was spread out (`(x, *key)`, then `tail` more
+    arguments): `judge` gets the call as the user wrote it."""
+
+    def rebuilt(args: Tuple[Any, ...], kwargs: Dict[str, Any], traced: Any = None) -> None:
+        end = len(args) - tail
+        judge((args[0], tuple(args[1:end]), *args[end:]), kwargs, traced)
+
+    return rebuilt
+
+
+def _replay_spread(key: str, original: Callable, x: Any, index: tuple, rest: Tuple[Any, ...], roles: Dict[Any, str]) -> Any:
+    """`x[index]` (with `rest`: the value of `x[index] = v`) replayed with its tuple key spread
+    out, so that each tensor of the key reaches the check in the graph."""
+    n = len(index)
+    return _compiled.replay(key, roles, lambda x, *a: original(x, tuple(a[:n]), *a[n:]), (x, *index, *rest), {})
 
 
 def _wrap_getitem(original: Callable, is_compiling: Callable[[], bool]) -> Callable:
@@ -160,6 +180,7 @@ def _wrap_getitem(original: Callable, is_compiling: Callable[[], bool]) -> Calla
             check_or_raise("index", call, where, traced)
 
     _compiled.CHECKERS[_GETITEM_KEY] = judge
+    _compiled.CHECKERS[_GETITEM_KEY + "(spread)"] = _spread(judge, 0)
 
     def labelguard_getitem(self, key):
         # The fast path, inlined: a key without a tensor goes straight to PyTorch.
@@ -176,8 +197,10 @@ def _wrap_getitem(original: Callable, is_compiling: Callable[[], bool]) -> Calla
                 # One index tensor: the native test decides a valid call; the rest, the general path.
                 if type(key) is tuple or not valid_index(native, self, key):
                     judge((self, key), {})
-            elif type(key) is not tuple and _compiled.replaying():
+            elif _compiled.replaying():
                 # Dynamo traces `x[idx]` itself; AOTAutograd's replay of its node comes here.
+                if type(key) is tuple:
+                    return _replay_spread(_GETITEM_KEY + "(spread)", original, self, key, (), _KEY_ROLES)
                 return _compiled.replay(_GETITEM_KEY, _GETITEM_ROLES, original, (self, key), {})
         return original(self, key)
 
@@ -212,6 +235,7 @@ def _wrap_setitem(original: Callable, getter: Callable, is_compiling: Callable[[
             check_or_raise("index_put", call, " (labelguard, Tensor.__setitem__)", traced)
 
     _compiled.CHECKERS[_SETITEM_KEY] = judge
+    _compiled.CHECKERS[_SETITEM_KEY + "(spread)"] = _spread(judge, 1)
 
     def labelguard_setitem(self, key, value):
         if type(key) is tuple:
@@ -225,8 +249,11 @@ def _wrap_setitem(original: Callable, getter: Callable, is_compiling: Callable[[
         if config["active"] and not state.depth:
             if not is_compiling():
                 judge((self, key, value), {})
-            elif type(key) is not tuple and _compiled.replaying():
+            elif _compiled.replaying():
                 # Dynamo traces `x[idx] = v` itself; AOTAutograd's replay of its node comes here.
+                if type(key) is tuple:
+                    roles = {**_KEY_ROLES, len(key) + 1: ""}  # the value by shape
+                    return _replay_spread(_SETITEM_KEY + "(spread)", original, self, key, (value,), roles)
                 return _compiled.replay(_SETITEM_KEY, _SETITEM_ROLES, original, (self, key, value), {})
         return original(self, key, value)
 

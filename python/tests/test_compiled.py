@@ -96,6 +96,20 @@ def advanced_index_put(x, idx, v):
     return y.sum()
 
 
+def picked_log_probs(x, t):
+    return -x.log_softmax(1)[torch.arange(x.shape[0]), t].mean()  # a tuple key: rows and labels
+
+
+def sliced_index(x, idx):
+    return x[1:, idx].sum() + x[..., idx].sum()  # a slice and an ellipsis beside the index
+
+
+def sliced_index_put(x, idx, v):
+    y = x * 2
+    y[:, idx] = v
+    return y.sum()
+
+
 def bce(p, t):
     return F.binary_cross_entropy(p, t)  # only float tensors read: the check must still run first
 
@@ -113,6 +127,9 @@ CASES = {
     "gather_on_computed": (gather_on_computed, (torch.randn(3, 3), torch.tensor([[0], [2], [1]])), (torch.randn(3, 3), torch.tensor([[0], [5], [1]])), "LG4", ".gather(1, idx)"),
     "advanced_index": (advanced_index, (torch.randn(5, 3), torch.tensor([0, 4, 2])), (torch.randn(5, 3), torch.tensor([0, 5, 2])), "LG409", "x[idx]"),
     "advanced_index_put": (advanced_index_put, (torch.randn(5, 3), torch.tensor([0, 4, 2]), torch.randn(3, 3)), (torch.randn(5, 3), torch.tensor([0, 5, 2]), torch.randn(3, 3)), "LG409", "y[idx] = v"),
+    "picked_log_probs": (picked_log_probs, (torch.randn(4, 3), torch.tensor([0, 2, 1, 1])), (torch.randn(4, 3), torch.tensor([0, 3, 1, 1])), "LG4", "x.log_softmax(1)["),
+    "sliced_index": (sliced_index, (torch.randn(5, 3), torch.tensor([0, 2, 2])), (torch.randn(5, 3), torch.tensor([0, 3, 2])), "LG4", "x[1:, idx]"),
+    "sliced_index_put": (sliced_index_put, (torch.randn(5, 3), torch.tensor([0, 2]), torch.tensor(1.0)), (torch.randn(5, 3), torch.tensor([0, 3]), torch.tensor(1.0)), "LG409", "y[:, idx] = v"),
     "bce_target_above_one": (bce, (torch.rand(4), torch.rand(4)), (torch.rand(4), torch.tensor([0.0, 2.0, 1.0, 0.5])), "LG502", "F.binary_cross_entropy"),
 }
 
@@ -251,7 +268,7 @@ def gather_on_input(x, idx):
     return x.gather(1, idx).sum()
 
 
-@pytest.mark.parametrize("fn", [ce, gather_on_input, gather_on_computed, loss_built_in_forward])
+@pytest.mark.parametrize("fn", [ce, gather_on_input, gather_on_computed, loss_built_in_forward, picked_log_probs])
 def test_aotautograd_replaying_the_graph_puts_in_exactly_one_check(fn):
     """AOTAutograd runs dynamo's graph again: a node that a wrapper made after its check (a
     tensor method's call_method node reaches the wrapper again) adds no second check, and a node
@@ -265,7 +282,7 @@ def test_aotautograd_replaying_the_graph_puts_in_exactly_one_check(fn):
     try:
         dynamo.reset()
         x, idx = torch.randn(4, 3, requires_grad=True), torch.tensor([0, 2, 1, 1])
-        torch.compile(fn, backend=backend, fullgraph=True)(x, idx if fn in (ce, loss_built_in_forward) else idx[:, None])
+        torch.compile(fn, backend=backend, fullgraph=True)(x, idx if fn in (ce, loss_built_in_forward, picked_log_probs) else idx[:, None])
     finally:
         labelguard.disable()
     assert [n.target for n in graphs[0].graph.nodes].count(torch.ops.labelguard.check.default) == 1
