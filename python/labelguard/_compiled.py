@@ -29,8 +29,9 @@ import re
 import sys
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
+from . import _native
 from ._callsite import PLUMBING, module_of_file
-from ._guard import config, never, state
+from ._guard import Probed, config, never, state
 from ._libraries import LIBRARIES
 from ._tensors import shape_view
 
@@ -57,10 +58,14 @@ def register() -> None:
     lib.define("check(Tensor[] tensors, SymInt[] dims, float[] floats, str spec) -> Tensor[]", tags=(torch.Tag.cudagraph_unsafe,))
     lib.impl("check", _run, "CompositeExplicitAutograd")
     torch.library.register_fake("labelguard::check", _fake, lib=lib)
-    _OP.extend((torch.ops.labelguard.check.default, lib))
+    _OP.extend((torch.ops.labelguard.check.default, lib, torch.compiler.disable(_call)))
 
 
 def _fake(tensors: Sequence[Any], dims: Sequence[Any], floats: Sequence[Any], spec: str) -> List[Any]:
+    if _refused(tensors, dims, floats, spec):
+        # Dynamo treats this as an op whose output shape depends on the data: it breaks the
+        # graph before the call, which then runs eagerly, where its wrapper's check raises.
+        raise sys.modules["torch"]._subclasses.fake_tensor.DynamicOutputShapeException(_OP[0])
     return [t.new_empty(()) for t in tensors]
 
 
@@ -73,8 +78,14 @@ def _run(tensors: Sequence[Any], dims: Sequence[int], floats: Sequence[float], s
         checker = CHECKERS.get(plan.key)
         if checker is not None:
             args, kwargs = plan.call(tensors, dims, floats)
-            checker(args, kwargs, plan.traced)
+            _OP[2](checker, args, kwargs, plan.traced)
     return ones
+
+
+def _call(checker: Callable, args: Tuple[Any, ...], kwargs: Dict[str, Any], traced: "Traced") -> None:
+    """A checker's call, `compiler.disable`d in `register` (0.2 µs): when the op runs eagerly
+    after a graph break (`_refused`), dynamo would otherwise try to compile the checker's frames."""
+    checker(args, kwargs, traced)
 
 
 class Traced:
@@ -131,37 +142,42 @@ class _Plan:
         self.traced = Traced(d["frames"])
 
     def call(self, tensors: Sequence[Any], dims: Sequence[int], floats: Sequence[float]) -> Tuple[Tuple[Any, ...], Dict[str, Any]]:
-        torch = sys.modules["torch"]
-        values: List[Any] = []
-        cursor = 0
-        for slot in self.slots:
-            kind = slot[0]
-            if kind == "t":
-                values.append(tensors[slot[1]])
-            elif kind == "s":
-                ndim = slot[2]
-                values.append(shape_view(getattr(torch, slot[1]), tuple(dims[cursor:cursor + ndim])))
-                cursor += ndim
-            elif kind == "i":
-                values.append(int(dims[cursor]))
-                cursor += 1
-            elif kind == "l":
-                values.append([int(d) for d in dims[cursor:cursor + slot[1]]])
-                cursor += slot[1]
-            elif kind == "f":
-                values.append(float(floats[slot[1]]))
-            elif kind == "e":
-                values.append(Ellipsis)
-            elif kind == "sl":
-                bounds = []
-                for present in slot[1]:
-                    bounds.append(int(dims[cursor]) if present else None)
-                    cursor += present
-                values.append(slice(*bounds))
-            else:
-                values.append(slot[1])
-        npos = len(values) - len(self.names)
-        return tuple(values[:npos]), dict(zip(self.names, values[npos:]))
+        return rebuild(self.slots, self.names, tensors, dims, floats)
+
+
+def rebuild(slots: Sequence[Sequence[Any]], names: Sequence[str], tensors: Sequence[Any], dims: Sequence[int], floats: Sequence[float]) -> Tuple[Tuple[Any, ...], Dict[str, Any]]:
+    """A call's (args, kwargs) from its slots and the values the op got (`in_graph`)."""
+    torch = sys.modules["torch"]
+    values: List[Any] = []
+    cursor = 0
+    for slot in slots:
+        kind = slot[0]
+        if kind == "t":
+            values.append(tensors[slot[1]])
+        elif kind == "s":
+            ndim = slot[2]
+            values.append(shape_view(getattr(torch, slot[1]), tuple(dims[cursor:cursor + ndim])))
+            cursor += ndim
+        elif kind == "i":
+            values.append(int(dims[cursor]))
+            cursor += 1
+        elif kind == "l":
+            values.append([int(d) for d in dims[cursor:cursor + slot[1]]])
+            cursor += slot[1]
+        elif kind == "f":
+            values.append(float(floats[slot[1]]))
+        elif kind == "e":
+            values.append(Ellipsis)
+        elif kind == "sl":
+            bounds = []
+            for present in slot[1]:
+                bounds.append(int(dims[cursor]) if present else None)
+                cursor += present
+            values.append(slice(*bounds))
+        else:
+            values.append(slot[1])
+    npos = len(values) - len(names)
+    return tuple(values[:npos]), dict(zip(names, values[npos:]))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -308,6 +324,47 @@ def release_autograd_cache() -> None:
     """Restores AOTAutograd's cache switch (disable())."""
     if _CACHE_SETTING:
         sys.modules["torch"]._functorch.config.enable_autograd_cache = _CACHE_SETTING.pop()
+
+
+def _refused(tensors: Sequence[Any], dims: Sequence[Any], floats: Sequence[Any], spec: str) -> bool:
+    """Whether dynamo, tracing a call, should leave it to eager code: the call breaks a rule
+    decided by metadata alone (a class-weight or pos_weight of the wrong length, a float target,
+    a bad dim), which PyTorch refuses whatever the values, so dynamo's own trace of the op would
+    fail with its TorchRuntimeError. Its check runs here on zero tensors of the call's shapes and
+    dtypes (a symbolic size by its example value: no guard is added). Never under fullgraph (or
+    error_on_graph_break), where the graph break is not allowed: dynamo's error stands there."""
+    torch = sys.modules["torch"]
+    tx = getattr(torch._dynamo.symbolic_convert.tls, "current_tx", None)
+    if tx is None or getattr(tx, "one_graph", True) or getattr(tx, "error_on_graph_break", True) or not config["active"]:
+        return False
+    plan = _SPECS.get(spec)
+    if plan is None:
+        plan = _SPECS[spec] = _Plan(spec)
+    checker = CHECKERS.get(plan.key)
+    hint = lambda v: v.node.hint if hasattr(v, "node") else v  # noqa: E731 - a SymInt's example value
+    sizes = [hint(d) for d in dims] + [hint(d) for t in tensors for d in t.shape]
+    if checker is None or any(v is None for v in sizes) or any(hint(f) is None for f in floats):
+        return False
+    with torch._subclasses.fake_tensor.unset_fake_temporarily():
+        start = len(dims)
+        zeros = []
+        for t in tensors:
+            zeros.append(torch.zeros(sizes[start:start + t.dim()], dtype=t.dtype))
+            start += t.dim()
+        args, kwargs = plan.call(zeros, sizes[: len(dims)], [hint(f) for f in floats])
+        state.probing = True
+        try:
+            checker(args, kwargs, plan.traced)
+        except Probed as probed:
+            return any(f.code in _METADATA_RULES for f in probed.report.findings)
+        except Exception:  # noqa: BLE001 - a probe that cannot run decides nothing
+            return False
+        finally:
+            state.probing = False
+    return False
+
+
+_METADATA_RULES = frozenset(_native.metadata_rules())
 
 
 def _spec_impl(key: str, slots: Tuple[Tuple[Any, ...], ...], names: Tuple[str, ...]) -> str:

@@ -24,6 +24,17 @@ from ._tensors import plain_tensor_types, strided
 
 class _State(threading.local):
     depth = 0
+    #: Set while `_compiled` probes a traced call's shapes: a finding is handed back
+    #: (`Probed`), never raised as a TargetError or warned.
+    probing = False
+
+
+class Probed(Exception):
+    """The report of a probed call that is not valid (see `_State.probing`)."""
+
+    def __init__(self, report: Any):
+        super().__init__(report.op)
+        self.report = report
 
 
 state = _State()
@@ -89,6 +100,8 @@ def check_or_raise(op: str, call: Dict[str, Any], where: str, traced: Any = None
             report = check_call(op, call, not_read)
         finally:
             state.depth -= 1
+    if report.verdict != "ok" and state.probing:
+        raise Probed(report)
     if report.verdict != "ok":
         rules = [f.code for f in report.findings]
         module = None

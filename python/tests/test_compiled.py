@@ -422,3 +422,42 @@ def test_a_check_in_a_frame_dynamo_began_inside_a_library_names_the_live_caller(
     traced = library_frame()
     assert traced.user()[:2] == (__file__, line)
     assert Traced([["", __file__, 7, "f", "x"]]).with_callers().frames == [("", __file__, 7, "f", "x")]
+
+
+def bce_pos_weight(x, t, pw):
+    return F.binary_cross_entropy_with_logits(x, t, pos_weight=pw)
+
+
+class WeightedLoss(nn.Module):
+    def __init__(self, weight):
+        super().__init__()
+        self.loss = nn.CrossEntropyLoss(weight=weight)
+
+    def forward(self, x, t):
+        return self.loss(x, t)
+
+
+# name: (fn, bad arguments, rule, the text of the bad call's line, PyTorch's own message): shapes
+# PyTorch refuses
+SHAPE_CASES = {
+    "pos_weight_length": (bce_pos_weight, (torch.randn(4, 3), torch.rand(4, 3), torch.ones(5)), "LG303", "F.binary_cross_entropy_with_logits", "broadcast"),
+    "class_weight_length": (WeightedLoss(torch.ones(4)), (torch.randn(4, 3), torch.tensor([0, 1, 2, 1])), "LG301", "self.loss(x, t)", "weight tensor should be defined"),
+}
+
+
+@pytest.mark.parametrize("dynamic", [None, True])
+@pytest.mark.parametrize("name", sorted(SHAPE_CASES))
+def test_a_call_whose_shapes_pytorch_refuses_raises_labelguards_error_at_its_line(name, dynamic):
+    """Dynamo's own trace of such a call fails (TorchRuntimeError, no kernel): the check, run at
+    trace time on zero tensors of the call's shapes, sends the call to eager code at a graph
+    break, where it raises the eager error. Under fullgraph no break is allowed: dynamo's error
+    stands, as without labelguard."""
+    fn, bad, code, text, pytorch_says = SHAPE_CASES[name]
+    (err,), _ = compiled_run(fn, [bad], True, backend="inductor", dynamic=dynamic)
+    assert isinstance(err, TargetError) and err.code == code, repr(err)
+    source = fn.forward if isinstance(fn, nn.Module) else fn
+    assert f"torch.compile'd code at {__file__}:{line_of(source, text)}" in str(err), str(err)
+    (plain,), _ = compiled_run(fn, [bad], False, fullgraph=True)
+    (full,), _ = compiled_run(fn, [bad], True, fullgraph=True)
+    for err in (plain, full):
+        assert isinstance(err, dynamo.exc.TorchDynamoException) and pytorch_says in str(err), repr(err)

@@ -28,6 +28,6 @@ pub use dtype::DType;
 pub use finding::{Finding, Location, Report};
 pub use ops::class_ids::class_ids;
 pub use ops::{lookup, spec, OpSpec, OPS};
-pub use rule::Rule;
+pub use rule::{DecidedBy, Rule};
 pub use severity::{Severity, Verdict};
 pub use tensor::{Tensor, TensorView};

@@ -10,8 +10,22 @@ pub struct Rule {
     pub code: &'static str,
     pub name: &'static str,
     pub severity: Severity,
+    /// What the rule's verdict depends on: a check that `torch.compile` can run while it traces
+    /// (shapes, dtypes and arguments are known then; values are not) needs `Metadata`.
+    #[serde(skip)]
+    pub decided_by: DecidedBy,
     #[serde(skip)]
     pub doc: &'static str,
+}
+
+/// What a rule's verdict depends on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DecidedBy {
+    /// The tensors' values (a class id, a probability, an index).
+    Values,
+    /// Only shapes, dtypes and the call's other arguments: PyTorch refuses such a call on the
+    /// host, whatever the values, and a tracer sees it before any kernel exists.
+    Metadata,
 }
 
 impl Rule {
@@ -44,13 +58,18 @@ impl Rule {
 const CHECKED_BY: &str = "Checked by";
 
 /// Declares a rule whose documentation is its doc comment.
+/// `Metadata` after the severity marks a rule decided by shapes, dtypes and arguments alone.
 macro_rules! declare_rule {
     ($(#[doc = $doc:literal])* $code:literal, $name:literal, $severity:ident) => {
+        $crate::rule::declare_rule! { $(#[doc = $doc])* $code, $name, $severity, Values }
+    };
+    ($(#[doc = $doc:literal])* $code:literal, $name:literal, $severity:ident, $decided_by:ident) => {
         $(#[doc = $doc])*
         pub const RULE: $crate::rule::Rule = $crate::rule::Rule {
             code: $code,
             name: $name,
             severity: $crate::severity::Severity::$severity,
+            decided_by: $crate::rule::DecidedBy::$decided_by,
             doc: concat!($($doc, "\n"),*),
         };
     };
@@ -67,6 +86,7 @@ mod tests {
             code: "LG000",
             name: "test",
             severity: Severity::Error,
+            decided_by: DecidedBy::Values,
             doc:
                 " Summary.\n\n ## Fix\n Do this.\n\n ## Checked by\n - [`f`]\n\n ## Example\n `x`\n",
         };

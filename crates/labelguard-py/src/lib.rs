@@ -239,6 +239,17 @@ fn rules() -> Vec<(&'static str, &'static str, &'static str, &'static str)> {
         .collect()
 }
 
+/// The codes of the rules decided by shapes, dtypes and arguments alone: the ones a check can
+/// decide while `torch.compile` traces a call, before any value exists.
+#[pyfunction]
+fn metadata_rules() -> Vec<&'static str> {
+    labelguard_core::rules::ALL
+        .iter()
+        .filter(|r| r.decided_by == labelguard_core::DecidedBy::Metadata)
+        .map(|r| r.code)
+        .collect()
+}
+
 /// The documentation of one rule, by code or name.
 #[pyfunction]
 fn rule_doc(code: &str) -> Option<String> {
@@ -347,6 +358,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     #[cfg(feature = "command")]
     m.add_function(wrap_pyfunction!(cli, m)?)?;
     m.add_function(wrap_pyfunction!(rules, m)?)?;
+    m.add_function(wrap_pyfunction!(metadata_rules, m)?)?;
     m.add_function(wrap_pyfunction!(rule_doc, m)?)?;
     m.add_function(wrap_pyfunction!(ops, m)?)?;
     m.add_function(wrap_pyfunction!(repair_table, m)?)?;

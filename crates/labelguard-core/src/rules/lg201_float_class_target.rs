@@ -19,5 +19,5 @@ declare_rule! {
     /// - [`crate::ops::class_ids::class_targets`]
     /// - [`crate::ops::classification::nll_loss_nd`]
     /// - fixture: `lg201_float_target` in `tests/rule_fixtures.rs`
-    "LG201", "float-class-target", Error
+    "LG201", "float-class-target", Error, Metadata
 }

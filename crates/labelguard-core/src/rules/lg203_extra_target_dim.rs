@@ -19,5 +19,5 @@ declare_rule! {
     /// - [`crate::ops::classification::target_shape`]
     /// - [`crate::ops::nll_loss2d::nll_loss2d`]
     /// - fixture: `lg203_channel_dim` in `tests/rule_fixtures.rs`
-    "LG203", "extra-target-dim", Error
+    "LG203", "extra-target-dim", Error, Metadata
 }

@@ -27,5 +27,5 @@ declare_rule! {
     /// - [`crate::ops::indexing::index_select`]
     /// - [`crate::ops::take_put::take_along_dim`]
     /// - fixture: `lg204_batch_mismatch` in `tests/rule_fixtures.rs`
-    "LG204", "shape-mismatch", Error
+    "LG204", "shape-mismatch", Error, Metadata
 }

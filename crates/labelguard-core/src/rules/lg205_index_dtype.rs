@@ -20,5 +20,5 @@ declare_rule! {
     /// - [`crate::ops::ctc::lengths`]
     /// - [`crate::ops::dtypes::index_dtype`]
     /// - fixture: `lg205_int32_target` in `tests/rule_fixtures.rs`
-    "LG205", "index-dtype", Error
+    "LG205", "index-dtype", Error, Metadata
 }

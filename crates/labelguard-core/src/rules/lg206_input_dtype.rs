@@ -19,5 +19,5 @@ declare_rule! {
     /// - [`crate::ops::dtypes::require_float`]
     /// - [`crate::ops::multinomial::multinomial`]
     /// - fixture: `lg206_integer_logits` in `tests/rule_fixtures.rs`
-    "LG206", "input-dtype", Error
+    "LG206", "input-dtype", Error, Metadata
 }

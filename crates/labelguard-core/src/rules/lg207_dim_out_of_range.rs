@@ -24,7 +24,7 @@ declare_rule! {
     /// - [`crate::ops::indexing::index_select`]
     /// - [`crate::ops::take_put::take_along_dim`] (also a 0-d input)
     /// - fixture: `lg207_dim_out_of_range` in `tests/rule_fixtures.rs`
-    "LG207", "dim-out-of-range", Error
+    "LG207", "dim-out-of-range", Error, Metadata
 }
 
 /// The finding for a `dim` outside a tensor of `ndim` dimensions (a 0-d tensor counts as 1-d, as

@@ -31,5 +31,5 @@ declare_rule! {
     /// - [`crate::ops::one_hot::one_hot`]
     /// - [`crate::ops::reduction::reduction`]
     /// - fixture: `lg208_label_smoothing` in `tests/rule_fixtures.rs`
-    "LG208", "invalid-argument", Error
+    "LG208", "invalid-argument", Error, Metadata
 }

@@ -23,5 +23,5 @@ declare_rule! {
     /// - [`crate::ops::dtypes::dtype_differs`]
     /// - [`crate::ops::indexing::scatter_common`]
     /// - fixture: `lg209_weight_dtype` in `tests/rule_fixtures.rs`
-    "LG209", "dtype-mismatch", Error
+    "LG209", "dtype-mismatch", Error, Metadata
 }

@@ -28,5 +28,5 @@ declare_rule! {
     /// - [`crate::ops::multinomial::multinomial`]
     /// - [`crate::ops::nll_loss2d::nll_loss2d`]
     /// - fixture: `lg210_multinomial_rank` in `tests/rule_fixtures.rs`
-    "LG210", "unsupported-rank", Error
+    "LG210", "unsupported-rank", Error, Metadata
 }

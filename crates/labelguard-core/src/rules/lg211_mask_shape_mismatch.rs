@@ -18,5 +18,5 @@ declare_rule! {
     /// ## Checked by
     /// - [`crate::ops::advanced_index::place`]
     /// - fixture: `lg211_mask_shape` in `tests/rule_fixtures.rs`
-    "LG211", "mask-shape-mismatch", Error
+    "LG211", "mask-shape-mismatch", Error, Metadata
 }

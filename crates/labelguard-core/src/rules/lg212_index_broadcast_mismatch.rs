@@ -18,5 +18,5 @@ declare_rule! {
     /// ## Checked by
     /// - [`crate::ops::advanced_index::broadcast_all`]
     /// - fixture: `lg212_index_broadcast` in `tests/rule_fixtures.rs`
-    "LG212", "index-broadcast-mismatch", Error
+    "LG212", "index-broadcast-mismatch", Error, Metadata
 }

@@ -22,5 +22,5 @@ declare_rule! {
     /// - [`crate::ops::index_along_dim::shape_error`]
     /// - [`crate::ops::take_put::put`]
     /// - fixture: `lg213_value_shape` in `tests/rule_fixtures.rs`
-    "LG213", "value-shape-mismatch", Error
+    "LG213", "value-shape-mismatch", Error, Metadata
 }

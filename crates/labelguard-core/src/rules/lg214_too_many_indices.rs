@@ -17,5 +17,5 @@ declare_rule! {
     /// ## Checked by
     /// - [`crate::ops::advanced_index::place`]
     /// - fixture: `lg214_too_many_indices` in `tests/rule_fixtures.rs`
-    "LG214", "too-many-indices", Error
+    "LG214", "too-many-indices", Error, Metadata
 }

@@ -20,5 +20,5 @@ declare_rule! {
     /// - [`crate::ops::classification::cross_entropy`]
     /// - [`crate::ops::classification::weight_length`]
     /// - fixture: `lg301_weight_length` in `tests/rule_fixtures.rs`
-    "LG301", "class-weight-length", Error
+    "LG301", "class-weight-length", Error, Metadata
 }

@@ -18,5 +18,5 @@ declare_rule! {
     /// ## Checked by
     /// - [`crate::ops::bce::broadcast_to`]
     /// - fixture: `lg303_pos_weight_shape` in `tests/rule_fixtures.rs`
-    "LG303", "weight-not-broadcastable", Error
+    "LG303", "weight-not-broadcastable", Error, Metadata
 }
