@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import linecache
+import os
 import re
 import sys
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
@@ -264,8 +265,17 @@ def replaying() -> bool:
     calls `torch.nn.functional.cross_entropy`, the wrapper; a method of a tensor computed inside
     the compiled code becomes a `call_method` node. Such a node's stack ends in the user's code
     (or a library's); a node that a wrapper made, after the check it put in, ends in labelguard's
-    own frame and is not checked again."""
+    own frame and is not checked again. Only a call the node makes itself is checked (its
+    caller is fx's Interpreter): torch's own decompositions that AOTAutograd runs while it
+    replays a node (max_pool2d's backward calls `scatter_add`) are torch's business, and
+    checking them would cost steps milliseconds."""
+    caller = sys._getframe(2).f_code.co_filename  # 0: here, 1: the wrapper
+    if not caller.endswith(_INTERPRETER):
+        return False
     return _replayed_node() is not None
+
+
+_INTERPRETER = (f"fx{os.sep}interpreter.py", "fx/interpreter.py")
 
 
 def _replayed_node() -> Optional[str]:

@@ -148,6 +148,16 @@ def test_compiled_bad_call_raises_at_its_line_and_valid_call_is_identical(name):
     assert err.call_site.user == (__file__, line_of(fn, text))
 
 
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_a_valid_call_is_never_sent_to_eager_code_by_the_shape_probe(name):
+    """Without fullgraph the trace-time probe runs on every call (static shapes: the exact
+    sizes); a valid call must compile as without labelguard, with no added graph break."""
+    fn, valid, _, _, _ = CASES[name]
+    plain, plain_seen = compiled_run(fn, [valid], False)
+    out, seen = compiled_run(fn, [valid], True)
+    assert torch.equal(out[0], plain[0]) and seen == plain_seen
+
+
 def test_no_recompilation_when_shapes_change():
     """dynamic=True: the shapes reach the check as SymInts, never as guards."""
     calls = [(torch.randn(n, 5), torch.randint(0, 5, (n,))) for n in (4, 7, 9)]
@@ -286,6 +296,29 @@ def test_aotautograd_replaying_the_graph_puts_in_exactly_one_check(fn):
     finally:
         labelguard.disable()
     assert [n.target for n in graphs[0].graph.nodes].count(torch.ops.labelguard.check.default) == 1
+
+
+def test_torchs_own_decompositions_are_not_checked_while_a_node_is_replayed():
+    """AOTAutograd runs inductor's decompositions while it replays a node: max_pool2d's backward
+    becomes a `scatter_add` on a tensor computed there. That call is torch's, not the user's: the
+    graphs hold one check, the loss's (a check of it cost the step milliseconds)."""
+    from torch._dynamo.backends.common import aot_autograd
+    import torch._inductor.lowering  # noqa: F401 - what the decomposition table refers to
+    from torch._inductor.decomposition import select_decomp_table
+
+    graphs = []
+    keep = lambda gm, _: graphs.append(gm) or gm  # noqa: E731
+    backend = aot_autograd(fw_compiler=keep, bw_compiler=keep, decompositions=select_decomp_table())
+    model = nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.MaxPool2d(2), nn.Flatten(), nn.Linear(64, 5))
+    labelguard.enable()
+    try:
+        dynamo.reset()
+        loss = torch.compile(lambda x, t: F.cross_entropy(model(x), t), backend=backend)(torch.randn(2, 3, 8, 8), torch.tensor([0, 4]))
+        loss.backward()
+    finally:
+        labelguard.disable()
+    checks = [n for g in graphs for n in g.graph.nodes if n.target == torch.ops.labelguard.check.default]
+    assert len(graphs) == 2 and len(checks) == 1, [g.graph for g in graphs]
 
 
 def ctc(lp, targets, input_lengths, target_lengths):
