@@ -269,10 +269,9 @@ def replaying() -> bool:
     caller is fx's Interpreter): torch's own decompositions that AOTAutograd runs while it
     replays a node (max_pool2d's backward calls `scatter_add`) are torch's business, and
     checking them would cost steps milliseconds."""
-    caller = sys._getframe(2).f_code.co_filename  # 0: here, 1: the wrapper
-    if not caller.endswith(_INTERPRETER):
+    if _replayed_node() is None:  # (first: dynamo, tracing a wrapper, must not meet _getframe)
         return False
-    return _replayed_node() is not None
+    return sys._getframe(2).f_code.co_filename.endswith(_INTERPRETER)  # 0: here, 1: the wrapper
 
 
 _INTERPRETER = (f"fx{os.sep}interpreter.py", "fx/interpreter.py")
@@ -305,10 +304,11 @@ def replay(key: str, roles: Dict[Any, str], original: Callable, args: Tuple[Any,
 def prepare() -> None:
     """What trace time needs, once: torch, the op, and `_spec` as a function that dynamo calls
     while it traces and whose result it keeps as a constant (enable() calls it)."""
-    global _spec
+    global _spec, _MASKS
     if _TORCH:
         return
     torch = sys.modules["torch"]
+    _MASKS = (torch.bool, torch.uint8)
     register()
     _spec = torch._dynamo.assume_constant_result(_spec_impl)
     _TORCH.append(torch)
@@ -344,9 +344,12 @@ def _refused(tensors: Sequence[Any], dims: Sequence[Any], floats: Sequence[Any],
     dtypes (a symbolic size by its example value: no guard is added). Never under fullgraph (or
     error_on_graph_break), where the graph break is not allowed: dynamo's error stands there."""
     torch = sys.modules["torch"]
-    tx = getattr(torch._dynamo.symbolic_convert.tls, "current_tx", None)
-    if tx is None or getattr(tx, "one_graph", True) or getattr(tx, "error_on_graph_break", True) or not config["active"]:
+    convert = torch._dynamo.symbolic_convert
+    tx = getattr(convert.tls, "current_tx", None)
+    if tx is None or getattr(tx, "one_graph", True) or getattr(convert, "_get_error_on_graph_break", never)() or not config["active"]:
         return False
+    if any(t.dtype in _MASKS for t in tensors):
+        return False  # a mask's count of True values shapes the call: zeros would misjudge it
     plan = _SPECS.get(spec)
     if plan is None:
         plan = _SPECS[spec] = _Plan(spec)
@@ -359,7 +362,7 @@ def _refused(tensors: Sequence[Any], dims: Sequence[Any], floats: Sequence[Any],
         start = len(dims)
         zeros = []
         for t in tensors:
-            zeros.append(torch.zeros(sizes[start:start + t.dim()], dtype=t.dtype))
+            zeros.append(torch.zeros((), dtype=t.dtype).expand(sizes[start:start + t.dim()]))
             start += t.dim()
         args, kwargs = plan.call(zeros, sizes[: len(dims)], [hint(f) for f in floats])
         state.probing = True
@@ -375,6 +378,7 @@ def _refused(tensors: Sequence[Any], dims: Sequence[Any], floats: Sequence[Any],
 
 
 _METADATA_RULES = frozenset(_native.metadata_rules())
+_MASKS: Tuple[Any, ...] = ()  # (torch.bool, torch.uint8), set by prepare()
 
 
 def _spec_impl(key: str, slots: Tuple[Tuple[Any, ...], ...], names: Tuple[str, ...]) -> str:

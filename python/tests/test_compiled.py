@@ -475,7 +475,22 @@ class WeightedLoss(nn.Module):
 SHAPE_CASES = {
     "pos_weight_length": (bce_pos_weight, (torch.randn(4, 3), torch.rand(4, 3), torch.ones(5)), "LG303", "F.binary_cross_entropy_with_logits", "broadcast"),
     "class_weight_length": (WeightedLoss(torch.ones(4)), (torch.randn(4, 3), torch.tensor([0, 1, 2, 1])), "LG301", "self.loss(x, t)", "weight tensor should be defined"),
+    "one_hot_target": (ce, (torch.randn(4, 3), F.one_hot(torch.tensor([0, 1, 2, 1]), 3)), "LG202", "F.cross_entropy", "floating point type"),
 }
+
+
+def masked_put(x, mask, v):
+    y = x * 2
+    y[mask] = v  # v's rows: the mask's count of True values, which zeros would misjudge
+    return y.sum()
+
+
+def test_the_shape_probe_leaves_calls_with_a_mask_to_run_time():
+    mask = torch.tensor([True, False, True, True, False])
+    args = (torch.randn(5, 3), mask, torch.randn(3, 3))
+    plain, plain_seen = compiled_run(masked_put, [args], False)
+    out, seen = compiled_run(masked_put, [args], True)
+    assert torch.equal(out[0], plain[0]) and seen == plain_seen
 
 
 @pytest.mark.parametrize("dynamic", [None, True])

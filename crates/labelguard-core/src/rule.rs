@@ -24,7 +24,8 @@ pub enum DecidedBy {
     /// The tensors' values (a class id, a probability, an index).
     Values,
     /// Only shapes, dtypes and the call's other arguments: PyTorch refuses such a call on the
-    /// host, whatever the values, and a tracer sees it before any kernel exists.
+    /// host, whatever the values, and a tracer sees it before any kernel exists. (The finding's
+    /// wording may still read values: LG202 calls 0/1 rows one-hot.)
     Metadata,
 }
 

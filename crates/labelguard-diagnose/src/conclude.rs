@@ -83,12 +83,19 @@ pub(crate) fn conclude(a: &Observations) -> LogReport {
         out.push(checks::unidentified(&c, &unknown_sites, header_tb, trusted));
     }
 
-    // One finding per explanation: the lines of one failure (inductor's `Triton compilation
-    // failed`, Triton's `CompilationError`, the re-raised `InductorError`) say one thing. It is
-    // told from the group whose traceback reaches the user's code, the others add evidence.
+    // A recoverable failure (a kernel that did not compile) is told once, from the last of its
+    // lines that ended a traceback (the exception the program stopped with; the others add
+    // evidence), and only when nothing else failed: inductor logs and drops an autotuning
+    // choice that does not compile, then goes on.
+    let other_failure = device_failure || !a.hosts.is_empty();
     let mut told: Vec<ExplainId> = Vec::new();
     for g in &a.cuda_errors {
-        if told.contains(&g.explain) {
+        if !kb.explain(g.explain).recoverable {
+            let tb = g.traceback.map(|i| &a.tracebacks[i]);
+            out.push(checks::unexplained(&c, g, tb, !g.kernel_error || trusted));
+            continue;
+        }
+        if other_failure || told.contains(&g.explain) {
             continue;
         }
         told.push(g.explain);
@@ -104,8 +111,7 @@ pub(crate) fn conclude(a: &Observations) -> LogReport {
             .unwrap_or(&same[0]);
         let tb = g.traceback.map(|i| &a.tracebacks[i]);
         let mut d = checks::unexplained(&c, g, tb, !g.kernel_error || trusted);
-        let others = same.iter().filter(|o| !std::ptr::eq(**o, *g));
-        d.evidence.extend(others.map(|o| o.seen.ev.clone()));
+        d.evidence = same.iter().map(|o| o.seen.ev.clone()).collect();
         out.push(d);
     }
 

@@ -53,6 +53,10 @@ pub struct Explain {
     pub title: String,
     pub cause: String,
     pub fix: String,
+    /// A failure the program may log and go on from (inductor drops an autotuning choice that
+    /// does not compile): its lines make one finding, and only when nothing else failed.
+    #[serde(default)]
+    pub recoverable: bool,
 }
 
 /// One device-assertion signature. Every given part must be a substring of the line's part.

@@ -131,7 +131,7 @@ pub fn strip_log_header(s: &str) -> &str {
     };
     // `E0305 20:23:38.890000 755 `: a level letter, MMDD, a time, a pid.
     let glog = b.len() > 24
-        && b"DIWEC".contains(&b[0])
+        && b"DIWECF".contains(&b[0])
         && digits(1) == 4
         && b[5] == b' '
         && b[6..14].iter().enumerate().all(|(i, c)| {
@@ -159,10 +159,13 @@ pub fn strip_log_header(s: &str) -> &str {
         return s;
     };
     let message = &rest[close + 2..];
-    // dynamo's compile id: `[0/0] `, `[2/1_1] `.
+    // dynamo's compile id: `[0/0] `, `[2/1_1] `, compiled autograd's `[!0/0/0] `.
     match message.strip_prefix('[').and_then(|m| m.split_once("] ")) {
         Some((id, after))
-            if !id.is_empty() && id.bytes().all(|c| c.is_ascii_digit() || b"/_".contains(&c)) =>
+            if !id.is_empty()
+                && id
+                    .bytes()
+                    .all(|c| c.is_ascii_digit() || b"/_!".contains(&c)) =>
         {
             after
         }
@@ -611,6 +614,10 @@ mod tests {
         assert_eq!(
             split_prefix("[rank1]:E1126 10:02:41.5 7 a.py:1] [2/1_1] Triton compilation failed: k"),
             ("[rank1]", "Triton compilation failed: k")
+        );
+        assert_eq!(
+            strip_log_header("F1126 10:02:41.5 7 a.py:1] [!0/0/0] Traceback"),
+            "Traceback"
         );
         for plain in [
             "E0305 is not a header",

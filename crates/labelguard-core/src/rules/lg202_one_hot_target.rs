@@ -22,5 +22,5 @@ declare_rule! {
     /// - [`crate::ops::classification::probability_targets`]
     /// - [`crate::ops::classification::target_shape`]
     /// - fixtures: `lg202_one_hot_long`, `lg202_one_hot_spatial` in `tests/rule_fixtures.rs`
-    "LG202", "one-hot-target", Error
+    "LG202", "one-hot-target", Error, Metadata
 }
