@@ -28,6 +28,20 @@ fn run(script: &str) -> (Output, Duration) {
     (out, start.elapsed())
 }
 
+/// `run(script)` for a job that labelguard must end because rank 1 failed: SIGTERM's exit code,
+/// well before the job's own `sleep 600`, and the reason said. Returns the job's stderr.
+fn ended_for_rank_1(script: &str) -> String {
+    let (out, took) = run(script);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(143), "{err}");
+    assert!(took < Duration::from_secs(60), "{took:?}");
+    assert!(
+        err.contains("labelguard run: rank 1 failed and the job"),
+        "{err}"
+    );
+    err
+}
+
 /// What rank 1 of 2 prints when the guard refuses its batch (torch.distributed's prefix).
 const RANK1_FAILS: &str = "printf '%s\\n' '[rank1]: Traceback (most recent call last):' '[rank1]:   File \"train.py\", line 9, in <module>' '[rank1]:     loss = criterion(logits, labels)' '[rank1]: labelguard.TargetError: cross_entropy on rank 1 of 2: PyTorch would raise' '[rank1]: [LG101] 1 of 4 targets is outside [0, 2]' >&2";
 
@@ -38,10 +52,7 @@ const RANK1_ENDED: &str = "echo 'E1126 13:30:20.031000 12228 torch/distributed/e
 #[test]
 fn a_job_left_hanging_by_a_failed_rank_is_ended() {
     // Rank 0 waits (here in `sleep`, as in a collective whose peer is gone) and never ends.
-    let (out, took) = run(&format!("{RANK1_FAILS}; {RANK1_ENDED}; exec sleep 600"));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(143), "{err}");
-    assert!(took < Duration::from_secs(60), "{took:?}");
+    let err = ended_for_rank_1(&format!("{RANK1_FAILS}; {RANK1_ENDED}; exec sleep 600"));
     assert!(
         err.contains("labelguard run: rank 1 failed and the job has printed nothing for 1 s since"),
         "{err}"
@@ -71,14 +82,7 @@ fn a_rank_that_catches_its_error_and_goes_on_silently_is_left_alone() {
 #[test]
 fn a_rank_that_says_it_ended_is_a_failed_rank() {
     // The file the run's sitecustomize leaves when a rank ends with an error.
-    let (out, took) = run("touch \"$LABELGUARD_RUN_DIR/ended-1-$$\"; exec sleep 600");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(143), "{err}");
-    assert!(took < Duration::from_secs(60), "{took:?}");
-    assert!(
-        err.contains("labelguard run: rank 1 failed and the job"),
-        "{err}"
-    );
+    ended_for_rank_1("touch \"$LABELGUARD_RUN_DIR/ended-1-$$\"; exec sleep 600");
 }
 
 #[test]
