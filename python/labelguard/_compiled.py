@@ -73,14 +73,20 @@ def _fake(tensors: Sequence[Any], dims: Sequence[Any], floats: Sequence[Any], sp
 def _run(tensors: Sequence[Any], dims: Sequence[int], floats: Sequence[float], spec: str) -> List[Any]:
     ones = [t.new_ones(()) for t in tensors]
     if config["active"] and not state.depth:
-        plan = _SPECS.get(spec)
-        if plan is None:
-            plan = _SPECS[spec] = _Plan(spec)
+        plan = _plan_of(spec)
         checker = CHECKERS.get(plan.key)
         if checker is not None:
             args, kwargs = plan.call(tensors, dims, floats)
             _OP[2](checker, args, kwargs, plan.traced)
     return ones
+
+
+def _plan_of(spec: str) -> "_Plan":
+    """The parsed spec, parsed once per spec (at run time, and by the trace-time probe)."""
+    plan = _SPECS.get(spec)
+    if plan is None:
+        plan = _SPECS[spec] = _Plan(spec)
+    return plan
 
 
 def _call(checker: Callable, args: Tuple[Any, ...], kwargs: Dict[str, Any], traced: "Traced") -> None:
@@ -143,42 +149,38 @@ class _Plan:
         self.traced = Traced(d["frames"])
 
     def call(self, tensors: Sequence[Any], dims: Sequence[int], floats: Sequence[float]) -> Tuple[Tuple[Any, ...], Dict[str, Any]]:
-        return rebuild(self.slots, self.names, tensors, dims, floats)
-
-
-def rebuild(slots: Sequence[Sequence[Any]], names: Sequence[str], tensors: Sequence[Any], dims: Sequence[int], floats: Sequence[float]) -> Tuple[Tuple[Any, ...], Dict[str, Any]]:
-    """A call's (args, kwargs) from its slots and the values the op got (`in_graph`)."""
-    torch = sys.modules["torch"]
-    values: List[Any] = []
-    cursor = 0
-    for slot in slots:
-        kind = slot[0]
-        if kind == "t":
-            values.append(tensors[slot[1]])
-        elif kind == "s":
-            ndim = slot[2]
-            values.append(shape_view(getattr(torch, slot[1]), tuple(dims[cursor:cursor + ndim])))
-            cursor += ndim
-        elif kind == "i":
-            values.append(int(dims[cursor]))
-            cursor += 1
-        elif kind == "l":
-            values.append([int(d) for d in dims[cursor:cursor + slot[1]]])
-            cursor += slot[1]
-        elif kind == "f":
-            values.append(float(floats[slot[1]]))
-        elif kind == "e":
-            values.append(Ellipsis)
-        elif kind == "sl":
-            bounds = []
-            for present in slot[1]:
-                bounds.append(int(dims[cursor]) if present else None)
-                cursor += present
-            values.append(slice(*bounds))
-        else:
-            values.append(slot[1])
-    npos = len(values) - len(names)
-    return tuple(values[:npos]), dict(zip(names, values[npos:]))
+        """The call's (args, kwargs) from the values the op got (`in_graph`)."""
+        torch = sys.modules["torch"]
+        values: List[Any] = []
+        cursor = 0
+        for slot in self.slots:
+            kind = slot[0]
+            if kind == "t":
+                values.append(tensors[slot[1]])
+            elif kind == "s":
+                ndim = slot[2]
+                values.append(shape_view(getattr(torch, slot[1]), tuple(dims[cursor:cursor + ndim])))
+                cursor += ndim
+            elif kind == "i":
+                values.append(int(dims[cursor]))
+                cursor += 1
+            elif kind == "l":
+                values.append([int(d) for d in dims[cursor:cursor + slot[1]]])
+                cursor += slot[1]
+            elif kind == "f":
+                values.append(float(floats[slot[1]]))
+            elif kind == "e":
+                values.append(Ellipsis)
+            elif kind == "sl":
+                bounds = []
+                for present in slot[1]:
+                    bounds.append(int(dims[cursor]) if present else None)
+                    cursor += present
+                values.append(slice(*bounds))
+            else:
+                values.append(slot[1])
+        npos = len(values) - len(self.names)
+        return tuple(values[:npos]), dict(zip(self.names, values[npos:]))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -350,9 +352,7 @@ def _refused(tensors: Sequence[Any], dims: Sequence[Any], floats: Sequence[Any],
         return False
     if any(t.dtype in _MASKS for t in tensors):
         return False  # a mask's count of True values shapes the call: zeros would misjudge it
-    plan = _SPECS.get(spec)
-    if plan is None:
-        plan = _SPECS[spec] = _Plan(spec)
+    plan = _plan_of(spec)
     checker = CHECKERS.get(plan.key)
     hint = lambda v: v.node.hint if hasattr(v, "node") else v  # noqa: E731 - a SymInt's example value
     sizes = [hint(d) for d in dims] + [hint(d) for t in tensors for d in t.shape]
