@@ -43,9 +43,10 @@ lint:
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
 
-## docs: regenerate docs/rules.md from the rules' doc comments
+## docs: regenerate docs/rules.md from the rules' doc comments and docs/ops.md from the op table
 docs:
 	cargo run -q -p labelguard-cli -- rules --format markdown > docs/rules.md
+	cargo run -q -p labelguard-cli -- ops --format markdown > docs/ops.md
 
 ## bench: the range-scan benchmark (labelguard vs numpy vs torch, and memory bandwidth)
 bench: venv

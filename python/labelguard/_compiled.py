@@ -39,10 +39,6 @@ from ._tensors import shape_view
 #: wrapper key -> the eager check of one call: checker(args, kwargs, traced) raises or warns.
 CHECKERS: Dict[str, Callable[[Tuple[Any, ...], Dict[str, Any], "Traced"], None]] = {}
 
-#: Ops dynamo cannot put in a graph (the output's shape depends on the data: `aten._ctc_loss`):
-#: it breaks the graph at the user's call and runs the call eagerly, where the wrapper checks it
-#: as in eager code. A check traced in front of them would only add a graph before the break.
-GRAPH_BREAKING = frozenset(("ctc_loss",))
 
 _OP: List[Any] = []  # the registered op and its library, once enable() has run
 _SPECS: Dict[str, "_Plan"] = {}

@@ -13,11 +13,12 @@ from __future__ import annotations
 import sys
 import threading
 from types import CodeType
-from typing import Any, Dict, Sequence, Tuple
+from typing import Any, Dict
 
 from . import _native
 from ._callsite import PLUMBING, call_site, first_outside, traced_call_site
 from ._check import all_host_torch, check_call
+from ._ops import OPS
 from ._report import TargetError, attach_call, report_or_raise
 from ._tensors import plain_tensor_types, strided
 
@@ -53,37 +54,10 @@ def compiling_test() -> Any:
     return getattr(getattr(sys.modules["torch"], "compiler", None), "is_compiling", never)
 
 
-# The tensors whose values a check reads only to find NaN/inf (a silent verdict): with
-# enable(finite=False) they are checked by shape and dtype alone.
-FINITE_ONLY: Dict[str, frozenset] = {
-    "cross_entropy": frozenset(("input",)),
-    "nll_loss": frozenset(("input",)),
-    "binary_cross_entropy_with_logits": frozenset(("input",)),
-    "ctc_loss": frozenset(("log_probs",)),
-}
-# The tensors whose values the contract never reads, only their shape and dtype: the indexed
-# tensor and the source of gather, scatter and index_select (crates/labelguard-core/src/ops/
-# indexing.rs reads the index's values alone). Described without their memory, they cost a
-# valid call two attribute reads instead of seven.
-SHAPE_ONLY: Dict[str, frozenset] = {
-    "gather": frozenset(("input",)),
-    "scatter": frozenset(("input", "src")),
-    "scatter_add": frozenset(("input", "src")),
-    "index_select": frozenset(("input",)),
-}
-NOTHING: frozenset = frozenset()
-
-
-def unread(op: str, finite: bool) -> frozenset:
-    """The tensors of `op` that a check reads by shape and dtype only."""
-    shape_only = SHAPE_ONLY.get(op, NOTHING)
-    return shape_only if finite else shape_only | FINITE_ONLY.get(op, NOTHING)
-
-
-def binding(op: str, params: Sequence[Tuple[str, str]], positional: int, required: int) -> Any:
-    """The native description of a wrapped op's parameters (see crates/labelguard-py/src/bound.rs):
-    `params` are (name, role) pairs, the positional ones first."""
-    return _native.Binding(op, list(params), positional, required, plain_tensor_types(), strided())
+def binding(op: str, finite: bool) -> Any:
+    """The native test of a valid call of `op` (see crates/labelguard-py/src/bound.rs): its
+    parameters as the op table declares them; `finite`: whether the logits are read."""
+    return _native.Binding(op, finite, plain_tensor_types(), strided())
 
 
 def check_or_raise(op: str, call: Dict[str, Any], where: str, traced: Any = None) -> None:
@@ -91,7 +65,7 @@ def check_or_raise(op: str, call: Dict[str, Any], where: str, traced: Any = None
     warns, in mode 'warn') at the caller's line when PyTorch would fail or compute garbage.
     `traced` (a `_compiled.Traced`): the call runs inside a compiled graph, and its frames are
     the ones dynamo traced, not the live ones."""
-    not_read = unread(op, config["finite"])
+    not_read = OPS[op].unread(config["finite"])
     # CPU tensors: described and checked without calling any torch function that is wrapped.
     report = all_host_torch(op, call, not_read)
     if report is None:

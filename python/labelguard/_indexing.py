@@ -1,6 +1,6 @@
-"""Wrappers for advanced indexing and its relatives: `x[idx]`, `x[idx] = v`, `index_put_`,
-`take`, `put_`, `take_along_dim`, `index_add`/`index_copy`/`index_fill`, `scatter_reduce`,
-`F.embedding_bag`.
+"""Wrappers for the indexing syntax: `x[idx]` and `x[idx] = v` (the ops `index` and
+`index_put`), bound by their key. (Every other site, `index_put_` and `take` among them, is
+bound by its op's parameters in `_enable.py`.)
 
 `Tensor.__getitem__` and `__setitem__` run on every slice of every training step, so they decide
 from the type of the key before any other work: ints, slices, `...`, None, lists and anything
@@ -18,37 +18,12 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from . import _compiled, _native
 from ._guard import binding, check_or_raise, config, state
+from ._ops import INDEX_NAMES
 from ._tensors import plain_tensor_types, shape_view
 from ._tensors import readable as _readable
 
-# (module path, attribute, op): where each wrapped function lives.
-TARGETS: List[Tuple[str, str, str]] = [
-    ("torch.Tensor", "__getitem__", "index"),
-    ("torch.Tensor", "__setitem__", "index_put"),
-    ("torch.Tensor", "index_put_", "index_put"),
-    ("torch.Tensor", "index_put", "index_put"),
-    ("torch", "index_put", "index_put"),
-    ("torch", "take", "take"),
-    ("torch.Tensor", "take", "take"),
-    ("torch.Tensor", "put_", "put"),
-    ("torch.Tensor", "put", "put"),
-    ("torch", "take_along_dim", "take_along_dim"),
-    ("torch.Tensor", "take_along_dim", "take_along_dim"),
-    ("torch", "index_add", "index_add"),
-    ("torch.Tensor", "index_add", "index_add"),
-    ("torch.Tensor", "index_add_", "index_add"),
-    ("torch", "index_copy", "index_copy"),
-    ("torch.Tensor", "index_copy", "index_copy"),
-    ("torch.Tensor", "index_copy_", "index_copy"),
-    ("torch", "index_fill", "index_fill"),
-    ("torch.Tensor", "index_fill", "index_fill"),
-    ("torch.Tensor", "index_fill_", "index_fill"),
-    ("torch", "scatter_reduce", "scatter_reduce"),
-    ("torch.Tensor", "scatter_reduce", "scatter_reduce"),
-    ("torch.Tensor", "scatter_reduce_", "scatter_reduce"),
-    ("torch.nn.functional", "embedding_bag", "embedding_bag"),
-]
-OPS = sorted({op for _, _, op in TARGETS})
+#: The sites bound by their key, not by the op's parameters.
+KEY_SITES = ("__getitem__", "__setitem__")
 
 def _torch():
     return sys.modules["torch"]
@@ -126,10 +101,10 @@ def _plan(x: Any, key: Any, getter: Callable, real_masks: bool) -> Optional[Dict
         except (IndexError, RuntimeError, TypeError):
             return None  # a bad int or slice: PyTorch raises its own error
     call: Dict[str, Any] = {"input": view, "dims": dims}
-    for i, t in enumerate(tensors):
+    for name, t in zip(INDEX_NAMES, tensors):
         if _is_mask(t) and not real_masks and len(tensors) == 1:
             t = _shape_only(t)  # a lone mask is checked by its shape; its values never matter
-        call["index" if i == 0 else f"index{i}"] = t
+        call[name] = t
     return call
 
 
@@ -139,7 +114,7 @@ _ALL = slice(None)
 def _binding(op: str) -> Any:
     """`x[key]` as `op(input, index)` for `_native.valid_index`, which reads `x` by shape and
     dtype only and takes one int64/int32 index tensor: the common `weights[labels]`."""
-    return binding(op, [("input", "unread"), ("index", "keep")], 2, 2)
+    return binding(op, False)
 
 
 #: `x[idx]`'s entry in `_compiled.CHECKERS`, and the roles of its two arguments there: the
@@ -260,132 +235,15 @@ def _wrap_setitem(original: Callable, getter: Callable, is_compiling: Callable[[
     return labelguard_setitem
 
 
-def _index_put(self, indices, values, accumulate=False):
-    torch = _torch()
-    if type(indices) not in (tuple, list) or not all(isinstance(t, torch.Tensor) for t in indices) or not 0 < len(indices) <= 8:
-        return None
-    call: Dict[str, Any] = {"input": _shape_only(self), "accumulate": bool(accumulate)}
-    for i, t in enumerate(indices):
-        call["index" if i == 0 else f"index{i}"] = t
-    if isinstance(values, torch.Tensor) and _readable(self.dtype) and _readable(values.dtype):
-        call["values"] = _shape_only(values)
-    return call
-
-
-def _take(input, index):
-    return dict(input=_shape_only(input), index=index)
-
-
-def _put(input, index, source, accumulate=False):
-    return dict(input=_shape_only(input), index=index, source=_shape_only(source), accumulate=bool(accumulate))
-
-
-def _take_along_dim(input, indices, dim=None, *, out=None):
-    return dict(input=_shape_only(input), indices=indices, dim=dim)
-
-
-def _index_add(input, dim, index, source, *, alpha=1, out=None):
-    return dict(input=_shape_only(input), dim=dim, index=index, source=_shape_only(source))
-
-
-def _index_copy(input, dim, index, source, *, out=None):
-    return dict(input=_shape_only(input), dim=dim, index=index, source=_shape_only(source))
-
-
-def _index_fill(input, dim, index, value):
-    return dict(input=_shape_only(input), dim=dim, index=index)
-
-
-def _scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
-    return dict(input=_shape_only(input), dim=dim, index=index, src=_shape_only(src), reduce=reduce, include_self=bool(include_self))
-
-
-def _embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean", sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
-    call = dict(input=input, weight=_shape_only(weight), mode=mode, include_last_offset=bool(include_last_offset), padding_idx=padding_idx)
-    if offsets is not None:
-        call["offsets"] = offsets
-    if per_sample_weights is not None:
-        call["per_sample_weights"] = _shape_only(per_sample_weights)
-    return call
-
-
-# op -> how a call's arguments become check() arguments (Python binds them: no inspect).
-_BINDERS: Dict[str, Callable[..., Optional[Dict[str, Any]]]] = {
-    "index_put": _index_put,
-    "take": _take,
-    "put": _put,
-    "take_along_dim": _take_along_dim,
-    "index_add": _index_add,
-    "index_copy": _index_copy,
-    "index_fill": _index_fill,
-    "scatter_reduce": _scatter_reduce,
-    "embedding_bag": _embedding_bag,
-}
-
-
-#: The parameters of each op above whose values its check reads (the index tensors); a compiled
-#: call passes the other tensors to the in-graph check by their shapes.
-_READS: Dict[str, Tuple[str, ...]] = {
-    "index_put": ("indices",), "take": ("index",), "put": ("index",), "take_along_dim": ("indices",),
-    "index_add": ("index",), "index_copy": ("index",), "index_fill": ("index",), "scatter_reduce": ("index",),
-    "embedding_bag": ("input", "offsets"),
-}
-_UNUSED = ("max_norm", "norm_type", "scale_grad_by_freq", "sparse", "out", "alpha")
-
-
-def _in_graph_roles(op: str) -> Dict[Any, str]:
-    """`_compiled.in_graph`'s roles of the binder's parameters, by position and by name."""
-    import inspect
-
-    names = list(inspect.signature(_BINDERS[op]).parameters)
-    roles = {n: "read" if n in _READS[op] else "drop" if n in _UNUSED else "" for n in names}
-    return {**{i: roles[n] for i, n in enumerate(names)}, **roles}
-
-
-def _wrap_function(op: str, original: Callable, is_compiling: Callable[[], bool], key: str) -> Callable:
-    binder = _BINDERS[op]
-    tensor = _torch().Tensor
-    name = getattr(original, "__qualname__", op)
-    where = f" (labelguard, {name})"
-    in_graph, tracing, roles = _compiled.in_graph, _compiled.dynamo_test(), _in_graph_roles(op)
-
-    def judge(args: Tuple[Any, ...], kwargs: Dict[str, Any], traced: Any = None) -> None:
-        try:
-            call = binder(*args, **kwargs)
-        except (TypeError, AttributeError):
-            call = None  # PyTorch reports its own signature errors
-        if call is not None and all(_readable(v.dtype) if isinstance(v, tensor) else not hasattr(v, "shape") for v in call.values()):
-            check_or_raise(op, {k: v for k, v in call.items() if v is not None or k == "padding_idx"}, where, traced)
-
-    _compiled.CHECKERS[key] = judge
-
-    def labelguard_checked(*args, **kwargs):
-        if config["active"] and not state.depth:
-            if not is_compiling():
-                judge(args, kwargs)
-            elif tracing():
-                args, kwargs = in_graph(key, roles, args, kwargs)
-            elif _compiled.replaying():
-                return _compiled.replay(key, roles, original, args, kwargs)
-        return original(*args, **kwargs)
-
-    labelguard_checked.__labelguard_original__ = original  # type: ignore[attr-defined]
-    labelguard_checked.__name__ = getattr(original, "__name__", op)
-    labelguard_checked.__doc__ = getattr(original, "__doc__", None)
-    return labelguard_checked
-
-
-def wrap(attr: str, op: str, original: Callable, is_compiling: Callable[[], bool], key: str = "") -> Callable:
-    """The checked version of `original`, the function `attr` of TARGETS (op is its op);
-    `is_compiling` is torch.compiler.is_compiling (or a function that answers False); `key`
-    names the wrapper for its in-graph check. Dynamo traces `x[idx]` and `x[idx] = v` itself,
-    without calling `Tensor.__getitem__`: their wrappers are for eager code."""
+def wrap(attr: str, original: Callable, is_compiling: Callable[[], bool]) -> Callable:
+    """The checked version of `original`, `Tensor.__getitem__` or `__setitem__` (`attr`, one of
+    KEY_SITES); `is_compiling` is torch.compiler.is_compiling (or a function that answers
+    False). Dynamo traces `x[idx]` and `x[idx] = v` itself, without calling
+    `Tensor.__getitem__`: their wrappers are for eager code and AOTAutograd's replay."""
     global _MASK_DTYPES, _LONG_DTYPES, _PLAIN_TENSORS
     torch = _torch()
     _MASK_DTYPES, _LONG_DTYPES = (torch.bool, torch.uint8), (torch.int64, torch.int32)
     _PLAIN_TENSORS = plain_tensor_types()
     if attr == "__getitem__":
         return _wrap_getitem(original, is_compiling)
-    if attr == "__setitem__":
-        return _wrap_setitem(original, _torch().Tensor.__getitem__, is_compiling)
-    return _wrap_function(op, original, is_compiling, key)
+    return _wrap_setitem(original, _torch().Tensor.__getitem__, is_compiling)

@@ -10,12 +10,13 @@ import torch
 import torch.nn.functional as F
 
 import labelguard
-from labelguard import _check, _enable, _native
+from labelguard import _check, _native
+from labelguard._ops import OPS
 
 
-@pytest.mark.parametrize("key", sorted(_enable._SIGS))
-def test_params_bind_like_inspect(key):
-    op, params = _enable._SIGS[key]
+@pytest.mark.parametrize("op", sorted(op for op, row in OPS.items() if row.params.names))
+def test_params_bind_like_inspect(op):
+    params = OPS[op].params
     names = list(params.names)
     kw_only = sorted(params.known - set(names))
     P = inspect.Parameter

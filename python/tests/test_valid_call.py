@@ -11,6 +11,7 @@ import torch.nn.functional as F
 import labelguard
 from labelguard import _enable, _guard, _indexing, _native
 from labelguard._check import check_call
+from labelguard._ops import OPS
 
 torch.manual_seed(0)
 X, T = torch.randn(4, 5), torch.tensor([0, 4, 2, 1])
@@ -84,13 +85,13 @@ CASES = [
 
 def _general(op, args, kwargs, finite):
     """What the Python general path of a wrapper decides: None (not checked) or the Report."""
-    bound = _enable._SIGS[op][1].bind(args, kwargs)
-    call = None if bound is None else _enable._arguments(op, bound)
+    bound = OPS[op].params.bind(args, kwargs)
+    call = None if bound is None else _enable._arguments(OPS[op], bound)
     if call is None:
         return None
     # The truth reads every tensor but the finite-only ones (enable(finite=False)'s choice):
-    # the tensors of _guard.SHAPE_ONLY, which the native test does not read, are read here.
-    unread = _guard.NOTHING if finite else _guard.FINITE_ONLY.get(op, _guard.NOTHING)
+    # the shape-only tensors, which the native test does not read, are read here.
+    unread = frozenset() if finite else OPS[op].unread(False) - OPS[op].unread(True)
     try:
         return check_call(op, call, unread)
     except (TypeError, ValueError):
@@ -100,7 +101,7 @@ def _general(op, args, kwargs, finite):
 @pytest.mark.parametrize("finite", [False, True])
 @pytest.mark.parametrize("op,args,kwargs,expected", CASES)
 def test_valid_call_is_true_only_where_the_general_path_finds_nothing(op, args, kwargs, expected, finite):
-    native = _enable._binding(op, _enable._SIGS[op][1], finite)
+    native = _guard.binding(op, finite)
     got = _native.valid_call(native, args, kwargs)
     general = _general(op, args, kwargs, finite)
     if got:
@@ -109,13 +110,15 @@ def test_valid_call_is_true_only_where_the_general_path_finds_nothing(op, args, 
         assert got is expected, general
 
 
-@pytest.mark.parametrize("op", sorted(_guard.SHAPE_ONLY))
+@pytest.mark.parametrize("op", ["gather", "index_select", "scatter", "scatter_add"])
 def test_shape_only_tensors_never_change_the_verdict(op):
-    """The native test reads the tensors of SHAPE_ONLY by shape and dtype only; the truth here
+    """The native test reads the shape-only tensors (the op table's `shape` use) by shape and
+    dtype only; the truth here
     reads them, filled with NaN, inf and huge values, on 300 random calls with indices in and out
     of range: both must agree on every call."""
     gen = torch.Generator().manual_seed(13)
-    native = _enable._binding(op, _enable._SIGS[op][1], False)
+    assert OPS[op].unread(True), "the table reads some tensor of the op by shape only"
+    native = _guard.binding(op, False)
     specials = torch.tensor([float("nan"), float("inf"), -float("inf"), 3e38, -0.0])
     disagreements, answers = [], set()
     for case in range(300):
@@ -131,7 +134,7 @@ def test_shape_only_tensors_never_change_the_verdict(op):
             if case % 3 == 0:
                 index = index.clamp(0, size - 1)
             args = (x, dim, index) if op == "gather" else (x, dim, index, specials[torch.randint(0, 5, (rows, cols), generator=gen)])
-        truth = check_call(op, _enable._arguments(op, _enable._SIGS[op][1].bind(args, {})))
+        truth = check_call(op, _enable._arguments(OPS[op], OPS[op].params.bind(args, {})))
         answer = _native.valid_call(native, args)
         answers.add(answer)
         if answer != (truth.findings == ()):
@@ -140,7 +143,7 @@ def test_shape_only_tensors_never_change_the_verdict(op):
 
 
 def test_valid_call_without_keywords_and_with_an_empty_dict_agree():
-    native = _enable._binding("cross_entropy", _enable._SIGS["cross_entropy"][1], False)
+    native = _guard.binding("cross_entropy", False)
     assert _native.valid_call(native, (X, T)) is True
     assert _native.valid_call(native, (X, T), {}) is True
     assert _native.valid_call(native, (X, T + 1)) is False
@@ -168,7 +171,7 @@ def test_valid_index_is_true_only_where_the_general_path_finds_nothing(x, key, e
     got = _native.valid_index(_indexing._binding(op), x, key)
     assert got is expected
     if got:
-        _indexing.wrap("__getitem__", "index", torch.Tensor.__getitem__, _guard.never)  # sets the dtype tables
+        _indexing.wrap("__getitem__", torch.Tensor.__getitem__, _guard.never)  # sets the dtype tables
         call = _indexing._plan(x, key, torch.Tensor.__getitem__, real_masks=False)
         assert call is not None and check_call(op, call).findings == ()
 

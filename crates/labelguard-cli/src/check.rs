@@ -37,7 +37,7 @@ fn parse_arg(s: &str) -> Result<(String, String), String> {
 fn ops_help() -> String {
     let mut s = String::from("Ops and their PyTorch signatures:\n");
     for op in OPS {
-        s += &format!("  {:<34} {}\n", op.name, op.signature);
+        s += &format!("  {:<34} {}\n", op.name, op.signature());
     }
     s += "\nVerdicts: ok, silent (accepted but garbage), device_assert (CUDA asserts, the CPU raises), error (raises on the host).\nExit codes: 0 for ok/silent, 1 for error/device_assert, 2 for usage or I/O errors.";
     s

@@ -8,6 +8,7 @@ mod dataset_args;
 mod diagnose;
 mod fix;
 mod merge;
+mod ops;
 mod output;
 mod panic_net;
 mod replay;
@@ -39,6 +40,7 @@ const EXAMPLES: &str = "Examples:
   labelguard scan data/cityscapes --preset cityscapes --html report.html
   labelguard diagnose train.log
   labelguard run --rerun-sync -- python train.py
+  labelguard ops
   labelguard rules
   labelguard rule LG103
 
@@ -48,6 +50,8 @@ Exit codes: 0 nothing that crashes, 1 PyTorch would raise or assert, 2 usage or 
 enum Command {
     /// Decide what PyTorch does with one op call on the tensors of a file, and why.
     Check(check::CheckArgs),
+    /// List every op that is checked: its PyTorch sites, modules and signature.
+    Ops(ops::OpsArgs),
     /// List every rule.
     Rules(rules::RulesArgs),
     /// Print one rule's documentation.
@@ -85,6 +89,7 @@ where
     // files are isolated one by one) is LG620 and exit 2, not an abort with a backtrace.
     let result = panic_net::guarded(|| match cli.command {
         Command::Check(args) => check::run(args, style),
+        Command::Ops(args) => ops::list(args),
         Command::Rules(args) => rules::list(args, style),
         Command::Rule(args) => rules::show(args),
         Command::Replay(args) => replay::run(args, style),

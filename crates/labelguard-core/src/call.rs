@@ -28,7 +28,8 @@ impl fmt::Display for Value {
 }
 
 /// The type of a scalar parameter.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Kind {
     Int,
     /// An int or `None`.

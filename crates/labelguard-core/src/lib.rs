@@ -27,7 +27,7 @@ pub use call::{Call, CallError, Value};
 pub use dtype::DType;
 pub use finding::{Finding, Location, Report};
 pub use ops::class_ids::class_ids;
-pub use ops::{lookup, spec, OpSpec, OPS};
+pub use ops::{lookup, spec, OpSpec, PyParam, Surface, Use, OPS};
 pub use rule::{DecidedBy, Rule};
 pub use severity::{Severity, Verdict};
 pub use tensor::{Tensor, TensorView};

@@ -19,29 +19,28 @@
 use crate::context::{Context, Refined};
 use crate::model::{Confidence, Diagnosis};
 use crate::observed::Traceback;
+use std::sync::OnceLock;
 
 /// The explanation of the knowledge base for these failures.
 pub(crate) const EXPLAIN: &str = "compiled-index";
 
-/// Aten ops as inductor writes them in a fused kernel's name, longest first, and the op of
-/// labelguard's vocabulary each belongs to; with the explanation of that op's failure.
-/// (`_unsafe_index`: upsampling's own computed indices, not a user's; it names no op.)
-const KERNEL_OPS: &[(&str, &str, &str)] = &[
-    ("unsafe_index", "", ""),
-    ("embedding_dense_backward", "embedding", "embedding-index"),
-    ("nll_loss2d_forward", "nll_loss", "class-id"),
-    ("nll_loss2d_backward", "nll_loss", "class-id"),
-    ("nll_loss_forward", "nll_loss", "class-id"),
-    ("nll_loss_backward", "nll_loss", "class-id"),
-    ("scatter_reduce", "scatter", "gather-scatter"),
-    ("index_select", "index_select", "index-select"),
-    ("scatter_add", "scatter", "gather-scatter"),
-    ("index_put", "index", "advanced-index"),
-    ("embedding", "embedding", "embedding-index"),
-    ("scatter", "scatter", "gather-scatter"),
-    ("gather", "gather", "gather-scatter"),
-    ("index", "index", "advanced-index"),
-];
+/// ATen ops that inductor writes in a fused kernel's name and that belong to no op of the table:
+/// `_unsafe_index` is upsampling's own computed index, never a user's.
+const NOT_OPS: &[&str] = &["unsafe_index"];
+
+/// Every kernel name of the op table (its rows' `kernels`) and [`NOT_OPS`] (op ""), longest
+/// first, so that `nll_loss2d_forward` wins over a shorter name inside it.
+fn kernel_names() -> &'static [(&'static str, &'static str)] {
+    static NAMES: OnceLock<Vec<(&'static str, &'static str)>> = OnceLock::new();
+    NAMES.get_or_init(|| {
+        let table = labelguard_core::OPS
+            .iter()
+            .flat_map(|op| op.surface.kernels.iter().map(move |k| (*k, op.name)));
+        let mut names: Vec<_> = NOT_OPS.iter().map(|k| (*k, "")).chain(table).collect();
+        names.sort_by_key(|(k, _)| std::cmp::Reverse(k.split('_').count()));
+        names
+    })
+}
 
 /// The bound of an inductor index check: `3L` -> 3, `32000` -> 32000, `1 + ks0` -> None (a
 /// size known at run time only).
@@ -56,23 +55,22 @@ pub(crate) fn bound(line: &str) -> Option<(String, Option<u64>)> {
 }
 
 /// The ops fused into a kernel of this name that index (deduplicated, in the name's order).
-pub(crate) fn kernel_ops(kernel: &str) -> Vec<(&'static str, &'static str)> {
+pub(crate) fn kernel_ops(kernel: &str) -> Vec<&'static str> {
     let Some(start) = kernel.find("fused_") else {
         return Vec::new();
     };
     let tokens: Vec<&str> = kernel[start + "fused_".len()..].split('_').collect();
-    let mut ops: Vec<(&str, &str)> = Vec::new();
+    let mut ops: Vec<&str> = Vec::new();
     let mut i = 0;
     while i < tokens.len() {
-        let found = KERNEL_OPS.iter().find_map(|&(name, op, explain)| {
+        let found = kernel_names().iter().find_map(|&(name, op)| {
             let n = name.split('_').count();
-            (i + n <= tokens.len() && tokens[i..i + n].join("_") == name)
-                .then_some((n, op, explain))
+            (i + n <= tokens.len() && tokens[i..i + n].join("_") == name).then_some((n, op))
         });
         match found {
-            Some((n, op, explain)) => {
-                if !op.is_empty() && !ops.iter().any(|(o, _)| *o == op) {
-                    ops.push((op, explain));
+            Some((n, op)) => {
+                if !op.is_empty() && !ops.contains(&op) {
+                    ops.push(op);
                 }
                 i += n;
             }
@@ -106,13 +104,14 @@ pub(crate) fn refine(c: &Context, r: Refined, tb: Option<&Traceback>) -> (Refine
     let kernel = kernel_in(tb);
     let ops = kernel.as_deref().map(kernel_ops).unwrap_or_default();
     let mut r = r;
-    if let [(op, explain)] = ops[..] {
-        if let Some(i) = c.kb.explains.iter().position(|e| e.key == explain) {
-            r.explain = crate::kb::ExplainId(i as u16);
+    if let [op] = ops[..] {
+        // The explanation of a device assert in that op (every op of the table has one).
+        if let Some(&explain) = c.kb.op_default.get(op) {
+            r.explain = explain;
             r.op = op.to_string();
         }
     } else if ops.len() > 1 {
-        r.candidates = ops.iter().map(|(o, _)| o.to_string()).collect();
+        r.candidates = ops.iter().map(|o| o.to_string()).collect();
     }
     (r, kernel)
 }
@@ -190,12 +189,7 @@ mod tests {
 
     #[test]
     fn kernel_names_give_their_indexing_ops() {
-        let ops = |k| {
-            kernel_ops(k)
-                .into_iter()
-                .map(|(o, _)| o)
-                .collect::<Vec<_>>()
-        };
+        let ops = kernel_ops;
         assert_eq!(ops("cpp_fused_embedding_mean_0"), ["embedding"]);
         assert_eq!(ops("triton_poi_fused_embedding_0"), ["embedding"]);
         assert_eq!(

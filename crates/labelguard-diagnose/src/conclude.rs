@@ -271,10 +271,10 @@ fn guard(c: &Context, g: &GuardError) -> Diagnosis {
         );
     };
     let rule = by_code(code).expect("checked when parsed");
-    let op = crate::kb::OPS
+    let op = crate::kb::ops()
         .iter()
-        .find(|op| **op != "unknown" && contains_word(&g.text, op))
-        .unwrap_or(&"unknown");
+        .find(|op| **op != crate::kb::UNKNOWN_OP && contains_word(&g.text, op))
+        .unwrap_or(&crate::kb::UNKNOWN_OP);
     Diagnosis {
         finding: Finding::new(rule, Verdict::Error, g.text.clone())
             .fix(g.fix.clone().unwrap_or_else(|| rule_fix(rule))),

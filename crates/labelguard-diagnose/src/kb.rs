@@ -8,24 +8,24 @@ use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::OnceLock;
 
-/// The operations a finding can name: the PyTorch operation that failed.
-pub const OPS: &[&str] = &[
-    "cross_entropy",
-    "nll_loss",
-    "binary_cross_entropy",
-    "embedding",
-    "embedding_bag",
-    "index_select",
-    "index",
-    "gather",
-    "scatter",
-    "one_hot",
-    "multinomial",
-    "bernoulli",
-    "ctc_loss",
-    "multi_margin_loss",
-    "unknown",
-];
+/// Ops `diagnose` names that `enable()` does not wrap: their failures are known from logs only.
+pub const LOG_ONLY_OPS: &[&str] = &["bernoulli"];
+
+/// The op of a finding whose evidence names none.
+pub const UNKNOWN_OP: &str = "unknown";
+
+/// The operations a finding can name: every op of core's table (`labelguard ops`), then
+/// [`LOG_ONLY_OPS`], then [`UNKNOWN_OP`].
+pub fn ops() -> &'static [&'static str] {
+    static OPS: OnceLock<Vec<&'static str>> = OnceLock::new();
+    OPS.get_or_init(|| {
+        let table = labelguard_core::OPS.iter().map(|o| o.name);
+        table
+            .chain(LOG_ONLY_OPS.iter().copied())
+            .chain([UNKNOWN_OP])
+            .collect()
+    })
+}
 
 const SOURCE: &str = include_str!("knowledge.toml");
 
@@ -265,7 +265,7 @@ impl Kb {
                 .ok_or_else(|| format!("{what} refers to unknown explanation '{key}'"))
         };
         let check_op = |op: &str, what: &str| -> Result<(), String> {
-            if OPS.contains(&op) {
+            if ops().contains(&op) {
                 Ok(())
             } else {
                 Err(format!("{what}: '{op}' is not in the op vocabulary"))
@@ -502,7 +502,7 @@ mod tests {
     #[test]
     fn every_op_of_the_vocabulary_but_unknown_has_a_default_explanation() {
         let kb = Kb::get();
-        for op in OPS.iter().filter(|o| **o != "unknown") {
+        for op in ops().iter().filter(|o| **o != UNKNOWN_OP) {
             assert!(kb.op_default.contains_key(*op), "{op}");
             let e = kb.explain(kb.op_default[*op]);
             assert!(

@@ -26,7 +26,7 @@ mod traceback;
 
 pub use analyze::Analyzer;
 pub use checks::explained_by_other_logs;
-pub use kb::OPS;
+pub use kb::{ops, LOG_ONLY_OPS, UNKNOWN_OP};
 pub use model::{
     Confidence, Diagnosis, Evidence, Frame, LogReport, Outcome, SourceSummary, UserFrame,
 };

@@ -100,7 +100,7 @@ pub struct UserFrame {
 pub struct Diagnosis {
     /// The rule, severity, verdict, one-line message and fix, as every face of labelguard reports them.
     pub finding: Finding,
-    /// The PyTorch operation that failed, from [`crate::OPS`].
+    /// The PyTorch operation that failed, from [`crate::ops`].
     pub op: String,
     /// Other ops it may be, when the evidence cannot tell them apart.
     pub candidates: Vec<String>,

@@ -89,12 +89,22 @@ fn interactive_input_is_a_clue() {
     assert_eq!(first(log).op, "one_hot");
 }
 
+/// The ops whose CUDA kernels are ScatterGatherKernel.cu's (and one_hot's scatter), likeliest first.
+const SCATTER_GATHER_KERNEL_OPS: [&str; 6] = [
+    "scatter",
+    "gather",
+    "one_hot",
+    "scatter_add",
+    "scatter_reduce",
+    "take_along_dim",
+];
+
 #[test]
 fn a_kernel_shared_by_several_ops_answers_the_likeliest_with_the_set() {
     let line = "../aten/src/ATen/native/cuda/ScatterGatherKernel.cu:365: operator(): block: [1,0,0], thread: [64,0,0] Assertion `idx_dim >= 0 && idx_dim < index_size && \"index out of bounds\"` failed.\n";
     let d = first(line);
     assert_eq!(d.op, "scatter");
-    assert_eq!(d.candidates, ["scatter", "gather", "one_hot"]);
+    assert_eq!(d.candidates, SCATTER_GATHER_KERNEL_OPS);
     assert_eq!(d.confidence, Confidence::Low, "a guess among the set");
     let json = serde_json::to_value(&d).unwrap();
     assert_eq!(json["op"], "scatter");
@@ -127,6 +137,6 @@ fn thc_kernel_names_tell_gather_from_scatter() {
 fn a_host_error_of_a_shared_kernel_without_a_traceback_is_a_low_guess() {
     let d = first("RuntimeError: index 5 is out of bounds for dimension 1 with size 3\n");
     assert_eq!(d.finding.code, "LG402");
-    assert_eq!(d.candidates, ["scatter", "gather", "one_hot"]);
+    assert_eq!(d.candidates, SCATTER_GATHER_KERNEL_OPS);
     assert_eq!(d.confidence, Confidence::Low);
 }

@@ -167,7 +167,8 @@ fn the_corpus_is_large_enough_and_every_sidecar_names_a_known_op_and_a_source() 
     for c in &cases {
         assert!(c.sidecar.url.starts_with("https://"), "{}", c.name);
         assert!(
-            labelguard_diagnose::OPS.contains(&c.sidecar.op.as_str()) && c.sidecar.op != "unknown",
+            labelguard_diagnose::ops().contains(&c.sidecar.op.as_str())
+                && c.sidecar.op != "unknown",
             "{}: {}",
             c.name,
             c.sidecar.op

@@ -2,7 +2,7 @@
 //!
 //! A `Binding` is one wrapped op's parameters, fixed when `enable()` wraps it: their names
 //! (the positional ones first, in order), how many are required, and what each becomes in the
-//! check (`Role`). `valid_call(binding, args, kwargs)` binds the call's own positional tuple
+//! check (the op table's `Use`). `valid_call(binding, args, kwargs)` binds the call's own positional tuple
 //! and keyword dict to those parameters in Rust (no argument dict is built), reads its tensors
 //! in place (see `hot.rs`) and runs the op's contract. It answers True only for a call that is
 //! checked and has no finding; False for everything else: a finding, a call PyTorch would
@@ -13,54 +13,18 @@
 
 use crate::hot::{describe, is_scalar, op_spec, usizes, Described};
 use crate::value;
-use labelguard_core::{DType, OpSpec, Value};
-use pyo3::exceptions::PyValueError;
+use labelguard_core::{DType, OpSpec, Use, Value};
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyString, PyTuple};
 
-/// What a wrapped call's argument becomes in the check.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Role {
-    /// Passed as given; a None value is left out.
-    Keep,
-    /// Passed as given, None included (embedding's padding_idx).
-    KeepNone,
-    /// Never changes the verdict (out=, generator=, sparse=, ...): left out.
-    Drop,
-    /// A loss's legacy size_average / reduce: a call that gives one is not judged here.
-    Legacy,
-    /// A tensor checked by shape and dtype, its values never read (logits when `finite=False`,
-    /// the tensor that advanced indexing indexes).
-    Unread,
-    /// scatter's src: a Python number becomes the check's `value`; a tensor is read by shape
-    /// and dtype, as `Unread` (the contract never reads its values: `_guard.SHAPE_ONLY`).
-    ScatterSrc,
-    /// embedding's weight: a 2-d table passes its row count as `num_embeddings`.
-    Table,
-}
-
-impl Role {
-    fn parse(text: &str) -> PyResult<Role> {
-        Ok(match text {
-            "keep" => Role::Keep,
-            "keep_none" => Role::KeepNone,
-            "drop" => Role::Drop,
-            "legacy" => Role::Legacy,
-            "unread" => Role::Unread,
-            "scatter_src" => Role::ScatterSrc,
-            "table" => Role::Table,
-            _ => return Err(PyValueError::new_err(format!("unknown role '{text}'"))),
-        })
-    }
-}
-
 /// One parameter: its Python name (compared by identity first: keyword names are interned),
-/// the same as Rust text, and its role.
+/// the same as Rust text, and what the check does with it (the op table's [`Use`], with
+/// `Finite` already resolved to `Read` or `Shape` by the binding's `finite`).
 struct Slot {
     name: Py<PyString>,
-    text: String,
-    role: Role,
+    text: &'static str,
+    used: Use,
 }
 
 /// A wrapped op's parameters and what the hot path needs to read its tensors.
@@ -80,36 +44,37 @@ pub struct Binding {
 
 #[pymethods]
 impl Binding {
-    /// `Binding(op, [(name, role), ...], positional, required, plain_types, torch.strided)`.
+    /// `Binding(op, finite, plain_types, torch.strided)`: the op's parameters as its row of the op
+    /// table declares them; `finite`: `enable(finite=...)`, whether logits are read.
     #[new]
     fn new(
+        py: Python<'_>,
         op: &str,
-        params: Vec<(Bound<'_, PyString>, String)>,
-        positional: usize,
-        required: usize,
+        finite: bool,
         plain: Bound<'_, PyTuple>,
         strided: Bound<'_, PyAny>,
     ) -> PyResult<Self> {
-        if required > positional || positional > params.len() {
-            return Err(PyValueError::new_err(
-                "required <= positional <= number of parameters",
-            ));
-        }
+        let spec = op_spec(op)?;
+        let params = spec.surface.params;
         let slots = params
-            .into_iter()
-            .map(|(name, role)| {
-                Ok(Slot {
-                    text: name.to_cow()?.into_owned(),
-                    name: name.unbind(),
-                    role: Role::parse(&role)?,
-                })
+            .iter()
+            .map(|p| Slot {
+                name: PyString::intern(py, p.name).unbind(),
+                text: p.name,
+                used: match p.used {
+                    Use::Finite if finite => Use::Read,
+                    Use::Finite => Use::Shape,
+                    used => used,
+                },
             })
-            .collect::<PyResult<_>>()?;
+            .collect();
+        let positional = params.iter().filter(|p| !p.keyword_only).count();
+        let required = params.iter().take_while(|p| p.default.is_none()).count();
         Ok(Binding {
-            spec: op_spec(op)?,
+            spec,
             slots,
             positional,
-            required,
+            required: required.min(positional),
             plain_types: plain.iter().map(|t| t.as_ptr() as usize).collect(),
             _plain: plain.unbind(),
             strided: strided.unbind(),
@@ -154,7 +119,7 @@ impl Binding {
             return Ok(Some(i));
         }
         let key = key.cast::<PyString>()?.to_cow()?;
-        Ok(self.slots.iter().position(|s| s.text == *key))
+        Ok(self.slots.iter().position(|s| s.text == key))
     }
 
     /// The call's arguments by parameter, as `Params.bind` in Python binds them; None where
@@ -194,16 +159,17 @@ impl Binding {
         let mut checked = Checked::default();
         for (slot, v) in self.slots.iter().zip(bound) {
             let Some(v) = v else { continue };
-            match slot.role {
-                Role::Drop => continue,
-                Role::Legacy if v.is_none() => continue,
-                Role::Legacy => return Ok(None),
-                Role::KeepNone => {}
+            match slot.used {
+                Use::Dropped => continue,
+                Use::Legacy if v.is_none() => continue,
+                // A legacy argument, or a tuple of index tensors: the general path decides.
+                Use::Legacy | Use::Indices => return Ok(None),
+                Use::ReadNone => {}
                 _ if v.is_none() => continue,
                 _ => {}
             }
             if self.is_plain(v) {
-                if slot.role == Role::Table {
+                if slot.used == Use::Table {
                     let shape = usizes(&v.getattr(intern!(v.py(), "shape"))?)?;
                     if let [rows, _] = shape[..] {
                         if !checked.value("num_embeddings", Value::Int(rows as i64)) {
@@ -212,17 +178,17 @@ impl Binding {
                         continue;
                     }
                 }
-                let shape_only = matches!(slot.role, Role::Unread | Role::ScatterSrc);
+                let shape_only = matches!(slot.used, Use::Shape | Use::ScatterSrc);
                 let Some((d, _)) = describe(v, shape_only, strided)? else {
                     return Ok(None);
                 };
-                checked.tensors.push((&slot.text, d));
-            } else if slot.role == Role::ScatterSrc && is_number(v) {
+                checked.tensors.push((slot.text, d));
+            } else if slot.used == Use::ScatterSrc && is_number(v) {
                 if !checked.value("value", Value::Float(v.extract()?)) {
                     return Ok(None);
                 }
             } else if is_scalar(v) {
-                if !checked.value(&slot.text, value(v)?) {
+                if !checked.value(slot.text, value(v)?) {
                     return Ok(None);
                 }
             } else {

@@ -256,13 +256,11 @@ fn rule_doc(code: &str) -> Option<String> {
     labelguard_core::rules::by_code(code).map(|r| r.documentation())
 }
 
-/// `(name, signature)` of every op.
+/// The op table as JSON (`labelguard ops --format json` prints the same): what `enable()`
+/// wraps, and how, is built from it.
 #[pyfunction]
-fn ops() -> Vec<(&'static str, &'static str)> {
-    labelguard_core::OPS
-        .iter()
-        .map(|o| (o.name, o.signature))
-        .collect()
+fn op_table() -> String {
+    serde_json::to_string(&labelguard_core::ops::listing()).expect("the table serializes")
 }
 
 /// The preset's defaults, overridden by explicit values: `(num_classes, ignore_index)`.
@@ -360,7 +358,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(rules, m)?)?;
     m.add_function(wrap_pyfunction!(metadata_rules, m)?)?;
     m.add_function(wrap_pyfunction!(rule_doc, m)?)?;
-    m.add_function(wrap_pyfunction!(ops, m)?)?;
+    m.add_function(wrap_pyfunction!(op_table, m)?)?;
     m.add_function(wrap_pyfunction!(repair_table, m)?)?;
     m.add_function(wrap_pyfunction!(colour_table, m)?)?;
     Ok(())

@@ -9,7 +9,8 @@ pub(crate) struct ClassIdFacts<'a> {
     /// Targets of this cause, and targets read.
     pub n: u64,
     pub count: u64,
-    /// The number of classes and the ignore value of the loss.
+    /// The number of classes and the ignore value of the loss ([`NO_IGNORE`] for a loss
+    /// without one).
     pub c: i64,
     pub ignore: i64,
     /// The smallest and largest labelled id (the ignore value left out when it could be).
@@ -21,6 +22,14 @@ pub(crate) struct ClassIdFacts<'a> {
     pub values: String,
     /// The bad values found, with their places.
     pub located: &'a Located,
+}
+
+/// The ignore value of a loss that has no `ignore_index` (multi_margin_loss): no class id is it.
+pub(crate) const NO_IGNORE: i64 = i64::MIN;
+
+/// The fix of marker values (255 void, -1 padding) for a loss that cannot ignore a target.
+pub(crate) fn drop_marked(value: i64) -> String {
+    format!("this loss has no ignore_index: drop the samples whose target is {value} (or map {value} to a class) before the loss")
 }
 
 /// A finding's words.

@@ -246,6 +246,17 @@ pub fn scatter(call: &Call<'_>) -> Vec<Finding> {
         )
         .fix("give src in the tensor file, or --arg value=V")];
     }
+    // TensorAdvancedIndexing.cpp, get_operator_enum: scatter's own reduce is add or multiply
+    // ("" when none is given); scatter_reduce takes the others.
+    let reduce = call.str("reduce");
+    if !matches!(reduce, "" | "add" | "multiply") {
+        return vec![Finding::new(
+            &LG208,
+            Verdict::Error,
+            format!("reduce='{reduce}': reduce argument must be either add or multiply."),
+        )
+        .fix("pass reduce='add' or 'multiply', or call scatter_reduce for 'sum', 'prod', 'mean', 'amax' or 'amin'")];
+    }
     scatter_common(call, "scatter", src)
 }
 

@@ -28,307 +28,54 @@ pub(crate) mod shapes;
 pub(crate) mod take_put;
 pub mod values;
 
-use crate::call::{Call, CallError, Default as D, Kind, Param, TensorParam, Value};
+mod listing;
+pub(crate) mod multi_margin;
+mod surface;
+mod table;
+
+pub use listing::{listing, Listing};
+pub use surface::{PyParam, Surface, Use};
+pub use table::OPS;
+
+use crate::call::{Call, CallError, Param, TensorParam, Value};
 use crate::finding::{Finding, Report};
+use crate::rule::Rule;
 use crate::tensor::TensorView;
 
-/// An op: its PyTorch parameters and its contract.
+/// An op: its contract (the check's inputs and the function that decides) and its PyTorch
+/// surface. The rows are in [`table`].
 pub struct OpSpec {
     pub name: &'static str,
-    /// How PyTorch spells the call, for help texts.
-    pub signature: &'static str,
+    /// Text after the generated signature (`(or value=V instead of src)`), or the whole usage of
+    /// an op without a called site (`input[index, ...]`).
+    note: &'static str,
+    /// The check's inputs: the tensors and the other arguments it takes, by name.
     pub tensors: &'static [TensorParam],
     pub params: &'static [Param],
     check: fn(&Call<'_>) -> Vec<Finding>,
+    /// The rules the check can raise (the differential test holds every finding to it).
+    pub rules: &'static [Rule],
+    pub surface: Surface,
 }
 
-const fn t(name: &'static str) -> TensorParam {
-    TensorParam {
-        name,
-        required: true,
-    }
-}
-const fn opt(name: &'static str) -> TensorParam {
-    TensorParam {
-        name,
-        required: false,
-    }
-}
-const fn p(name: &'static str, kind: Kind, default: Option<D>) -> Param {
-    Param {
-        name,
-        kind,
-        default,
-    }
-}
-/// The tensors of advanced indexing: the indexed tensor and up to 8 index tensors.
-const INDEXED: &[TensorParam] = &[
-    t("input"),
-    t("index"),
-    opt("index1"),
-    opt("index2"),
-    opt("index3"),
-    opt("index4"),
-    opt("index5"),
-    opt("index6"),
-    opt("index7"),
-];
-const INDEXED_PUT: &[TensorParam] = &[
-    t("input"),
-    t("index"),
-    opt("index1"),
-    opt("index2"),
-    opt("index3"),
-    opt("index4"),
-    opt("index5"),
-    opt("index6"),
-    opt("index7"),
-    opt("values"),
-];
-const REDUCTION: Param = p("reduction", Kind::Str, Some(D::Str("mean")));
-
-/// Every op labelguard knows, in the order of `labelguard check --help`.
-pub const OPS: &[OpSpec] = &[
-    OpSpec {
-        name: "cross_entropy",
-        signature: "F.cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean', label_smoothing=0.0)",
-        tensors: &[t("input"), t("target"), opt("weight")],
-        params: &[
-            p("ignore_index", Kind::Int, Some(D::Int(-100))),
-            REDUCTION,
-            p("label_smoothing", Kind::Float, Some(D::Float(0.0))),
-        ],
-        check: classification::cross_entropy,
-    },
-    OpSpec {
-        name: "nll_loss",
-        signature: "F.nll_loss(input, target, weight=None, ignore_index=-100, reduction='mean')",
-        tensors: &[t("input"), t("target"), opt("weight")],
-        params: &[p("ignore_index", Kind::Int, Some(D::Int(-100))), REDUCTION],
-        check: classification::nll_loss,
-    },
-    OpSpec {
-        name: "binary_cross_entropy",
-        signature: "F.binary_cross_entropy(input, target, weight=None, reduction='mean')",
-        tensors: &[t("input"), t("target"), opt("weight")],
-        params: &[REDUCTION],
-        check: bce::binary_cross_entropy,
-    },
-    OpSpec {
-        name: "binary_cross_entropy_with_logits",
-        signature: "F.binary_cross_entropy_with_logits(input, target, weight=None, reduction='mean', pos_weight=None)",
-        tensors: &[t("input"), t("target"), opt("weight"), opt("pos_weight")],
-        params: &[REDUCTION],
-        check: bce::binary_cross_entropy_with_logits,
-    },
-    OpSpec {
-        name: "embedding",
-        signature: "F.embedding(input, weight, padding_idx=None)  (or num_embeddings=N instead of weight)",
-        tensors: &[t("input"), opt("weight")],
-        params: &[
-            p("padding_idx", Kind::OptInt, Some(D::None)),
-            p("num_embeddings", Kind::OptInt, Some(D::None)),
-        ],
-        check: embedding::embedding,
-    },
-    OpSpec {
-        name: "gather",
-        signature: "torch.gather(input, dim, index)",
-        tensors: &[t("input"), t("index")],
-        params: &[p("dim", Kind::Int, None)],
-        check: indexing::gather,
-    },
-    OpSpec {
-        name: "scatter",
-        signature: "torch.scatter(input, dim, index, src)  (or value=V instead of src)",
-        tensors: &[t("input"), t("index"), opt("src")],
-        params: &[
-            p("dim", Kind::Int, None),
-            p("value", Kind::OptFloat, Some(D::None)),
-        ],
-        check: indexing::scatter,
-    },
-    OpSpec {
-        name: "scatter_add",
-        signature: "torch.scatter_add(input, dim, index, src)",
-        tensors: &[t("input"), t("index"), t("src")],
-        params: &[p("dim", Kind::Int, None)],
-        check: indexing::scatter_add,
-    },
-    OpSpec {
-        name: "index_select",
-        signature: "torch.index_select(input, dim, index)",
-        tensors: &[t("input"), t("index")],
-        params: &[p("dim", Kind::Int, None)],
-        check: indexing::index_select,
-    },
-    OpSpec {
-        name: "one_hot",
-        signature: "F.one_hot(tensor, num_classes=-1)",
-        tensors: &[t("tensor")],
-        params: &[p("num_classes", Kind::Int, Some(D::Int(-1)))],
-        check: one_hot::one_hot,
-    },
-    OpSpec {
-        name: "multinomial",
-        signature: "torch.multinomial(input, num_samples, replacement=False)",
-        tensors: &[t("input")],
-        params: &[
-            p("num_samples", Kind::Int, None),
-            p("replacement", Kind::Bool, Some(D::Bool(false))),
-        ],
-        check: multinomial::multinomial,
-    },
-    OpSpec {
-        name: "ctc_loss",
-        signature: "F.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction='mean', zero_infinity=False)",
-        tensors: &[
-            t("log_probs"),
-            t("targets"),
-            opt("input_lengths"),
-            opt("target_lengths"),
-        ],
-        params: &[
-            p("input_lengths", Kind::IntList, Some(D::None)),
-            p("target_lengths", Kind::IntList, Some(D::None)),
-            p("blank", Kind::Int, Some(D::Int(0))),
-            REDUCTION,
-            p("zero_infinity", Kind::Bool, Some(D::Bool(false))),
-        ],
-        check: ctc::ctc_loss,
-    },
-    OpSpec {
-        name: "bincount",
-        signature: "torch.bincount(input, weights=None, minlength=0)",
-        tensors: &[t("input"), opt("weights")],
-        params: &[p("minlength", Kind::Int, Some(D::Int(0)))],
-        check: bincount::bincount,
-    },
-    OpSpec {
-        name: "scatter_reduce",
-        signature: "torch.scatter_reduce(input, dim, index, src, reduce, include_self=True)",
-        tensors: &[t("input"), t("index"), t("src")],
-        params: &[
-            p("dim", Kind::Int, None),
-            p("reduce", Kind::Str, None),
-            p("include_self", Kind::Bool, Some(D::Bool(true))),
-        ],
-        check: indexing::scatter_reduce,
-    },
-    OpSpec {
-        name: "index",
-        signature: "input[index, index1, ...]  (Tensor.__getitem__ with tensor indices; dims=[d, ...] where each starts)",
-        tensors: INDEXED,
-        params: &[p("dims", Kind::IntList, Some(D::None))],
-        check: advanced_index::index,
-    },
-    OpSpec {
-        name: "index_put",
-        signature: "input.index_put_((index, index1, ...), values, accumulate=False)  (and input[index] = values)",
-        tensors: INDEXED_PUT,
-        params: &[
-            p("dims", Kind::IntList, Some(D::None)),
-            p("accumulate", Kind::Bool, Some(D::Bool(false))),
-        ],
-        check: advanced_index::index_put,
-    },
-    OpSpec {
-        name: "take",
-        signature: "torch.take(input, index)",
-        tensors: &[t("input"), t("index")],
-        params: &[],
-        check: take_put::take,
-    },
-    OpSpec {
-        name: "put",
-        signature: "input.put_(index, source, accumulate=False)",
-        tensors: &[t("input"), t("index"), t("source")],
-        params: &[p("accumulate", Kind::Bool, Some(D::Bool(false)))],
-        check: take_put::put,
-    },
-    OpSpec {
-        name: "take_along_dim",
-        signature: "torch.take_along_dim(input, indices, dim=None)",
-        tensors: &[t("input"), t("indices")],
-        params: &[p("dim", Kind::OptInt, Some(D::None))],
-        check: take_put::take_along_dim,
-    },
-    OpSpec {
-        name: "index_add",
-        signature: "torch.index_add(input, dim, index, source, alpha=1)",
-        tensors: &[t("input"), t("index"), t("source")],
-        params: &[
-            p("dim", Kind::Int, None),
-            p("alpha", Kind::Float, Some(D::Float(1.0))),
-        ],
-        check: index_along_dim::index_add,
-    },
-    OpSpec {
-        name: "index_copy",
-        signature: "torch.index_copy(input, dim, index, source)",
-        tensors: &[t("input"), t("index"), t("source")],
-        params: &[p("dim", Kind::Int, None)],
-        check: index_along_dim::index_copy,
-    },
-    OpSpec {
-        name: "index_fill",
-        signature: "torch.index_fill(input, dim, index, value)",
-        tensors: &[t("input"), t("index")],
-        params: &[
-            p("dim", Kind::Int, None),
-            p("value", Kind::Float, Some(D::Float(0.0))),
-        ],
-        check: index_along_dim::index_fill,
-    },
-    OpSpec {
-        name: "embedding_bag",
-        signature: "F.embedding_bag(input, weight, offsets=None, mode='mean', per_sample_weights=None, include_last_offset=False, padding_idx=None)  (or num_embeddings=N instead of weight)",
-        tensors: &[t("input"), opt("weight"), opt("offsets"), opt("per_sample_weights")],
-        params: &[
-            p("num_embeddings", Kind::OptInt, Some(D::None)),
-            p("mode", Kind::Str, Some(D::Str("mean"))),
-            p("include_last_offset", Kind::Bool, Some(D::Bool(false))),
-            p("padding_idx", Kind::OptInt, Some(D::None)),
-        ],
-        check: embedding_bag::embedding_bag,
-    },
-    OpSpec {
-        name: "nll_loss2d",
-        signature: "torch._C._nn.nll_loss2d(input, target, weight=None, reduction, ignore_index=-100)  (F.nll_loss with [N, C, H, W] input)",
-        tensors: &[t("input"), t("target"), opt("weight")],
-        params: &[p("ignore_index", Kind::Int, Some(D::Int(-100))), REDUCTION],
-        check: nll_loss2d::nll_loss2d,
-    },
-];
-
-/// The op with this name. `F.`/`torch.` prefixes and the module names
-/// (`CrossEntropyLoss`, `NLLLoss`, `BCELoss`, `BCEWithLogitsLoss`, `Embedding`, `CTCLoss`) are accepted.
+/// The op with this name: its own, a PyTorch site's (`torch.Tensor.index_put_`, `put_`,
+/// `__getitem__` or `getitem`) or a module's (`CrossEntropyLoss`, `nn.CTCLoss`).
 pub fn spec(name: &str) -> Option<&'static OpSpec> {
-    let name = name
-        .trim()
-        .trim_start_matches("torch.nn.functional.")
-        .trim_start_matches("torch.")
-        .trim_start_matches("nn.functional.")
-        .trim_start_matches("F.")
-        .trim_start_matches("nn.");
-    let canonical = match name {
-        "CrossEntropyLoss" => "cross_entropy",
-        "NLLLoss" => "nll_loss",
-        "BCELoss" => "binary_cross_entropy",
-        "BCEWithLogitsLoss" => "binary_cross_entropy_with_logits",
-        "Embedding" => "embedding",
-        "CTCLoss" => "ctc_loss",
-        "EmbeddingBag" => "embedding_bag",
-        "__getitem__" | "getitem" => "index",
-        "__setitem__" | "setitem" | "index_put_" => "index_put",
-        "put_" => "put",
-        "index_add_" => "index_add",
-        "index_copy_" => "index_copy",
-        "index_fill_" => "index_fill",
-        "scatter_reduce_" => "scatter_reduce",
-        other => other,
+    let name = name.trim();
+    let short = |s: &str| {
+        s.rsplit('.')
+            .next()
+            .unwrap_or(s)
+            .trim_matches('_')
+            .to_string()
     };
-    OPS.iter().find(|op| op.name == canonical)
+    let wanted = short(name);
+    OPS.iter().find(|op| op.name == wanted).or_else(|| {
+        OPS.iter().find(|op| {
+            op.surface.sites.iter().any(|s| short(s) == wanted)
+                || op.surface.modules.contains(&wanted.as_str())
+        })
+    })
 }
 
 /// Looks an op up, with the list of known ops in the error.
@@ -340,6 +87,16 @@ pub fn lookup(name: &str) -> Result<&'static OpSpec, CallError> {
 }
 
 impl OpSpec {
+    /// How PyTorch spells the call, for help texts: PyTorch's parameters that a check can depend
+    /// on, and the note.
+    pub fn signature(&self) -> String {
+        match self.surface.signature() {
+            Some(s) if self.note.is_empty() => s,
+            Some(s) => format!("{s}  {}", self.note),
+            None => self.note.to_string(),
+        }
+    }
+
     /// Decides what PyTorch does with this call.
     pub fn check<'a, T: AsRef<str>, A: AsRef<str>>(
         &self,
@@ -358,5 +115,58 @@ impl OpSpec {
     ) -> Result<Report, CallError> {
         let args = Call::parse_args(self.params, args)?;
         self.check(tensors, args)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_op_is_found_by_its_name_its_sites_and_its_modules() {
+        let name = |n: &str| spec(n).map(|s| s.name);
+        assert_eq!(name("cross_entropy"), Some("cross_entropy"));
+        assert_eq!(name("F.cross_entropy"), Some("cross_entropy"));
+        assert_eq!(name("torch.nn.functional.ctc_loss"), Some("ctc_loss"));
+        assert_eq!(name("CrossEntropyLoss"), Some("cross_entropy"));
+        assert_eq!(name("nn.MultiMarginLoss"), Some("multi_margin_loss"));
+        assert_eq!(name("torch.Tensor.index_put_"), Some("index_put"));
+        assert_eq!(name("put_"), Some("put"));
+        assert_eq!(name("scatter_reduce_"), Some("scatter_reduce"));
+        assert_eq!(name("__getitem__"), Some("index"));
+        assert_eq!(name("setitem"), Some("index_put"));
+        assert_eq!(name("no_such_op"), None);
+    }
+
+    /// Every argument a row's surface passes to the check is one the check takes: a typo in a
+    /// row, or a check input renamed, fails here rather than as an unjudged call.
+    #[test]
+    fn every_surface_parameter_reaches_a_check_input() {
+        for op in OPS {
+            let takes = |name: &str| {
+                op.tensors.iter().any(|t| t.name == name)
+                    || op.params.iter().any(|p| p.name == name)
+            };
+            for p in op.surface.params {
+                let reaches = match p.used {
+                    Use::Legacy | Use::Dropped => true,
+                    Use::Table => takes("num_embeddings") && takes(p.name),
+                    Use::ScatterSrc => takes("value") && takes(p.name),
+                    Use::Indices => takes("index") && takes("index7"),
+                    Use::Read | Use::ReadNone | Use::Shape | Use::Finite => takes(p.name),
+                };
+                assert!(reaches, "{}: {} ({:?})", op.name, p.name, p.used);
+            }
+            let names: Vec<_> = op.surface.params.iter().map(|p| p.name).collect();
+            let unique: std::collections::BTreeSet<_> = names.iter().collect();
+            assert_eq!(unique.len(), names.len(), "{}", op.name);
+            let codes: std::collections::BTreeSet<_> = op.rules.iter().map(|r| r.code).collect();
+            assert_eq!(
+                codes.len(),
+                op.rules.len(),
+                "{}: a rule listed twice",
+                op.name
+            );
+        }
     }
 }

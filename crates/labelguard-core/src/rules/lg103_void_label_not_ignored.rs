@@ -1,5 +1,5 @@
 use crate::finding::{count, is_are};
-use crate::ops::class_id_words::{ClassIdCause, ClassIdFacts, Words};
+use crate::ops::class_id_words::{drop_marked, ClassIdCause, ClassIdFacts, Words, NO_IGNORE};
 use crate::rule::declare_rule;
 
 declare_rule! {
@@ -34,12 +34,21 @@ pub(crate) const CAUSE: ClassIdCause = ClassIdCause {
     words,
 };
 
-/// 255 is the void label: the fix is the loss's ignore_index.
+/// 255 is the void label: the fix is the loss's ignore_index, or, for a loss without one, the
+/// samples' removal.
 fn words(f: &ClassIdFacts<'_>) -> Words {
     let (n, c, ignore, first) = (f.n, f.c, f.ignore, &f.first);
+    let (ignored, fix) = if ignore == NO_IGNORE {
+        ("the loss has no ignore_index".to_string(), drop_marked(255))
+    } else {
+        (
+            format!("ignore_index is {ignore}"),
+            "pass ignore_index=255 (nn.CrossEntropyLoss(ignore_index=255))".into(),
+        )
+    };
     Words {
-        message: format!("{} {} 255, the void label, but ignore_index is {ignore} and the model has {c} classes{first}", count(n, "target"), is_are(n)),
+        message: format!("{} {} 255, the void label, but {ignored} and the model has {c} classes{first}", count(n, "target"), is_are(n)),
         hint: Some("255 marks unlabelled pixels (object borders, padding) in VOC, Cityscapes trainIds and most segmentation pipelines".into()),
-        fix: "pass ignore_index=255 (nn.CrossEntropyLoss(ignore_index=255))".into(),
+        fix,
     }
 }

@@ -1,5 +1,5 @@
 use crate::finding::{count, is_are};
-use crate::ops::class_id_words::{ClassIdCause, ClassIdFacts, Words};
+use crate::ops::class_id_words::{drop_marked, ClassIdCause, ClassIdFacts, Words, NO_IGNORE};
 use crate::rule::declare_rule;
 
 declare_rule! {
@@ -31,9 +31,17 @@ pub(crate) const CAUSE: ClassIdCause = ClassIdCause {
     words,
 };
 
-/// -1 is padding: the fix is ignore_index=-1, or PyTorch's own -100.
+/// -1 is padding: the fix is ignore_index=-1, or PyTorch's own -100; for a loss without an
+/// ignore_index, the samples' removal.
 fn words(f: &ClassIdFacts<'_>) -> Words {
     let (n, ignore, first) = (f.n, f.ignore, &f.first);
+    if ignore == NO_IGNORE {
+        return Words {
+            message: format!("{} {} -1, and the loss has no ignore_index{first}", count(n, "target"), is_are(n)),
+            hint: Some("-1 is a padding or 'unknown' marker".into()),
+            fix: drop_marked(-1),
+        };
+    }
     Words {
         message: format!("{} {} -1, but ignore_index is {ignore}{first}", count(n, "target"), is_are(n)),
         hint: Some(format!("-1 is a padding or 'unknown' marker; PyTorch ignores only ignore_index ({ignore})")),
