@@ -1,12 +1,12 @@
 //! The scan settings, each declared once: its config key, flag, help, default and whether the
 //! JSON report records it.
 //!
-//! A setting used to be written in eight places in four files, and they drifted. Now the
-//! `settings!` list below generates what is mechanical ([`Overrides`], its layering, the typo
-//! check of the `[scan]` table, the flags of `scan` and `fix` through [`Overrides::read`] and
-//! [`SETTINGS`], the README's table through [`markdown_table`]), and the tests at the end hold
-//! the rest to it: the defaults of [`ScanOptions`](super::ScanOptions), the report's
-//! [`Settings`](crate::report::Settings) (a schema whose field order is fixed) and the README.
+//! A setting used to be written in eight places in four files. Now the `settings!` list below
+//! generates what is mechanical ([`Overrides`], its layering, the typo check of the `[scan]`
+//! table, the flags of `scan` and `fix` through [`Overrides::read`] and [`SETTINGS`], the
+//! README's table through [`markdown_table`]), and tests hold the rest to it: the defaults of
+//! [`ScanOptions`](super::ScanOptions) and the README (below), and the report's
+//! [`Settings`](crate::report::Settings), a schema whose field order is fixed (in its module).
 
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
