@@ -1,11 +1,11 @@
 //! `labelguard scan PATH...`: check a whole dataset on disk before training. The work is in
 //! the labelguard-scan crate; this file only maps flags to settings and writes the outputs.
 
-use crate::dataset_args::{ConfigArgs, LabelArgs};
+use crate::dataset_args::{ConfigArgs, LabelArgs, ScanSettingArgs};
 use anyhow::Context;
 use labelguard_io::output::{self, Destination};
 use labelguard_report::scan as render;
-use labelguard_scan::config::{Overrides, ScanOptions, Shard};
+use labelguard_scan::config::{ScanOptions, Shard};
 use labelguard_scan::progress::Bar;
 use labelguard_scan::report::ScanReport;
 use labelguard_scan::weights::weights_file;
@@ -125,48 +125,8 @@ pub struct ScanArgs {
     paths: Vec<PathBuf>,
     #[command(flatten)]
     labels: LabelArgs,
-    /// Masks use 0 for "other" and 1..C for classes (mmseg's reduce_zero_label): map 0 to 255, v to v-1.
-    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
-    reduce_zero_label: Option<bool>,
-    /// A class-weight file to check (JSON/Python list, text, .npy): length C, finite, non-negative.
-    #[arg(long, value_name = "FILE")]
-    class_weights: Option<PathBuf>,
-    /// Class names, one per line (or a JSON list): maps string labels of tables to ids.
-    #[arg(long, value_name = "FILE")]
-    classes: Option<PathBuf>,
-    /// The label column of CSV/TSV/JSONL/Parquet tables (default: label, labels, class, target, y).
-    #[arg(long, value_name = "NAME")]
-    label_column: Option<String>,
-    /// Scan only label files whose path (relative to PATH) matches; repeatable.
-    #[arg(long, value_name = "GLOB")]
-    include: Vec<String>,
-    /// Skip paths that match; repeatable.
-    #[arg(long, value_name = "GLOB")]
-    exclude: Vec<String>,
-    /// Custom layout: the masks, e.g. 'gt/**/*_label.png'.
-    #[arg(long, value_name = "GLOB")]
-    mask_glob: Option<String>,
-    /// Suffix removed from a mask's name to get its stem, e.g. '_label.png'.
-    #[arg(long, value_name = "SUFFIX")]
-    mask_suffix: Option<String>,
-    /// Custom layout: each mask's image, with {stem}, {name}, {dir}, {subdir}, {split}.
-    #[arg(long, value_name = "TEMPLATE")]
-    image_template: Option<String>,
-    /// Refuse images whose header claims more pixels, or mask images that decode to more bytes (decompression bombs). Default 268435456 (2^28).
-    #[arg(long, value_name = "N")]
-    max_pixels: Option<u64>,
-    /// Read at most N rows of one label table. Default 33554432 (2^25).
-    #[arg(long, value_name = "N")]
-    max_rows: Option<u64>,
-    /// Flag class imbalance above this ratio of the largest to the smallest class. Default 10000.
-    #[arg(long, value_name = "RATIO")]
-    imbalance_ratio: Option<f64>,
-    /// Treat warnings as errors (exit code 1).
-    #[arg(long)]
-    strict: bool,
-    /// Weights written by --write-weights: median (default), inverse, enet.
-    #[arg(long, value_name = "METHOD")]
-    weights_method: Option<String>,
+    #[command(flatten)]
+    settings: ScanSettingArgs,
     /// Worker threads (default: all cores).
     #[arg(long, short)]
     jobs: Option<usize>,
@@ -179,32 +139,12 @@ pub struct ScanArgs {
     out: OutputArgs,
 }
 
-impl ScanArgs {
-    fn overrides(&self) -> Overrides {
-        let list = |v: &Vec<String>| (!v.is_empty()).then(|| v.clone());
-        Overrides {
-            reduce_zero_label: self.reduce_zero_label,
-            class_weights: self.class_weights.clone(),
-            classes: self.classes.clone(),
-            label_column: self.label_column.clone(),
-            include: list(&self.include),
-            exclude: list(&self.exclude),
-            mask_glob: self.mask_glob.clone(),
-            mask_suffix: self.mask_suffix.clone(),
-            image_template: self.image_template.clone(),
-            max_pixels: self.max_pixels,
-            max_rows: self.max_rows,
-            imbalance_ratio: self.imbalance_ratio,
-            strict: self.strict.then_some(true),
-            weights_method: self.weights_method.clone(),
-            ..self.labels.overrides()
-        }
-    }
-}
-
 pub fn run(args: ScanArgs, style: labelguard_report::Style) -> anyhow::Result<ExitCode> {
     let config = args.config.load(&args.paths[0])?;
-    let mut opts = ScanOptions::resolve(config.as_ref(), &args.overrides())?;
+    let mut opts = ScanOptions::resolve(
+        config.as_ref(),
+        &args.labels.overrides().then(&args.settings.overrides()),
+    )?;
     args.out.check()?;
     opts.jobs = args.jobs;
     opts.shard = args.shard;

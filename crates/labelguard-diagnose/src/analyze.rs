@@ -1,6 +1,7 @@
 //! The analyzer: sees the interesting lines of a log once, in order, and keeps a bounded summary
 //! (grouped assertion sites, first evidence of each message kind, a few tracebacks).
 
+use crate::assertion::{self, Site};
 use crate::kb::{ExplainId, Kb, Kind};
 use crate::model::{Evidence, Frame, LogReport};
 use crate::observed::{
@@ -9,7 +10,7 @@ use crate::observed::{
 };
 use crate::ranks;
 use crate::repeat::{QuietShapes, RecentSites, Recorder, Replays};
-use crate::text::{self, Site};
+use crate::text;
 use crate::traceback::{classify, TbLine};
 use std::collections::{HashMap, VecDeque};
 
@@ -307,18 +308,18 @@ impl Analyzer {
                 self.orphan_before(src, line_no, prev);
             }
         }
-        if !text::mentions_assertion(t) {
+        if !assertion::mentions_assertion(t) {
             self.rec.quiet = plain;
             return None;
         }
-        let sites = text::assertion_sites(s);
+        let sites = assertion::assertion_sites(s);
         let mut groups = sites
             .iter()
             .map(|site| self.site(src, line_no, full, site, None))
             .collect::<Vec<_>>();
         match (plain, groups.pop()) {
             (true, Some(Some(g))) if groups.is_empty() => {
-                self.rec.threads_apart = text::key_apart_from_threads(full, &sites[0]);
+                self.rec.threads_apart = assertion::key_apart_from_threads(full, &sites[0]);
                 Some(g)
             }
             _ => None,
@@ -694,7 +695,7 @@ impl Analyzer {
         if site.host {
             return None; // a host-side assertion message: matched as a message
         }
-        let (origin, function) = text::site_origin(site.prefix);
+        let (origin, function) = assertion::site_origin(site.prefix);
         self.key.clear();
         for part in [origin, "|", function, "|", site.condition] {
             self.key.push_str(part);
@@ -714,7 +715,7 @@ impl Analyzer {
         }
         let kernel = kernel
             .map(str::to_string)
-            .or_else(|| text::kernel_name(function))
+            .or_else(|| assertion::kernel_name(function))
             .or_else(|| sig.and_then(|s| s.kernel.clone()))
             .unwrap_or_else(|| {
                 if origin.is_empty() {

@@ -10,6 +10,7 @@
 //! cause, fix).
 
 mod analyze;
+mod assertion;
 mod checks;
 mod clues;
 mod compiled;

@@ -9,8 +9,8 @@
 //! skipped when a line of the same shape (the same bytes but for the digits) did nothing
 //! ([`QuietShapes`]). All are bounded.
 
+use crate::assertion::same_but_threads;
 use crate::observed::{Count, SourceId};
-use crate::text::same_but_threads;
 use std::collections::hash_map::RandomState;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::hash::{BuildHasher, Hasher};
@@ -25,7 +25,7 @@ pub(crate) struct Recorder {
     /// looked at as a possible source line (each time: that line differs).
     pub orphan: bool,
     /// The line was one kernel assertion, whose group does not depend on the line's block and
-    /// thread numbers (`text::key_apart_from_threads`).
+    /// thread numbers (`assertion::key_apart_from_threads`).
     pub threads_apart: bool,
     /// The line matched no message and holds no assertion, outside any traceback.
     pub quiet: bool,

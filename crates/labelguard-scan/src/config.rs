@@ -5,7 +5,8 @@
 //! description (`preset`, `num_classes`, `ignore_index`, ...), which other labelguard
 //! commands may share, so unknown top-level keys are left to them; a `[scan]` table
 //! (`[tool.labelguard.scan]`) may hold the same keys for the scan only, and there a typo is an
-//! error. Paths in the file are relative to the file.
+//! error. Paths in the file are relative to the file. Each setting is declared once, in
+//! `config/setting.rs`; this file stacks the layers and resolves them.
 
 use crate::glob::Glob;
 use crate::layout_kind::LayoutKind;
@@ -13,6 +14,9 @@ use crate::weights::Method;
 use labelguard_labels::preset::{self, Preset};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
+
+mod setting;
+pub use setting::{markdown_table, Group, Kind, Overrides, Setting, Source, SETTINGS};
 
 /// Why the settings could not be resolved: a usage error (exit code 2).
 #[derive(Debug, thiserror::Error)]
@@ -25,103 +29,6 @@ pub enum ConfigError {
 
 fn invalid(m: impl Into<String>) -> ConfigError {
     ConfigError::Invalid(m.into())
-}
-
-/// Every setting, each optional so that layers can be stacked. The command line fills one,
-/// the config file another.
-#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
-pub struct Overrides {
-    pub preset: Option<String>,
-    pub num_classes: Option<u32>,
-    pub ignore_index: Option<i64>,
-    pub reduce_zero_label: Option<bool>,
-    /// A palette file: JSON `[[r,g,b], ...]` or text lines `r g b [name]`, index = class id.
-    pub palette: Option<PathBuf>,
-    /// A class-weight file to check: JSON or Python list, `.npy`, or numbers in text.
-    pub class_weights: Option<PathBuf>,
-    /// Class names, index = class id: one per line, or a JSON list.
-    pub classes: Option<PathBuf>,
-    pub label_column: Option<String>,
-    pub layout: Option<String>,
-    pub include: Option<Vec<String>>,
-    pub exclude: Option<Vec<String>>,
-    pub mask_glob: Option<String>,
-    pub mask_suffix: Option<String>,
-    pub image_template: Option<String>,
-    pub max_pixels: Option<u64>,
-    pub max_rows: Option<u64>,
-    pub imbalance_ratio: Option<f64>,
-    pub strict: Option<bool>,
-    pub weights_method: Option<String>,
-}
-
-/// The keys of [`Overrides`], for the typo check of the `[scan]` table.
-const KEYS: &[&str] = &[
-    "preset",
-    "num_classes",
-    "ignore_index",
-    "reduce_zero_label",
-    "palette",
-    "class_weights",
-    "classes",
-    "label_column",
-    "layout",
-    "include",
-    "exclude",
-    "mask_glob",
-    "mask_suffix",
-    "image_template",
-    "max_pixels",
-    "max_rows",
-    "imbalance_ratio",
-    "strict",
-    "weights_method",
-];
-
-impl Overrides {
-    /// `self` with every field that `over` sets replaced.
-    pub fn then(self, over: &Overrides) -> Overrides {
-        macro_rules! pick {
-            ($($f:ident),*) => { Overrides { $($f: over.$f.clone().or(self.$f)),* } };
-        }
-        pick!(
-            preset,
-            num_classes,
-            ignore_index,
-            reduce_zero_label,
-            palette,
-            class_weights,
-            classes,
-            label_column,
-            layout,
-            include,
-            exclude,
-            mask_glob,
-            mask_suffix,
-            image_template,
-            max_pixels,
-            max_rows,
-            imbalance_ratio,
-            strict,
-            weights_method
-        )
-    }
-
-    fn relative_to(mut self, dir: &Path) -> Overrides {
-        for p in [
-            &mut self.palette,
-            &mut self.class_weights,
-            &mut self.classes,
-        ]
-        .into_iter()
-        .flatten()
-        {
-            if p.is_relative() {
-                *p = dir.join(&*p);
-            }
-        }
-        self
-    }
 }
 
 /// A config file that was found and parsed.
@@ -175,16 +82,17 @@ impl ConfigFile {
             table
         };
         let mut top = table.clone();
-        top.retain(|k, _| KEYS.contains(&k));
+        top.retain(|k, _| Setting::known(k));
         let base: Overrides = top
             .try_into()
             .map_err(|e: toml::de::Error| err(e.to_string()))?;
         let scan = match table.get("scan") {
             Some(toml::Value::Table(t)) => {
-                if let Some(k) = t.keys().find(|k| !KEYS.contains(&k.as_str())) {
+                if let Some(k) = t.keys().find(|k| !Setting::known(k)) {
+                    let known: Vec<_> = SETTINGS.iter().map(|s| s.key).collect();
                     return Err(err(format!(
                         "unknown key '{k}' in the scan table (known: {})",
-                        KEYS.join(", ")
+                        known.join(", ")
                     )));
                 }
                 t.clone()
@@ -207,7 +115,7 @@ impl ConfigFile {
                     };
                     let mut t = t.clone();
                     t.remove("path");
-                    if let Some(k) = t.keys().find(|k| !KEYS.contains(&k.as_str())) {
+                    if let Some(k) = t.keys().find(|k| !Setting::known(k)) {
                         return Err(err(format!("unknown key '{k}' in a [[datasets]] entry")));
                     }
                     let o: Overrides = t

@@ -2,8 +2,9 @@
 //! `fix:`) and TORCH_USE_CUDA_DSA's assertion reports.
 
 use super::Analyzer;
+use crate::assertion::{self, Site};
 use crate::observed::{Seen, SourceId};
-use crate::text::{self, Site};
+use crate::text;
 
 #[derive(Default)]
 pub(super) struct Dsa {
@@ -93,7 +94,8 @@ impl Analyzer {
             device: true,
             host: false,
         };
-        let kernel = text::kernel_name(&dsa.function).or_else(|| text::kernel_name(&dsa.kernel));
+        let kernel =
+            assertion::kernel_name(&dsa.function).or_else(|| assertion::kernel_name(&dsa.kernel));
         let src = seen.source;
         let line = seen.ev.text.clone();
         self.site(src, seen.ev.line, &line, &site, kernel.as_deref());

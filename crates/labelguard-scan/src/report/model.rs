@@ -365,3 +365,19 @@ impl ScanReport {
             .chain(self.dataset.iter())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::SETTINGS;
+
+    /// The settings' declaration says which of them the report records, under their key.
+    #[test]
+    fn the_report_records_the_settings_declared_in_it() {
+        let settings = Settings::new(&[], Vec::new(), &ScanOptions::default(), Vec::new());
+        let json = serde_json::to_value(settings).unwrap();
+        for s in SETTINGS {
+            assert_eq!(json.get(s.key).is_some(), s.in_report, "{}", s.key);
+        }
+    }
+}
