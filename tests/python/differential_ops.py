@@ -226,7 +226,7 @@ def gen_edges_embedding_bag(r: random.Random) -> Case:
     args = {"mode": mode, "include_last_offset": last}
     if pad is not None:
         args["padding_idx"] = pad
-    cuda = indexing.cuda_bags(offsets, L, last) if offsets is not None and offsets.dim() == 1 else None
+    cuda = indexing.cuda_bags(offsets, idx, n, last) if offsets is not None and offsets.dim() == 1 else None
     return Case("embedding_bag", tensors, args, lambda: F.embedding_bag(idx, w, offsets, mode=mode, per_sample_weights=psw, include_last_offset=last, padding_idx=pad), cuda)
 
 

@@ -150,14 +150,10 @@ pub fn embedding_bag(call: &Call<'_>) -> Vec<Finding> {
                     format!("offsets decrease at offsets[{}] = {} < offsets[{i}] = {}: a bag ends before it begins (CUDA: Assertion `end >= begin` failed)", i + 1, v[i + 1], v[i]),
                 )];
             }
-            // With include_last_offset the ids after the last offset belong to no bag; the max
-            // and padding_idx paths check them anyway (probed).
-            if call.bool("include_last_offset")
-                && mode != "max"
-                && call.opt_int("padding_idx").is_none()
-            {
-                used = last as usize;
-            }
+            // With include_last_offset the CPU's float32 sum/mean path (fbgemm) leaves the ids
+            // after the last offset in no bag, but CUDA's last bag runs to the end of input
+            // (`end = numIndices` in cuda/EmbeddingBag.cu) and reads them all, as the CPU's
+            // other paths do: every id is checked (issue 19).
             if call.bool("include_last_offset") && v.len() == 1 && input.numel() > 0 {
                 {
                     // Probed: torch 2.15's CPU kernel aborts the process with mode='max', or
