@@ -27,6 +27,9 @@ class Case:
     tensors: dict  # name -> torch.Tensor (saved to the file)
     args: dict  # name -> python value (passed as --arg)
     call: object  # () -> result, the torch reference call
+    # The verdict class on CUDA where its kernel checks what the CPU's does not (or the other
+    # way round), set by generators that know it; None: the CPU's verdict holds.
+    cuda: object = None
 
     def run_torch(self):
         """(raised, message) of the CPU reference call."""

@@ -191,6 +191,26 @@ def gen_scatter_reduce(r: random.Random) -> Case:
     return Case("scatter_reduce", {"input": x, "index": idx, "src": src}, {"dim": dim, "reduce": red, "include_self": inc}, lambda: x.scatter_reduce(dim, idx, src, red, include_self=inc))
 
 
+def cuda_bags(offsets, ids, rows: int, include_last_offset: bool) -> str:
+    """What cuda/EmbeddingBag.cu's kernels do with these offsets and ids: bag b runs from
+    offsets[b] (0 for the first) to offsets[b + 1], the last bag to the end of the ids (with
+    include_last_offset the last offset ends no bag, and the ids after it are read); both
+    kernels assert `end >= begin`, and an id outside the table is a device assert too."""
+    offs = offsets.tolist()
+    bags = len(offs) - int(include_last_offset)
+    read = set()
+    for b in range(bags):
+        begin = 0 if b == 0 else offs[b]
+        end = offs[b + 1] if b < bags - 1 else ids.numel()
+        if end < begin:
+            return "device_assert"
+        read.update(range(begin, end))
+    values = ids.reshape(-1).tolist()
+    if any(not 0 <= values[i] < rows for i in read if i < len(values)):
+        return "device_assert"
+    return "ok"
+
+
 def gen_embedding_bag(r: random.Random) -> Case:
     n = r.choice([1, 2, 5, 10])
     w = torch.randn(n, 3)
@@ -224,7 +244,8 @@ def gen_embedding_bag(r: random.Random) -> Case:
     args = {"mode": mode, "include_last_offset": last}
     if pad is not None:
         args["padding_idx"] = pad
-    return Case("embedding_bag", tensors, args, lambda: F.embedding_bag(idx, w, offsets, mode=mode, include_last_offset=last, padding_idx=pad))
+    cuda = cuda_bags(offsets, idx, n, last) if offsets is not None and idx.dim() == 1 else None
+    return Case("embedding_bag", tensors, args, lambda: F.embedding_bag(idx, w, offsets, mode=mode, include_last_offset=last, padding_idx=pad), cuda)
 
 
 def gen_nll_loss2d(r: random.Random) -> Case:

@@ -250,20 +250,38 @@ fn class_dim(input: &TensorView<'_>, placed: &[Placed<'_, '_>], p: &Placed<'_, '
         && shape.iter().filter(|&&n| n == shape[p.dim]).count() == 1
 }
 
-/// LG409 for each integer index with values outside its dimension, unless nothing is indexed;
-/// with `labels`, an index into a class dimension (`class_dim`) gets the cause its values show
-/// (LG416, LG417).
+/// Whether the index values are checked when the result has no element.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum EmptyResult {
+    /// The kernel reads no index when the result is empty (aten::index, index_put_ without
+    /// accumulate).
+    Unchecked,
+    /// Every index of a non-empty broadcast is range-checked before the kernel:
+    /// index_put_(accumulate=True) on CUDA, whose wrapIndexOnce (cuda/Indexing.cu) checks each
+    /// broadcast index tensor with `index.numel() != 0` even where a dimension that is not
+    /// indexed has size 0 (issue 19; the CPU writes nothing there and raises nothing).
+    Checked,
+}
+
+/// LG409 for each integer index with values outside its dimension, unless nothing is indexed
+/// (see `EmptyResult`); with `labels`, an index into a class dimension (`class_dim`) gets the
+/// cause its values show (LG416, LG417).
 pub(crate) fn ranges(
     input: &TensorView<'_>,
     placed: &[Placed<'_, '_>],
     b: &[usize],
     verdict: Verdict,
     labels: bool,
+    empty: EmptyResult,
 ) -> Vec<Finding> {
     if let Some(f) = empty_dims(input, placed, b) {
         return vec![f];
     }
-    if result_shape(input, placed, b).contains(&0) {
+    let nothing_read = match empty {
+        EmptyResult::Unchecked => result_shape(input, placed, b).contains(&0),
+        EmptyResult::Checked => b.contains(&0),
+    };
+    if nothing_read {
         return Vec::new(); // no element is read or written
     }
     let mut out = Vec::new();
@@ -309,7 +327,14 @@ fn placed_and_broadcast<'c, 'a>(
 pub fn index(call: &Call<'_>) -> Vec<Finding> {
     let input = call.required("input");
     match placed_and_broadcast(call, input) {
-        Ok((placed, b)) => ranges(input, &placed, &b, Verdict::DeviceAssert, true),
+        Ok((placed, b)) => ranges(
+            input,
+            &placed,
+            &b,
+            Verdict::DeviceAssert,
+            true,
+            EmptyResult::Unchecked,
+        ),
         Err(f) => vec![f],
     }
 }
@@ -359,14 +384,14 @@ pub fn index_put(call: &Call<'_>) -> Vec<Finding> {
         }
     }
     // With accumulate=True the indices are checked on the host, on CUDA too.
-    let verdict = if call.bool("accumulate") {
-        Verdict::Error
+    let (verdict, empty) = if call.bool("accumulate") {
+        (Verdict::Error, EmptyResult::Checked)
     } else {
-        Verdict::DeviceAssert
+        (Verdict::DeviceAssert, EmptyResult::Unchecked)
     };
     // One value written at each addressed element: a one-hot target being built.
     let one_value = values.is_none_or(|v| v.numel() <= 1);
-    ranges(input, &placed, &b, verdict, one_value)
+    ranges(input, &placed, &b, verdict, one_value, empty)
 }
 
 /// Whether a tensor of shape `from` can be `expand`ed to `to`.

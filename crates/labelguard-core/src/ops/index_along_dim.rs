@@ -130,9 +130,12 @@ pub fn index_add(call: &Call<'_>) -> Vec<Finding> {
             "index_add_(): Number of indices ({n}) should be equal to source.size(dim): ({source_size}), for dim: {dim}"
         ))];
     }
+    // index_func_meta_impl (aten/src/ATen/native/TensorAdvancedIndexing.cpp) drops `dim` from
+    // both shapes only when neither is 0-d, and then compares them whole: a 0-d input takes
+    // only a 0-d source (issue 19: a 0-d input with a [1] source was let through).
     let same_slices = source.dim() == input.dim()
         && (0..input.dim()).all(|d| d == dim || source.shape()[d] == input.shape()[d]);
-    if input.dim() > 0 && !same_slices {
+    if !same_slices {
         return vec![shape_error(format!(
             "source tensor shape must match self tensor shape, excluding the specified dimension. Got self.shape = {} source.shape = {}",
             shape_str(input.shape()),

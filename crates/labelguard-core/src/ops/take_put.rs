@@ -155,7 +155,7 @@ pub fn take_along_dim(call: &Call<'_>) -> Vec<Finding> {
     let mut b = indices.shape().to_vec();
     a[d] = 1;
     b[d] = 1;
-    if broadcast(&a, &b).is_none() {
+    let Some(mut taken) = broadcast(&a, &b) else {
         return vec![Finding::new(
             &LG204,
             Verdict::Error,
@@ -166,8 +166,15 @@ pub fn take_along_dim(call: &Call<'_>) -> Vec<Finding> {
             ),
         )
         .fix("indices must match the input (or be 1) in every dimension but dim")];
+    };
+    // _take_along_dim_helper (aten/src/ATen/native/TensorAdvancedIndexing.cpp) expands the
+    // indices to the broadcast shape before it wraps them: when a dimension other than dim
+    // broadcasts to 0, no index is left to wrap or read (issue 19).
+    taken[d] = indices.shape()[d];
+    if taken.contains(&0) {
+        return Vec::new();
     }
-    if input.shape()[d] == 0 && indices.numel() > 0 {
+    if input.shape()[d] == 0 {
         // torch 2.15 wraps the indices modulo the size, which divides by zero here.
         return vec![Finding::new(
             &LG204,
