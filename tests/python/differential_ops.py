@@ -1,5 +1,5 @@
 """The registry of differential generators: one generator per op of labelguard's core table
-(crates/labelguard-core/src/ops/mod.rs, `OPS`), keyed by the op's name.
+(crates/labelguard-core/src/ops/table.rs, `OPS`), keyed by the op's name.
 
 Each generator draws a random call of its op. Most draws come from the op's base generator in
 differential.py or differential_indexing.py (class ids, probabilities and index values at every
@@ -266,6 +266,35 @@ def gen_edges_class_loss(r: random.Random, op: str) -> Case:
     return Case(op, {"input": x, "target": t}, args, call)
 
 
+def gen_multi_margin_loss(r: random.Random) -> Case:
+    """F.multi_margin_loss: class ids at every boundary (no ignore_index), 0-d/1-D/2-D inputs and
+    the ranks and empty class dimensions PyTorch refuses, target shapes and dtypes, p, weights
+    of every length, rank and dtype. Inputs are float32/float64 or integer: CUDA also takes
+    Half and BFloat16, where the CPU kernel raises NotImplementedError."""
+    c = r.choice([0, 1, 3, 5, 5, 5])
+    n = r.choice([0, 1, 3, 3, 3])
+    rank = r.choice([0, 1, 2, 2, 2, 2, 2, 3])
+    shape = {0: [], 1: [c], 2: [n, c], 3: [n, c, 2]}[rank]
+    dtype = r.choice([torch.float32] * 6 + [torch.float64, torch.int64])
+    x = torch.randn(shape).to(dtype) if dtype.is_floating_point else torch.ones(shape, dtype=dtype)
+    frames = 1 if rank <= 1 else n
+    tshape = r.choice([[frames]] * 8 + [[], [frames, 1], [frames + 1]])
+    valid = r.random() < 0.6
+    ids = [r.randrange(max(c, 1)) if valid else r.choice([0, max(c - 1, 0), c, -1, 255, 1, 2]) for _ in range(math.prod(tshape))]
+    t = int_tensor(ids, tshape, r.choice([torch.int64] * 12 + [torch.int32, torch.uint8, torch.float32]))
+    p = r.choice([1, 1, 1, 2, 2, 3])
+    margin = r.choice([1.0, 0.5])
+    red = base.reduction(r)
+    tensors = {"input": x, "target": t}
+    weight = None
+    if r.random() < 0.35:
+        wl = r.choice([c, c, c + 1, max(c - 1, 0)])
+        weight = torch.rand(r.choice([[wl], [wl], [1, wl]])).to(r.choice([dtype, dtype, torch.float64]) if dtype.is_floating_point else torch.float32)
+        tensors["weight"] = weight
+    call = lambda: F.multi_margin_loss(x, t, p=p, margin=margin, weight=weight, reduction=red)
+    return Case("multi_margin_loss", tensors, {"p": p, "margin": margin, "reduction": red}, call)
+
+
 def with_edges(op: str, edges) -> object:
     """The op's generator: its base generator, or with EDGE_SHARE its edge generator."""
     plain = {**base.GENERATORS, **indexing.GENERATORS}[op]
@@ -308,6 +337,7 @@ GENERATORS = {
     "put": with_edges("put", _of(gen_edges_take_put, "put")),
     "index": with_edges("index", _of(gen_edges_advanced, "index")),
     "index_put": with_edges("index_put", _of(gen_edges_advanced, "index_put")),
+    "multi_margin_loss": gen_multi_margin_loss,
 }
 
 

@@ -3,9 +3,9 @@
 //!
 //! In PyTorch's order: the Python wrapper's `reduction`, `p` (1 or 2) and a 1-D `weight`; the
 //! shape check (a non-empty vector or matrix, or a 0-d input; a 1-D target of one class id per
-//! sample; one weight per class); the dtypes (int64 targets; a floating input, Half and BFloat16
-//! too on CUDA, the truth where the CPU kernel lacks them; a weight of the input's dtype); then
-//! the kernel, which asserts on CUDA (`target_k >= 0 && target_k < dim && "target index is out
+//! sample; one weight per class); an empty input then returns before any dtype is read; the
+//! dtypes (int64 targets; a floating input, Half and BFloat16 too on CUDA, the truth where the
+//! CPU kernel lacks them; a weight of the input's dtype); then the kernel, which asserts on CUDA (`target_k >= 0 && target_k < dim && "target index is out
 //! of bounds"`) and raises `target out of range` on the CPU for a class id outside [0, C-1].
 //! There is no ignore_index: every target is a class.
 
@@ -60,15 +60,23 @@ pub fn multi_margin_loss(call: &Call<'_>) -> Vec<Finding> {
         }
     };
     if target.dim() > 1 || target.numel() != nframe {
-        let expected: &[usize] = if input.dim() == 2 { &[nframe] } else { &[] };
         let message = format!(
             "multi_margin_loss: target tensor should be 1-D with size equal to the number of input samples (batch size). Expected target size [{nframe}], but got {}",
             shape_str(target.shape())
         );
+        if input.dim() == 0 {
+            return vec![Finding::new(&LG204, Verdict::Error, message).fix(
+                "a 0-d input scores one sample: pass one class id (a 0-d or 1-element target)",
+            )];
+        }
+        let expected: &[usize] = if input.dim() == 2 { &[nframe] } else { &[] };
         return vec![target_shape(input, target, expected, message)];
     }
     if let Some(w) = weight.filter(|w| w.numel() != c) {
         return vec![weight_length(c, w, false)];
+    }
+    if input.numel() == 0 {
+        return Vec::new(); // an empty batch: the kernel returns before it reads a dtype or a target
     }
     if target.dtype() != DType::I64 {
         let message = format!(
@@ -101,9 +109,6 @@ pub fn multi_margin_loss(call: &Call<'_>) -> Vec<Finding> {
         })
     }) {
         return vec![f];
-    }
-    if input.numel() == 0 {
-        return Vec::new(); // an empty batch: the kernel reads no target
     }
     class_ids(target, "target", c as i64, NO_IGNORE, Verdict::DeviceAssert)
 }
