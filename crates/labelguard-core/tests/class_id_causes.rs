@@ -1,6 +1,6 @@
 //! The class-id analysis names the cause, and the fix follows the cause (issue 9).
 
-use labelguard_core::{class_ids, DType, TensorView, Verdict};
+use labelguard_core::{class_ids, spec, DType, TensorView, Value, Verdict};
 
 fn analyse(values: &[u8], c: i64, ignore: i64) -> Vec<(String, String)> {
     let view = TensorView::new(DType::U8, &[1, values.len()], values).unwrap();
@@ -60,4 +60,45 @@ fn sixteen_bit_ids_are_not_a_head_width() {
         f[0].fix
     );
     assert!(f[0].hint.as_deref().unwrap().contains("16 bits"));
+}
+
+/// multi_margin_loss has no ignore_index: its class ids get the same causes, and the fixes of
+/// marker values (255, -1) do not ask for one.
+#[test]
+fn a_loss_without_ignore_index_gets_the_causes_and_no_ignore_index_fix() {
+    let op = spec("multi_margin_loss").unwrap();
+    let run = |targets: &[i64], c: usize| {
+        let n = targets.len();
+        let logits = vec![0u8; n * c * 4];
+        let ids: Vec<u8> = targets.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let input = TensorView::new(DType::F32, &[n, c], &logits).unwrap();
+        let target = TensorView::new(DType::I64, &[n], &ids).unwrap();
+        let args: Vec<(&str, Value)> = Vec::new();
+        let report = op
+            .check(vec![("input", input), ("target", target)], args)
+            .unwrap();
+        report
+            .findings
+            .into_iter()
+            .map(|f| (f.code.to_string(), f.verdict, f.message, f.fix))
+            .collect::<Vec<_>>()
+    };
+    let f = run(&[1, 2, 3, 3], 3);
+    assert_eq!(
+        (f[0].0.as_str(), f[0].1),
+        ("LG104", Verdict::DeviceAssert),
+        "{f:?}"
+    );
+    let f = run(&[0, 255, 4], 5);
+    assert_eq!(f[0].0, "LG103", "{f:?}");
+    assert!(f[0].2.contains("the loss has no ignore_index"), "{f:?}");
+    assert!(
+        f[0].3
+            .starts_with("this loss has no ignore_index: drop the samples whose target is 255"),
+        "{f:?}"
+    );
+    let f = run(&[0, -1, 4], 5);
+    assert_eq!(f[0].0, "LG107", "{f:?}");
+    assert!(!f[0].3.contains("ignore_index=-1"), "{f:?}");
+    assert!(run(&[0, 4, 2], 5).is_empty());
 }

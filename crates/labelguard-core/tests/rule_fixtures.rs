@@ -45,28 +45,6 @@ fixture!(
     ],
     []
 );
-// multi_margin_loss has no ignore_index: its class ids get the same causes, with fixes that
-// do not ask for one.
-fixture!(
-    lg104_one_based_multi_margin,
-    "LG104",
-    "multi_margin_loss",
-    [
-        ("input", logits(&[4, 3])),
-        ("target", i64s(&[4], &[1, 2, 3, 3]))
-    ],
-    []
-);
-fixture!(
-    lg103_void_label_multi_margin,
-    "LG103",
-    "multi_margin_loss",
-    [
-        ("input", logits(&[3, 5])),
-        ("target", i64s(&[3], &[0, 255, 4]))
-    ],
-    []
-);
 fixture!(
     lg102_negative,
     "LG102",
