@@ -25,7 +25,7 @@ declare_rule! {
     /// ## Checked by
     /// - `crates/labelguard-scan/src/checks/lg606_colour_mask.rs` (same name, in the scan crate, which has its inputs)
     /// - [`colour_array`] (in this file): an array or tensor with colours last, in the scan's arrays and in
-    ///   [`crate::ops::class_ids::class_targets`] (the Python guards), in the same words
+    ///   [`crate::ops::label_target::LabelTarget::shape`] (the Python guards), in the same words
     /// - fixture: `lg606_colour_mask` in `crates/labelguard-scan/tests/dataset_rule_fixtures.rs`
     "LG606", "colour-mask", Error
 }
