@@ -129,3 +129,20 @@ def test_guard_collate_takes_a_class_id_per_sample_and_rejects_one_hot_masks():
     one_hot = torch.nn.functional.one_hot(torch.zeros(8, 8, dtype=torch.long), 19)
     (found,) = _collated(one_hot)
     assert found.code == "LG202" and "target.argmax(2)" in found.fix
+
+
+def test_bool_masks_get_one_rule_in_the_scan_and_the_guards(tmp_path):
+    # A bool mask (a foreground test saved as is): LG205 with PyTorch's words in both, where the
+    # scan used to say LG201 (a float rule).
+    import numpy as np
+
+    mask = np.zeros((8, 8), bool)
+    mask[2:5] = True
+    (scanned,) = _scanned(tmp_path, mask)
+    assert scanned["code"] == "LG205"
+    assert scanned["message"] == "target is bool: expected target dtype to be Long or Byte, but got Bool"
+    assert scanned["fix"] == "store integer ids: target.astype(np.int64)"
+    (array,) = _collated(mask)
+    assert (array.code, array.message, array.fix) == ("LG205", scanned["message"], scanned["fix"])
+    (tensor,) = _collated(torch.from_numpy(mask))
+    assert tensor.code == "LG205" and tensor.fix == "cast once where the tensor is made: target.long()"
