@@ -28,6 +28,8 @@ declare_rule! {
     /// - [`crate::ops::class_ids::group_causes`]
     /// - [`words`] (in this file) words the finding; [`CAUSE`] ties it to the rule
     /// - [`crate::ops::classification::background_cause`]
+    /// - `crates/labelguard-scan/src/checks/lg101_class_id_out_of_range.rs`: more ImageFolder class folders than
+    ///   classes (in the scan crate, which lists the folders)
     /// - fixtures: `lg101_out_of_range`, `lg101_binary_mask_0_255` in `tests/rule_fixtures.rs`
     "LG101", "class-id-out-of-range", Error;
     repair = RuleRepair::BinaryMask
