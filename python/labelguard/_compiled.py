@@ -44,6 +44,12 @@ _OP: List[Any] = []  # the registered op and its library, once enable() has run
 _SPECS: Dict[str, "_Plan"] = {}
 
 
+#: The op's namespace: the package's name, `labelguard`, or another where a second build is
+#: loaded beside this one under another name (bench/baseline.py): torch allows one library per
+#: namespace in a process.
+_NAMESPACE = __name__.split(".")[0]
+
+
 def register() -> None:
     """Registers `labelguard::check` once per process (enable() calls it; torch is imported).
     A plain `torch.library.Library` kernel: its call costs about 6 µs where `custom_op`'s
@@ -51,11 +57,11 @@ def register() -> None:
     if _OP:
         return
     torch = sys.modules["torch"]
-    lib = torch.library.Library("labelguard", "DEF")
+    lib = torch.library.Library(_NAMESPACE, "DEF")
     lib.define("check(Tensor[] tensors, SymInt[] dims, float[] floats, str spec) -> Tensor[]", tags=(torch.Tag.cudagraph_unsafe,))
     lib.impl("check", _run, "CompositeExplicitAutograd")
-    torch.library.register_fake("labelguard::check", _fake, lib=lib)
-    _OP.extend((torch.ops.labelguard.check.default, lib, torch.compiler.disable(_call)))
+    torch.library.register_fake(f"{_NAMESPACE}::check", _fake, lib=lib)
+    _OP.extend((getattr(torch.ops, _NAMESPACE).check.default, lib, torch.compiler.disable(_call)))
 
 
 def _fake(tensors: Sequence[Any], dims: Sequence[Any], floats: Sequence[Any], spec: str) -> List[Any]:

@@ -7,7 +7,7 @@ from typing import Any, Callable, Optional, Sequence
 
 from . import _native
 from ._report import Report, TargetError
-from ._tensors import describe, is_tensor_like
+from ._tensors import describe, is_array, is_tensor_like
 
 
 class _Contract:
@@ -41,7 +41,10 @@ class _Contract:
                     import numpy as np
 
                     target = np.asarray(target)
-                yield Report.from_json(_native.check_class_targets(describe("target", target), int(self.num_classes), int(self.ignore_index)))
+                # The scan's label-target contract, told whether numpy or torch holds the target
+                # (the fix is written in that library's API).
+                yield Report.from_json(_native.check_class_targets(
+                    describe("target", target), int(self.num_classes), int(self.ignore_index), is_array(target)))
         if self.num_embeddings is not None:
             ids = self._pick(sample, self.ids_key, ("input_ids",)) if isinstance(sample, dict) or self.ids_key is not None else None
             if ids is not None:

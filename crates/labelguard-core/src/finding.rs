@@ -45,6 +45,21 @@ pub struct Finding {
     /// The offending values with their counts, most frequent first.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub values: Vec<ValueCount>,
+    /// A typed fact that a decision about the finding depends on (the repair its rule proposes,
+    /// [`crate::rule::RuleRepair::ByFact`]), so that nothing matches its message.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fact: Option<Fact>,
+}
+
+/// A fact about a finding that its rule's repair depends on: written in the JSON (`fact`), so
+/// that a report read back (a merged shard) proposes the same repair.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Fact {
+    /// A colour mask whose every colour is in the palette (LG606): it maps to ids exactly.
+    EveryColourKnown,
+    /// A grey mask saved with equal colour channels (LG606): any one channel is the mask.
+    EqualChannels,
 }
 
 /// How many offending locations a finding lists.
@@ -63,7 +78,13 @@ impl Finding {
             locations: Vec::new(),
             count: None,
             values: Vec::new(),
+            fact: None,
         }
+    }
+
+    pub fn fact(mut self, fact: Fact) -> Finding {
+        self.fact = Some(fact);
+        self
     }
 
     pub fn fix(mut self, fix: impl Into<String>) -> Finding {

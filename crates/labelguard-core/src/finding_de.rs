@@ -6,7 +6,7 @@
 //! `finding.rs`, so that the finding module does not depend on the catalogue (whose rule files
 //! build findings).
 
-use crate::finding::{Finding, Location, ValueCount};
+use crate::finding::{Fact, Finding, Location, ValueCount};
 use crate::rule::Rule;
 use crate::rules::ALL;
 use crate::severity::{Severity, Verdict};
@@ -30,6 +30,8 @@ struct Written {
     count: Option<u64>,
     #[serde(default)]
     values: Vec<ValueCount>,
+    #[serde(default)]
+    fact: Option<Fact>,
 }
 
 /// The catalogue's rule for a written code and name.
@@ -61,6 +63,7 @@ impl<'de> Deserialize<'de> for Finding {
             locations: w.locations,
             count: w.count,
             values: w.values,
+            fact: w.fact,
         })
     }
 }

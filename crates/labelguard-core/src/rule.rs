@@ -1,6 +1,10 @@
-//! Rules: a stable code, a name, and documentation taken from the rule's doc comment.
+//! Rules: a stable code, a name, and documentation taken from the rule's doc comment; and what
+//! the rule says about its own findings (its [`Category`], its [`RuleRepair`]), so that reports,
+//! the scan and `labelguard fix` ask the rule instead of keeping lists of codes.
 
+use crate::finding::{Fact, Finding};
 use crate::severity::Severity;
+pub use labelguard_labels::repair::RepairKind;
 use serde::Serialize;
 
 /// A rule of the catalogue. `doc` is the doc comment of the rule's declaration, so the
@@ -14,8 +18,78 @@ pub struct Rule {
     /// (shapes, dtypes and arguments are known then; values are not) needs `Metadata`.
     #[serde(skip)]
     pub decided_by: DecidedBy,
+    /// How reports treat the rule's findings beside others.
+    #[serde(skip)]
+    pub category: Category,
+    /// The repair of the label files that the rule's findings propose.
+    #[serde(skip)]
+    pub repair: RuleRepair,
     #[serde(skip)]
     pub doc: &'static str,
+}
+
+/// How reports treat a rule's findings beside the others.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Category {
+    /// A finding that stands on its own.
+    Plain,
+    /// A convention of the dataset's masks (1-based ids, Cityscapes labelIds, 0 meaning ignore):
+    /// its findings in several files are one problem, which the text report shows once.
+    DatasetConvention,
+    /// The file cannot be read at all (unreadable, corrupt, empty, a decompression bomb): it
+    /// crashes the DataLoader whatever its labels, so reports list it first.
+    Unreadable,
+    /// A consequence of a failure elsewhere (an asynchronous report, a secondary CUDA error, a
+    /// peer rank that died): never the first failure, and no failure of its own.
+    Consequence,
+}
+
+/// The repair of the label files that a rule's findings propose (`labelguard scan` writes it in
+/// its JSON report, `labelguard fix` applies it). Decided by the rule's declaration; where it
+/// depends on the finding, by the finding's values or its [`Fact`], never by its wording.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RuleRepair {
+    /// No mechanical repair: the fix is a change of code, of settings or of the data's source.
+    None,
+    /// Every finding proposes this repair, for the values it found (artefact ids).
+    Always(RepairKind),
+    /// Every finding proposes this repair for these values (the void marker of LG103, LG107).
+    OfValues(RepairKind, &'static [i64]),
+    /// A 0/255 mask of a task with at most 2 classes (the only bad value is 255): 255 -> 1.
+    BinaryMask,
+    /// The finding's fact chooses: the repair paired with it, none for a finding without one.
+    ByFact(&'static [(Fact, RepairKind)]),
+}
+
+impl RuleRepair {
+    /// The repair `f` (a finding of this rule) proposes, and the values it maps, for a task of
+    /// `num_classes` classes.
+    pub fn for_finding(
+        self,
+        f: &Finding,
+        num_classes: Option<u32>,
+    ) -> Option<(RepairKind, Vec<i64>)> {
+        let found = || -> Vec<i64> {
+            f.values
+                .iter()
+                .filter_map(|v| v.value.parse().ok())
+                .collect()
+        };
+        match self {
+            RuleRepair::None => None,
+            RuleRepair::Always(kind) => Some((kind, found())),
+            RuleRepair::OfValues(kind, values) => Some((kind, values.to_vec())),
+            RuleRepair::BinaryMask => (num_classes.is_some_and(|c| c <= 2) && found() == [255])
+                .then(|| (RepairKind::Binary255, vec![255])),
+            RuleRepair::ByFact(pairs) => {
+                let fact = f.fact?;
+                pairs
+                    .iter()
+                    .find(|(x, _)| *x == fact)
+                    .map(|(_, kind)| (*kind, found()))
+            }
+        }
+    }
 }
 
 /// What a rule's verdict depends on.
@@ -59,21 +133,29 @@ impl Rule {
 const CHECKED_BY: &str = "Checked by";
 
 /// Declares a rule whose documentation is its doc comment.
-/// `Metadata` after the severity marks a rule decided by shapes, dtypes and arguments alone.
+/// `Metadata` after the severity marks a rule decided by shapes, dtypes and arguments alone;
+/// then, each optional and in this order, `; category = Category` ([`Category`], `Plain` when
+/// left out) and `; repair = RuleRepair` ([`RuleRepair`], `None` when left out).
 macro_rules! declare_rule {
-    ($(#[doc = $doc:literal])* $code:literal, $name:literal, $severity:ident) => {
-        $crate::rule::declare_rule! { $(#[doc = $doc])* $code, $name, $severity, Values }
-    };
-    ($(#[doc = $doc:literal])* $code:literal, $name:literal, $severity:ident, $decided_by:ident) => {
+    ($(#[doc = $doc:literal])* $code:literal, $name:literal, $severity:ident
+        $(, $decided_by:ident)? $(; category = $category:ident)? $(; repair = $repair:expr)?) => {
         $(#[doc = $doc])*
         pub const RULE: $crate::rule::Rule = $crate::rule::Rule {
             code: $code,
             name: $name,
             severity: $crate::severity::Severity::$severity,
-            decided_by: $crate::rule::DecidedBy::$decided_by,
+            decided_by: $crate::rule::declare_rule!(@decided_by $($decided_by)?),
+            category: $crate::rule::declare_rule!(@category $($category)?),
+            repair: $crate::rule::declare_rule!(@repair $($repair)?),
             doc: concat!($($doc, "\n"),*),
         };
     };
+    (@decided_by) => { $crate::rule::DecidedBy::Values };
+    (@decided_by $d:ident) => { $crate::rule::DecidedBy::$d };
+    (@category) => { $crate::rule::Category::Plain };
+    (@category $c:ident) => { $crate::rule::Category::$c };
+    (@repair) => { $crate::rule::RuleRepair::None };
+    (@repair $r:expr) => { $r };
 }
 pub(crate) use declare_rule;
 
@@ -88,6 +170,8 @@ mod tests {
             name: "test",
             severity: Severity::Error,
             decided_by: DecidedBy::Values,
+            category: Category::Plain,
+            repair: RuleRepair::None,
             doc:
                 " Summary.\n\n ## Fix\n Do this.\n\n ## Checked by\n - [`f`]\n\n ## Example\n `x`\n",
         };
@@ -112,5 +196,79 @@ mod tests {
             );
             assert!(!rule.documentation().contains("Checked by"));
         }
+    }
+
+    #[test]
+    fn reports_group_rules_by_their_declared_category() {
+        use crate::rules::{category_of, ALL};
+        let of = |c: Category| -> Vec<&str> {
+            ALL.iter()
+                .filter(|r| r.category == c)
+                .map(|r| r.code)
+                .collect()
+        };
+        // The lists the reports kept before the rules declared them.
+        assert_eq!(of(Category::DatasetConvention), ["LG104", "LG105", "LG106"]);
+        assert_eq!(
+            of(Category::Unreadable),
+            ["LG601", "LG602", "LG603", "LG604"]
+        );
+        assert_eq!(of(Category::Consequence), ["LG902", "LG904", "LG909"]);
+        assert_eq!(category_of("lg602"), Category::Unreadable);
+        assert_eq!(category_of("LG999"), Category::Plain);
+    }
+
+    #[test]
+    fn a_rule_proposes_its_repair_from_the_findings_values_and_fact() {
+        use crate::finding::{Fact, ValueCount};
+        use crate::rules::*;
+        use crate::Verdict;
+        let with_values = |rule: &Rule, values: &[&str]| {
+            let mut f = Finding::new(rule, Verdict::DeviceAssert, "m");
+            f.values = values
+                .iter()
+                .map(|v| ValueCount {
+                    value: v.to_string(),
+                    count: 1,
+                })
+                .collect();
+            f
+        };
+        let of = |rule: &Rule, f: &Finding, c: Option<u32>| rule.repair.for_finding(f, c);
+        let ids = with_values(&LG105, &["26"]);
+        assert_eq!(
+            of(&LG105, &ids, Some(19)),
+            Some((RepairKind::CityscapesTrainIds, vec![26]))
+        );
+        // The void marker is the rule's, whatever the finding counted.
+        assert_eq!(
+            of(&LG107, &with_values(&LG107, &[]), Some(19)),
+            Some((RepairKind::VoidToIgnore, vec![-1]))
+        );
+        // 0/255 is a binary mask only for a task of at most two classes.
+        let white = with_values(&LG101, &["255"]);
+        assert_eq!(
+            of(&LG101, &white, Some(2)),
+            Some((RepairKind::Binary255, vec![255]))
+        );
+        assert_eq!(of(&LG101, &white, Some(19)), None);
+        assert_eq!(
+            of(&LG101, &with_values(&LG101, &["255", "7"]), Some(2)),
+            None
+        );
+        // LG606: the fact decides, not the message.
+        let colours = Finding::new(&LG606, Verdict::Error, "every colour is in the palette");
+        assert_eq!(of(&LG606, &colours, None), None);
+        let mapped = colours.clone().fact(Fact::EveryColourKnown);
+        assert_eq!(
+            of(&LG606, &mapped, None),
+            Some((RepairKind::ColourToIndex, vec![]))
+        );
+        let grey = Finding::new(&LG606, Verdict::Error, "m").fact(Fact::EqualChannels);
+        assert_eq!(
+            of(&LG606, &grey, None),
+            Some((RepairKind::FirstChannel, vec![]))
+        );
+        assert_eq!(of(&LG201, &ids, Some(19)), None);
     }
 }

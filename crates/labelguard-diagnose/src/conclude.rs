@@ -15,7 +15,8 @@ use crate::kb::ExplainId;
 use crate::model::{Confidence, Diagnosis, Evidence, LogReport, Outcome, SourceSummary};
 use crate::observed::{GuardError, MessageGroup, Observations, SiteGroup, Traceback};
 use crate::ranks;
-use labelguard_core::rules::{self, by_code};
+use labelguard_core::rule::Category;
+use labelguard_core::rules::{self, by_code, category_of};
 use labelguard_core::{Finding, Severity, Verdict};
 
 /// The findings of one log, in order of precedence, and the overall outcome.
@@ -130,7 +131,9 @@ pub(crate) fn conclude(a: &Observations) -> LogReport {
     }
 
     if !a.peers.is_empty() {
-        let after = out.iter().any(|d| d.finding.code != rules::LG904.code);
+        let after = out
+            .iter()
+            .any(|d| category_of(d.finding.code) != Category::Consequence);
         out.push(checks::peer_failure(&c, after));
     }
 
@@ -186,11 +189,10 @@ pub(crate) fn outcome(findings: &[Diagnosis], failed: Option<&ranks::FirstFailur
 
 /// Which rank failed first (see `crate::ranks`); its finding is moved to the front.
 fn first_failure(a: &Observations, out: &mut [Diagnosis]) -> Option<ranks::FirstFailure> {
-    let secondary = [rules::LG902.code, rules::LG904.code, rules::LG909.code];
     // A primary finding counts from its first line, under its rank's first line.
     let primary: Vec<(u64, &Evidence)> = out
         .iter()
-        .filter(|d| !secondary.contains(&d.finding.code))
+        .filter(|d| category_of(d.finding.code) != Category::Consequence)
         .filter_map(|d| {
             let first = d.evidence.first()?;
             let rank = d.rank();

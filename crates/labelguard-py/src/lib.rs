@@ -173,19 +173,27 @@ fn check(
     Ok((spec.name, run_check(py, spec, views, args)?))
 }
 
-/// Checks class-id targets alone (DataLoader guards, where no logits exist yet).
+/// Checks class-id targets alone (DataLoader guards, where no logits exist yet), with the
+/// label-target contract the scan uses for label arrays; `numpy` says which library holds the
+/// target, so that the fix is written in its API.
 #[pyfunction]
 fn check_class_targets(
     py: Python<'_>,
     target: TensorArg<'_>,
     num_classes: i64,
     ignore_index: i64,
+    numpy: bool,
 ) -> PyResult<String> {
+    use labelguard_core::ops::label_target::{class_targets, Extent, Holder, LabelTarget};
     let (name, _owner, address, shape, strides, dtype) = &target;
     let t = described_view(*address, shape, strides, dtype)?;
-    let findings = py.detach(|| {
-        labelguard_core::ops::class_ids::class_targets(&t, name, num_classes, ignore_index)
-    });
+    let contract = LabelTarget {
+        name,
+        num_classes: Some(num_classes),
+        holder: if numpy { Holder::Numpy } else { Holder::Torch },
+        extent: Extent::Sample,
+    };
+    let findings = py.detach(|| class_targets(&t, &contract, ignore_index));
     Ok(report_json(&Report::new("targets", findings)))
 }
 

@@ -1,72 +1,15 @@
 //! The class-id analysis behind LG101–LG107: the targets of a class-index loss outside
 //! `[0, C-1]`, grouped by their likely cause (void 255, -1 padding, Cityscapes labelIds,
-//! 1-based, 0-means-ignore, plain out of range), one finding per cause; and the checks of
-//! class-index targets that need no logits (`class_targets`, for guards and dataset scans).
+//! 1-based, 0-means-ignore, plain out of range), one finding per cause. The dtype and shape
+//! rules that come before it, for targets without logits, are [`super::label_target`].
 
 use super::class_id_words::{ClassIdCause, ClassIdFacts};
-use super::dtypes::index_dtype;
 use super::evidence::WithLocated;
-use crate::dtype::DType;
 use crate::finding::{shape_str, values_str, Finding, Verdict, MAX_LOCATIONS};
-use crate::kernels::{
-    int_histogram, locate, scan_float, scan_int, IntRange, IntStats, Located, OrderedValue,
-};
-use crate::rules::lg606_colour_mask::{colour_array, colours_last};
+use crate::kernels::{int_histogram, locate, scan_int, IntRange, IntStats, Located, OrderedValue};
 use crate::rules::*;
 use crate::tensor::TensorView;
 use std::collections::BTreeMap;
-
-/// A hint for a float tensor given where class ids are expected.
-pub fn float_ids_hint(t: &TensorView<'_>) -> Option<String> {
-    let s = scan_float(t, 0.0, 1.0);
-    if s.count == 0 || s.nan > 0 {
-        return None;
-    }
-    if s.fractional == 0 {
-        Some(
-            "the values are whole numbers: the class ids were converted to float on the way".into(),
-        )
-    } else if s.below == 0 && s.above == 0 {
-        Some("the values lie in [0, 1] with fractions: ids divided by 255 (torchvision's ToTensor() on a mask)?".into())
-    } else {
-        None
-    }
-}
-
-/// The checks of class-index targets that need no logits: dtype (float ids, with a hint) and
-/// values (`class_ids`). For guards that run where only the targets exist (DataLoader workers,
-/// dataset scans); the verdicts are those cross_entropy would reach.
-pub fn class_targets(target: &TensorView<'_>, name: &str, c: i64, ignore: i64) -> Vec<Finding> {
-    if target.dtype().is_floating() {
-        return vec![Finding::new(
-            &LG201,
-            Verdict::Error,
-            format!("{name} is {}: class-index targets must be integers (expected target dtype to be Long or Byte)", target.dtype()),
-        )
-        .fix(format!("cast the class ids: {name}.long()"))
-        .maybe_hint(float_ids_hint(target))];
-    }
-    if target.dtype() == DType::Bool {
-        return vec![index_dtype(
-            target,
-            name,
-            &[DType::I64],
-            format!("{name} is torch.bool: expected target dtype to be Long or Byte, but got Bool"),
-        )
-        .expect("bool is not int64")];
-    }
-    // Colours last ([H, W, 3]) that are not a one-hot of 0/1: the scan's answer for the same
-    // array, LG606, rather than a class range "widened to 256".
-    if let Some(channels) = colours_last(target.shape()) {
-        if target
-            .offsets()
-            .any(|o| !matches!(target.read_i64(o), 0 | 1))
-        {
-            return vec![colour_array(name, target.shape(), channels)];
-        }
-    }
-    class_ids(target, name, c, ignore, Verdict::DeviceAssert)
-}
 
 /// One group of out-of-range class ids and the cause that explains it.
 pub(crate) struct Group {

@@ -9,6 +9,7 @@
 use super::class_ids::*;
 use super::dtypes::*;
 use super::index_range::*;
+use super::label_target::float_ids_hint;
 use super::reduction::*;
 use super::values::*;
 use crate::call::Call;

@@ -19,6 +19,7 @@ mod evidence;
 pub(crate) mod index_along_dim;
 mod index_range;
 pub(crate) mod indexing;
+pub mod label_target;
 pub(crate) mod multinomial;
 pub(crate) mod nll_loss2d;
 pub(crate) mod one_hot;

@@ -10,9 +10,10 @@
 //! There is no ignore_index: every target is a class.
 
 use super::class_id_words::NO_IGNORE;
-use super::class_ids::{class_ids, float_ids_hint};
+use super::class_ids::class_ids;
 use super::classification::{target_shape, weight_length};
 use super::dtypes::{dtype_differs, index_dtype};
+use super::label_target::float_ids_hint;
 use super::reduction::reduction;
 use crate::call::Call;
 use crate::dtype::DType;

@@ -1,7 +1,7 @@
 use crate::finding::is_are;
 use crate::kernels::OrderedValue;
 use crate::ops::class_id_words::{ClassIdCause, ClassIdFacts, Words};
-use crate::rule::declare_rule;
+use crate::rule::{declare_rule, RuleRepair};
 
 declare_rule! {
     /// Class id out of range: a class-index target is `>= C`, the number of classes.
@@ -28,8 +28,11 @@ declare_rule! {
     /// - [`crate::ops::class_ids::group_causes`]
     /// - [`words`] (in this file) words the finding; [`CAUSE`] ties it to the rule
     /// - [`crate::ops::classification::background_cause`]
+    /// - `crates/labelguard-scan/src/checks/lg101_class_id_out_of_range.rs`: more ImageFolder class folders than
+    ///   classes (in the scan crate, which lists the folders)
     /// - fixtures: `lg101_out_of_range`, `lg101_binary_mask_0_255` in `tests/rule_fixtures.rs`
-    "LG101", "class-id-out-of-range", Error
+    "LG101", "class-id-out-of-range", Error;
+    repair = RuleRepair::BinaryMask
 }
 
 /// LG101's cause of out-of-range class ids, chosen by `crate::ops::class_ids::group_causes`.

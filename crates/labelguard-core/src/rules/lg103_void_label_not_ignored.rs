@@ -1,6 +1,6 @@
 use crate::finding::{count, is_are};
 use crate::ops::class_id_words::{drop_marked, ClassIdCause, ClassIdFacts, Words, NO_IGNORE};
-use crate::rule::declare_rule;
+use crate::rule::{declare_rule, RepairKind, RuleRepair};
 
 declare_rule! {
     /// Void label 255 without `ignore_index=255`.
@@ -25,7 +25,8 @@ declare_rule! {
     /// - [`crate::ops::class_ids::group_causes`]
     /// - [`words`] (in this file) words the finding; [`CAUSE`] ties it to the rule
     /// - fixture: `lg103_void_label` in `tests/rule_fixtures.rs`
-    "LG103", "void-label-not-ignored", Error
+    "LG103", "void-label-not-ignored", Error;
+    repair = RuleRepair::OfValues(RepairKind::VoidToIgnore, &[255])
 }
 
 /// LG103's cause of out-of-range class ids, chosen by `crate::ops::class_ids::group_causes`.

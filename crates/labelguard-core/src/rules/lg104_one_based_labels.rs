@@ -1,6 +1,6 @@
 use crate::finding::count;
 use crate::ops::class_id_words::{ClassIdCause, ClassIdFacts, Words};
-use crate::rule::declare_rule;
+use crate::rule::{declare_rule, RuleRepair, RepairKind};
 
 declare_rule! {
     /// One-based labels: the targets run from 1 to C instead of 0 to C-1.
@@ -21,7 +21,9 @@ declare_rule! {
     /// - [`crate::ops::class_ids::group_causes`]
     /// - [`words`] (in this file) words the finding; [`CAUSE`] ties it to the rule
     /// - fixture: `lg104_one_based` in `tests/rule_fixtures.rs`
-    "LG104", "one-based-labels", Error
+    "LG104", "one-based-labels", Error;
+    category = DatasetConvention;
+    repair = RuleRepair::Always(RepairKind::OneBased)
 }
 
 /// LG104's cause of out-of-range class ids, chosen by `crate::ops::class_ids::group_causes`.

@@ -1,6 +1,6 @@
 use crate::finding::count;
 use crate::ops::class_id_words::{ClassIdCause, ClassIdFacts, Words};
-use crate::rule::declare_rule;
+use crate::rule::{declare_rule, RuleRepair, RepairKind};
 
 declare_rule! {
     /// Cityscapes labelIds used where trainIds are expected.
@@ -22,7 +22,9 @@ declare_rule! {
     /// - [`crate::ops::class_ids::group_causes`]
     /// - [`words`] (in this file) words the finding; [`CAUSE`] ties it to the rule
     /// - fixture: `lg105_cityscapes_label_ids` in `tests/rule_fixtures.rs`
-    "LG105", "cityscapes-label-ids", Error
+    "LG105", "cityscapes-label-ids", Error;
+    category = DatasetConvention;
+    repair = RuleRepair::Always(RepairKind::CityscapesTrainIds)
 }
 
 /// LG105's cause of out-of-range class ids, chosen by `crate::ops::class_ids::group_causes`.

@@ -1,6 +1,6 @@
 use crate::finding::count;
 use crate::ops::class_id_words::{ClassIdCause, ClassIdFacts, Words};
-use crate::rule::declare_rule;
+use crate::rule::{declare_rule, RuleRepair, RepairKind};
 
 declare_rule! {
     /// Zero means "ignore" in this dataset: the targets run from 0 to C.
@@ -22,7 +22,9 @@ declare_rule! {
     /// - [`crate::ops::class_ids::group_causes`]
     /// - [`words`] (in this file) words the finding; [`CAUSE`] ties it to the rule
     /// - fixture: `lg106_zero_means_ignore` in `tests/rule_fixtures.rs`
-    "LG106", "zero-means-ignore", Error
+    "LG106", "zero-means-ignore", Error;
+    category = DatasetConvention;
+    repair = RuleRepair::Always(RepairKind::ReduceZeroLabel)
 }
 
 /// LG106's cause of out-of-range class ids, chosen by `crate::ops::class_ids::group_causes`.

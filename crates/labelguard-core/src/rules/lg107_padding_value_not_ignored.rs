@@ -1,6 +1,6 @@
 use crate::finding::{count, is_are};
 use crate::ops::class_id_words::{drop_marked, ClassIdCause, ClassIdFacts, Words, NO_IGNORE};
-use crate::rule::declare_rule;
+use crate::rule::{declare_rule, RepairKind, RuleRepair};
 
 declare_rule! {
     /// Padding value -1 with the default `ignore_index=-100`.
@@ -22,7 +22,8 @@ declare_rule! {
     /// - [`words`] (in this file) words the finding; [`CAUSE`] ties it to the rule
     /// - [`crate::ops::ctc::value_checks`]
     /// - fixtures: `lg107_padding_minus_one`, `lg107_ctc_padding_minus_one` in `tests/rule_fixtures.rs`
-    "LG107", "padding-value-not-ignored", Error
+    "LG107", "padding-value-not-ignored", Error;
+    repair = RuleRepair::OfValues(RepairKind::VoidToIgnore, &[-1])
 }
 
 /// LG107's cause of out-of-range class ids, chosen by `crate::ops::class_ids::group_causes`.

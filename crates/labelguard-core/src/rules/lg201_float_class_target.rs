@@ -16,7 +16,7 @@ declare_rule! {
     /// the file without `ToTensor()` (`torch.from_numpy(np.array(mask)).long()`).
     ///
     /// ## Checked by
-    /// - [`crate::ops::class_ids::class_targets`]
+    /// - [`crate::ops::label_target::LabelTarget::dtype`] (the scan's label arrays and the Python data guards)
     /// - [`crate::ops::classification::nll_loss_nd`]
     /// - fixture: `lg201_float_target` in `tests/rule_fixtures.rs`
     "LG201", "float-class-target", Error, Metadata

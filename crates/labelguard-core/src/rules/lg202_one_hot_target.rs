@@ -19,6 +19,7 @@ declare_rule! {
     /// `binary_cross_entropy_with_logits`.
     ///
     /// ## Checked by
+    /// - [`crate::ops::label_target::LabelTarget::shape`] (the scan's label arrays and the Python data guards)
     /// - [`crate::ops::classification::probability_targets`]
     /// - [`crate::ops::classification::target_shape`]
     /// - fixtures: `lg202_one_hot_long`, `lg202_one_hot_spatial` in `tests/rule_fixtures.rs`

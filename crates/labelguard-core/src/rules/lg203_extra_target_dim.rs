@@ -16,6 +16,7 @@ declare_rule! {
     /// Remove it: `target.squeeze(1)` for `[N, 1, H, W]`, `target.squeeze(-1)` for `[N, H, W, 1]` and `[N, 1]`.
     ///
     /// ## Checked by
+    /// - [`crate::ops::label_target::LabelTarget::shape`] (the scan's label arrays and the Python data guards)
     /// - [`crate::ops::classification::target_shape`]
     /// - [`crate::ops::nll_loss2d::nll_loss2d`]
     /// - fixture: `lg203_channel_dim` in `tests/rule_fixtures.rs`

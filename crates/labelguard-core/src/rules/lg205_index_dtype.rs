@@ -17,6 +17,7 @@ declare_rule! {
     /// Cast once where the tensor is made: `target.long()` / `index.long()`.
     ///
     /// ## Checked by
+    /// - [`crate::ops::label_target::LabelTarget::dtype`] (bool class ids, in the scan and the Python data guards)
     /// - [`crate::ops::ctc::lengths`]
     /// - [`crate::ops::dtypes::index_dtype`]
     /// - fixture: `lg205_int32_target` in `tests/rule_fixtures.rs`

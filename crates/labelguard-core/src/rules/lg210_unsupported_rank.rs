@@ -15,6 +15,7 @@ declare_rule! {
     /// Reshape to the documented form: `flatten()`, `unsqueeze(0)`, or `view(-1, C)`.
     ///
     /// ## Checked by
+    /// - [`crate::ops::label_target::LabelTarget::shape`] (the scan's label arrays and the Python data guards)
     /// - [`crate::ops::bincount::bincount`]
     /// - [`crate::ops::classification::cross_entropy`]
     /// - [`crate::ops::classification::probability_targets`]

@@ -23,5 +23,6 @@ declare_rule! {
     /// ## Checked by
     /// - `crates/labelguard-scan/src/checks/lg601_unreadable_file.rs` (same name, in the scan crate, which has its inputs)
     /// - fixture: `lg601_unreadable_file` in `crates/labelguard-scan/tests/dataset_rule_fixtures.rs`
-    "LG601", "unreadable-file", Error
+    "LG601", "unreadable-file", Error;
+    category = Unreadable
 }

@@ -23,5 +23,6 @@ declare_rule! {
     /// ## Checked by
     /// - `crates/labelguard-scan/src/checks/lg602_corrupt_file.rs` (same name, in the scan crate, which has its inputs): every LG602 finding is built there; the readers in `crates/labelguard-scan/src/read/` (`file.rs`, `magic.rs`, `mask.rs`, `header.rs`, `table.rs`, `array.rs`, `class_weights.rs`) call it where the bytes are
     /// - fixture: `lg602_corrupt_file` in `crates/labelguard-scan/tests/dataset_rule_fixtures.rs`
-    "LG602", "corrupt-file", Error
+    "LG602", "corrupt-file", Error;
+    category = Unreadable
 }

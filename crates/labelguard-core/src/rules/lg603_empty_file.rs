@@ -17,5 +17,6 @@ declare_rule! {
     /// ## Checked by
     /// - `crates/labelguard-scan/src/checks/lg603_empty_file.rs` (same name, in the scan crate, which has its inputs)
     /// - fixture: `lg603_empty_file` in `crates/labelguard-scan/tests/dataset_rule_fixtures.rs`
-    "LG603", "empty-file", Error
+    "LG603", "empty-file", Error;
+    category = Unreadable
 }

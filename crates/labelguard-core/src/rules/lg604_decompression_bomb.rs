@@ -18,5 +18,6 @@ declare_rule! {
     /// ## Checked by
     /// - `crates/labelguard-scan/src/checks/lg604_decompression_bomb.rs` (same name, in the scan crate, which has its inputs): every LG604 finding is built there; the readers (`crates/labelguard-scan/src/read/mask.rs`, `array.rs`) and the analysis of arrays and tables (`crates/labelguard-scan/src/analyze/array.rs`, `table.rs`) call it where the sizes are compared with the limits
     /// - fixture: `lg604_decompression_bomb` in `crates/labelguard-scan/tests/dataset_rule_fixtures.rs`
-    "LG604", "decompression-bomb", Error
+    "LG604", "decompression-bomb", Error;
+    category = Unreadable
 }

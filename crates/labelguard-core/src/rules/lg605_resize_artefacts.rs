@@ -1,4 +1,4 @@
-use crate::rule::declare_rule;
+use crate::rule::{declare_rule, RuleRepair, RepairKind};
 
 declare_rule! {
     /// The mask was resized with bilinear or bicubic interpolation: new ids appear in thin bands between classes.
@@ -24,5 +24,6 @@ declare_rule! {
     /// ## Checked by
     /// - `crates/labelguard-scan/src/checks/lg605_resize_artefacts.rs` (same name, in the scan crate, which has its inputs)
     /// - fixture: `lg605_resize_artefacts` in `crates/labelguard-scan/tests/dataset_rule_fixtures.rs`
-    "LG605", "resize-artefacts", Warning
+    "LG605", "resize-artefacts", Warning;
+    repair = RuleRepair::Always(RepairKind::ResizeArtefacts)
 }

@@ -1,5 +1,5 @@
-use crate::finding::shape_str;
-use crate::rule::declare_rule;
+use crate::finding::{shape_str, Fact};
+use crate::rule::{declare_rule, RuleRepair, RepairKind};
 use crate::{Finding, Verdict};
 
 declare_rule! {
@@ -25,9 +25,13 @@ declare_rule! {
     /// ## Checked by
     /// - `crates/labelguard-scan/src/checks/lg606_colour_mask.rs` (same name, in the scan crate, which has its inputs)
     /// - [`colour_array`] (in this file): an array or tensor with colours last, in the scan's arrays and in
-    ///   [`crate::ops::class_ids::class_targets`] (the Python guards), in the same words
+    ///   [`crate::ops::label_target::LabelTarget::shape`] (the Python guards), in the same words
     /// - fixture: `lg606_colour_mask` in `crates/labelguard-scan/tests/dataset_rule_fixtures.rs`
-    "LG606", "colour-mask", Error
+    "LG606", "colour-mask", Error;
+    repair = RuleRepair::ByFact(&[
+        (Fact::EveryColourKnown, RepairKind::ColourToIndex),
+        (Fact::EqualChannels, RepairKind::FirstChannel),
+    ])
 }
 
 /// The channels of a target whose shape is `[H, W, 3|4]` or `[N, H, W, 3|4]` with `H >= 8`:

@@ -16,6 +16,8 @@ declare_rule! {
     ///
     /// ## Checked by
     /// - `crates/labelguard-scan/src/report/dataset_checks/lg610_class_in_one_split.rs` (same name, in the scan crate's report, which has the whole dataset's histogram)
+    /// - `crates/labelguard-scan/src/checks/lg610_class_in_one_split.rs`: ImageFolder splits with different class
+    ///   folders (in the scan crate, which lists the folders)
     /// - fixture: `lg610_class_in_one_split` in `crates/labelguard-scan/tests/dataset_rule_fixtures.rs`
     /// - tests: `crates/labelguard-cli/tests/scan_truth.rs`, `scan_cli.rs`
     "LG610", "class-in-one-split", Warning

@@ -1,4 +1,4 @@
-use crate::rule::declare_rule;
+use crate::rule::{declare_rule, RuleRepair, RepairKind};
 
 declare_rule! {
     /// Every mask of the dataset is 0/255: a binary foreground stored as 255.
@@ -20,5 +20,6 @@ declare_rule! {
     /// ## Checked by
     /// - `crates/labelguard-scan/src/report/dataset_checks/lg615_binary_255_masks.rs` (same name, in the scan crate's report, which has the whole dataset's histogram)
     /// - fixture: `lg615_binary_255_masks` in `crates/labelguard-scan/tests/dataset_rule_fixtures.rs`
-    "LG615", "binary-255-masks", Error
+    "LG615", "binary-255-masks", Error;
+    repair = RuleRepair::Always(RepairKind::Binary255)
 }

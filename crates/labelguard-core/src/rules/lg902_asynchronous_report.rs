@@ -26,5 +26,6 @@ declare_rule! {
     /// ## Checked by
     /// - `crates/labelguard-diagnose/src/checks/lg902_asynchronous_report.rs` (same name, in the diagnose crate, which has its inputs)
     /// - fixtures: the logs in `tests/fixtures/logs/` with their expected rules in `expected.toml` (`crates/labelguard-diagnose/tests/corpus.rs`)
-    "LG902", "asynchronous-report", Warning
+    "LG902", "asynchronous-report", Warning;
+    category = Consequence
 }

@@ -21,5 +21,6 @@ declare_rule! {
     /// ## Checked by
     /// - `crates/labelguard-diagnose/src/checks/lg904_secondary_cuda_error.rs` (same name, in the diagnose crate, which has its inputs)
     /// - fixtures: the logs in `tests/fixtures/logs/` with their expected rules in `expected.toml` (`crates/labelguard-diagnose/tests/corpus.rs`)
-    "LG904", "secondary-cuda-error", Warning
+    "LG904", "secondary-cuda-error", Warning;
+    category = Consequence
 }

@@ -26,5 +26,6 @@ declare_rule! {
     /// ## Checked by
     /// - `crates/labelguard-diagnose/src/checks/lg909_peer_rank_failure.rs` (same name, in the diagnose crate, which has its inputs)
     /// - fixtures: the logs in `tests/fixtures/logs/` with their expected rules in `expected.toml` (`crates/labelguard-diagnose/tests/corpus.rs`)
-    "LG909", "peer-rank-failure", Warning
+    "LG909", "peer-rank-failure", Warning;
+    category = Consequence
 }

@@ -3,7 +3,7 @@
 //! The list below is the only place a rule is named: each line declares the rule's module,
 //! puts its `RULE` into [`ALL`] (in code order) and gives it its short name (`rules::LG101`).
 
-use crate::rule::Rule;
+use crate::rule::{Category, Rule};
 
 /// Declares every rule's module, [`ALL`] and the short names, from one line per rule.
 macro_rules! catalogue {
@@ -107,4 +107,10 @@ catalogue! {
 pub fn by_code(code: &str) -> Option<&'static Rule> {
     ALL.iter()
         .find(|r| r.code.eq_ignore_ascii_case(code) || r.name == code)
+}
+
+/// The category of the rule with this code: what reports ask instead of keeping lists of codes
+/// (`Plain` for a code the catalogue does not hold).
+pub fn category_of(code: &str) -> Category {
+    by_code(code).map_or(Category::Plain, |r| r.category)
 }

@@ -8,7 +8,8 @@
 
 use crate::context::Context;
 use crate::model::{Confidence, Diagnosis};
-use labelguard_core::rules::{LG902, LG904, LG909};
+use labelguard_core::rule::Category;
+use labelguard_core::rules::{category_of, LG909};
 use labelguard_core::Severity;
 
 pub(crate) fn peer_failure(c: &Context, after_failure: bool) -> Diagnosis {
@@ -45,10 +46,9 @@ const ALONE: &str = ", but that rank's own error is not in the log";
 /// explained by another log that shows a rank's own failure.
 pub fn explained_by_other_logs(reports: &mut [crate::LogReport]) {
     let own_failure = |r: &crate::LogReport| {
-        let secondary = [LG902.code, LG904.code, LG909.code];
         r.findings
             .iter()
-            .any(|d| !secondary.contains(&d.finding.code))
+            .any(|d| category_of(d.finding.code) != Category::Consequence)
     };
     let failed: Vec<bool> = reports.iter().map(own_failure).collect();
     for (i, r) in reports.iter_mut().enumerate() {

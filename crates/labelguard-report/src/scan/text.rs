@@ -2,6 +2,8 @@
 
 use crate::{finding_text, look, thousands, visible, Style};
 use labelguard_core::finding::ValueCount;
+use labelguard_core::rule::Category;
+use labelguard_core::rules::category_of;
 use labelguard_core::Finding;
 use labelguard_scan::layout::LayoutKind;
 use labelguard_scan::report::{ClassRow, ScanReport};
@@ -268,18 +270,15 @@ fn render_one(r: &ScanReport, style: Style, max_files: Option<usize>, top: bool)
     out
 }
 
-/// Rules whose findings in several files are one problem of the whole dataset (a convention
-/// of its masks: Cityscapes labelIds, 1-based ids, 0 meaning ignore), so the text report
-/// shows them once, with the files counted. JSON keeps one finding per file (each file's
-/// repair, for `labelguard fix --plan`).
-const SYSTEMATIC: &[&str] = &["LG104", "LG105", "LG106"];
-
-/// The findings of [`SYSTEMATIC`] rules that occur in two files or more, by rule.
+/// The findings of rules of a dataset convention ([`Category::DatasetConvention`]: Cityscapes
+/// labelIds, 1-based ids, 0 meaning ignore) that occur in two files or more, by rule: one
+/// problem of the whole dataset, which the text report shows once, with the files counted.
+/// JSON keeps one finding per file (each file's repair, for `labelguard fix --plan`).
 fn systematic(r: &ScanReport) -> BTreeMap<&'static str, Vec<(&str, &Finding)>> {
     let mut by_rule: BTreeMap<&'static str, Vec<(&str, &Finding)>> = BTreeMap::new();
     for f in &r.files {
         for x in &f.findings {
-            if SYSTEMATIC.contains(&x.finding.code) {
+            if category_of(x.finding.code) == Category::DatasetConvention {
                 by_rule
                     .entry(x.finding.code)
                     .or_default()

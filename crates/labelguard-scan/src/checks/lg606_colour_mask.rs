@@ -3,17 +3,10 @@
 //! ([`crate::analyze::colour`], [`crate::analyze::array`]); the findings are built here.
 //! Documentation: `labelguard_core::rules::lg606_colour_mask`.
 
-use labelguard_core::finding::{shape_str, ValueCount};
+use labelguard_core::finding::{shape_str, Fact, ValueCount};
 use labelguard_core::rules::LG606;
 use labelguard_core::{DType, Finding, Location, Verdict};
 use std::collections::BTreeMap;
-
-/// The message part of a finding whose colours all map through the palette (the repair
-/// [`crate::report::repair`] proposes for it converts colours to ids).
-pub const EVERY_COLOUR_KNOWN: &str = "every colour is in the palette";
-/// The message part of a finding about a grey mask saved with equal RGB channels (its repair
-/// keeps the first channel).
-pub const EQUAL_CHANNELS: &str = "equal channels";
 
 fn finding(message: String) -> Finding {
     Finding::new(&LG606, Verdict::Error, message)
@@ -42,9 +35,11 @@ pub fn unsupported_channels(channels: usize, dtype: DType, shape: &str) -> Findi
         .fix("save masks as single-channel class-index PNGs")
 }
 
-/// Every pixel has equal channels: a grey class-index mask saved as RGB.
+/// Every pixel has equal channels: a grey class-index mask saved as RGB. The fact makes the
+/// rule's repair keep the first channel.
 pub fn grey_saved_as_colour(channels: usize, shape: &str) -> Finding {
-    finding(format!("a grey class-index mask saved with {channels} {} ({shape}): loaded as is, the target has an extra channel dimension", EQUAL_CHANNELS))
+    finding(format!("a grey class-index mask saved with {channels} equal channels ({shape}): loaded as is, the target has an extra channel dimension"))
+        .fact(Fact::EqualChannels)
         .hint("cv2.imwrite of a 3-channel array, or Image.convert('RGB') before saving")
         .fix("keep one channel (np.array(Image.open(p))[..., 0]) or re-save the masks as 'L' PNGs")
 }
@@ -63,7 +58,8 @@ pub fn colours_without_palette(shape: &str, colours: &BTreeMap<[u8; 3], u64>) ->
 }
 
 /// A colour-coded mask mapped with the palette: `unknown` of `pixels` pixels have colours
-/// outside it (`first` of them located, `unknown_colours` counted).
+/// outside it (`first` of them located, `unknown_colours` counted). With none unknown the
+/// finding carries the fact that makes the rule's repair map colours to ids.
 pub fn colours_mapped_with_palette(
     shape: &str,
     pixels: usize,
@@ -72,7 +68,7 @@ pub fn colours_mapped_with_palette(
     unknown: u64,
 ) -> Finding {
     let mut f = finding(if unknown == 0 {
-        format!("an RGB colour mask ({shape}) where a class-index mask is expected; {}", EVERY_COLOUR_KNOWN)
+        format!("an RGB colour mask ({shape}) where a class-index mask is expected; every colour is in the palette")
     } else {
         format!(
             "an RGB colour mask ({shape}) where a class-index mask is expected; {unknown} of {pixels} pixels have colours that are not in the palette{}",
@@ -85,7 +81,9 @@ pub fn colours_mapped_with_palette(
         "colours outside the palette come from anti-aliased or resized colour masks, JPEG compression, or another dataset's palette".to_string()
     })
     .fix("convert colours to ids with the palette (ids = lut[r, g, b]) and save single-channel PNGs; resize masks with nearest-neighbour only");
-    if unknown > 0 {
+    if unknown == 0 {
+        f.fact = Some(Fact::EveryColourKnown);
+    } else {
         f.locations = first;
         f.count = Some(unknown);
         f.values = by_count(unknown_colours);

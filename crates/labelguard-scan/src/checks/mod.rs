@@ -1,4 +1,5 @@
-//! The checks of the dataset rules (LG6xx) about one file or path: one file per rule, named
+//! The checks of the dataset rules (LG6xx, and LG101 for ImageFolder's class folders) about one
+//! file, path or folder: one file per rule, named
 //! like the rule's documentation in `labelguard_core::rules`, opening with the rule it
 //! implements and holding the functions that decide and build its findings. The walker, the
 //! readers, the layouts and the analysis ([`crate::analyze`]) call them with plain data
@@ -6,6 +7,7 @@
 //! The rules decided over the whole dataset (LG609-LG611, LG615) are checked when the report is
 //! finalised, in [`crate::report::dataset_checks`].
 
+pub mod lg101_class_id_out_of_range;
 pub mod lg601_unreadable_file;
 pub mod lg602_corrupt_file;
 pub mod lg603_empty_file;
@@ -14,6 +16,7 @@ pub mod lg605_resize_artefacts;
 pub mod lg606_colour_mask;
 pub mod lg607_mask_image_size_mismatch;
 pub mod lg608_missing_pair;
+pub mod lg610_class_in_one_split;
 pub mod lg612_unknown_label;
 pub mod lg613_label_column_missing;
 pub mod lg614_non_utf8_path;

@@ -1,16 +1,17 @@
 //! The **imagefolder** layout: torchvision's `root/[split/]class/image.jpg`, recognised when
 //! the tree holds JPEG photos one or two levels down and nothing else matched. The class
-//! folders are the labels: LG101 (more folders than classes), LG603 (an empty class folder),
-//! LG610 (splits with different folders) are found here.
+//! folders are the labels: the layout lists them and hands them to the checks of LG101 (more
+//! folders than classes), LG603 (an empty class folder) and LG610 (splits with different
+//! folders), which decide and word the findings.
 
 use super::item::{RootScan, Task};
 use super::paths::{components, ext_of, is_split_name, split_of, ARRAY_EXTS, IMAGE_EXTS};
+use crate::checks::lg101_class_id_out_of_range as lg101;
 use crate::checks::lg603_empty_file as lg603;
+use crate::checks::lg610_class_in_one_split as lg610;
 use crate::config::ScanOptions;
-use crate::problem::problem;
 use crate::read::table::TableFormat;
 use crate::walk::Entry;
-use labelguard_core::rules::{LG101, LG610};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 
@@ -104,55 +105,20 @@ pub(crate) fn collect(scan: &mut RootScan<'_>, opts: &ScanOptions) -> Vec<String
                 scan.items.push(item);
             }
         }
-        if let Some(c) = opts.num_classes {
-            if classes.len() > c as usize {
-                let extra: Vec<String> = classes[c as usize..]
-                    .iter()
-                    .map(|n| format!("'{n}'"))
-                    .collect();
-                let p = problem(
-                    &LG101,
-                    format!(
-                        "{} class folders but num_classes is {c}: {} get ids {}..{}",
-                        classes.len(),
-                        extra.join(", "),
-                        c,
-                        classes.len() - 1
-                    ),
-                )
-                .hint("ImageFolder numbers every sub-folder, including stray ones (a 'misc', '.ipynb_checkpoints' or an extra class)")
-                .fix(format!("remove the extra folders, or give the model {} outputs", classes.len()));
-                let item = scan.synthetic(if dir.is_empty() { "." } else { dir }, split.clone(), p);
-                scan.items.push(item);
-            }
+        if let Some(p) = opts
+            .num_classes
+            .and_then(|c| lg101::too_many_class_folders(&classes, c))
+        {
+            let item = scan.synthetic(if dir.is_empty() { "." } else { dir }, split.clone(), p);
+            scan.items.push(item);
         }
         per_split.insert(split.clone(), classes);
     }
-    let union: BTreeSet<String> = per_split.values().flatten().cloned().collect();
-    if per_split.len() > 1 {
-        let differing: Vec<String> = per_split
-            .iter()
-            .filter(|(_, c)| c.len() != union.len())
-            .map(|(s, c)| {
-                let missing: Vec<&str> = union
-                    .iter()
-                    .filter(|u| !c.contains(u))
-                    .map(|s| s.as_str())
-                    .collect();
-                format!("{s} lacks {}", missing.join(", "))
-            })
-            .collect();
-        if !differing.is_empty() {
-            let p = problem(
-                &LG610,
-                format!("the splits have different class folders ({}): ImageFolder numbers each split's folders on its own, so the ids of later classes differ between splits", differing.join("; ")),
-            )
-            .hint("the same id then means different classes in train and val: the labels are silently wrong")
-            .fix("create the missing folders, or build every split with the train split's class_to_idx");
-            let item = scan.synthetic(".", "all".into(), p);
-            scan.items.push(item);
-        }
+    if let Some(p) = lg610::class_folders_differ(&per_split) {
+        let item = scan.synthetic(".", "all".into(), p);
+        scan.items.push(item);
     }
+    let union: BTreeSet<String> = per_split.into_values().flatten().collect();
     union.into_iter().collect()
 }
 

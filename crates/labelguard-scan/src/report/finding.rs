@@ -1,7 +1,7 @@
 //! One finding of a scan: core's [`Finding`], with the file it is about and the repair
 //! `labelguard fix` would apply (as diagnose's `Diagnosis` wraps a finding with its context).
 
-use labelguard_core::finding::ValueCount;
+use labelguard_core::finding::{Fact, ValueCount};
 use labelguard_core::{Finding, Location, Severity, Verdict};
 use labelguard_labels::repair::Repair;
 use serde::{Deserialize, Serialize, Serializer};
@@ -56,6 +56,8 @@ struct Written<'a> {
     count: Option<u64>,
     values: &'a [ValueCount],
     #[serde(skip_serializing_if = "Option::is_none")]
+    fact: Option<Fact>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     repair: &'a Option<Repair>,
 }
 
@@ -74,6 +76,7 @@ impl Serialize for ScanFinding {
             locations: &f.locations,
             count: f.count,
             values: &f.values,
+            fact: f.fact,
             repair: &self.repair,
         }
         .serialize(s)
@@ -110,5 +113,22 @@ mod tests {
         let json = r#"{"path":null,"code":"LG999","rule":"x","severity":"error","verdict":"error","message":"m","hint":null,"fix":"","locations":[],"count":null,"values":[]}"#;
         let e = serde_json::from_str::<ScanFinding>(json).unwrap_err();
         assert!(e.to_string().contains("unknown rule code 'LG999'"), "{e}");
+    }
+
+    #[test]
+    fn the_fact_that_chooses_a_repair_survives_a_round_trip() {
+        // A merged shard is read back and finalised again: LG606's repair must not be lost.
+        use labelguard_core::finding::Fact;
+        use labelguard_core::rules::LG606;
+        let f = ScanFinding::in_file(
+            "a.png",
+            Finding::new(&LG606, Verdict::Error, "m").fact(Fact::EqualChannels),
+        );
+        let json = serde_json::to_string(&f).unwrap();
+        assert!(json.contains(r#""fact":"equal_channels""#), "{json}");
+        let back: ScanFinding = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.finding.fact, Some(Fact::EqualChannels));
+        let plain = ScanFinding::in_file("a.png", Finding::new(&LG606, Verdict::Error, "m"));
+        assert!(!serde_json::to_string(&plain).unwrap().contains("fact"));
     }
 }

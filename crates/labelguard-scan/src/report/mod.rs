@@ -27,5 +27,5 @@ pub use finding::ScanFinding;
 pub use merge::{merge, MergeError};
 pub use model::{
     ClassRow, FileRecord, Histogram, RuleCount, ScanReport, Settings, SplitCount, Summary, Tool,
-    Weights, MAX_OVERLAYS, SCHEMA_NAME, SCHEMA_VERSION, UNREADABLE,
+    Weights, MAX_OVERLAYS, SCHEMA_NAME, SCHEMA_VERSION,
 };

@@ -6,6 +6,8 @@ use crate::analyze::FileKind;
 use crate::config::{ScanOptions, Shard};
 use crate::layout_kind::LayoutKind;
 use crate::weights::{Method, Suggestion};
+use labelguard_core::rule::Category;
+use labelguard_core::rules::category_of;
 use labelguard_core::Severity;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -138,12 +140,9 @@ impl FileRecord {
     pub fn unreadable(&self) -> bool {
         self.findings
             .iter()
-            .any(|f| UNREADABLE.contains(&f.finding.code))
+            .any(|f| category_of(f.finding.code) == Category::Unreadable)
     }
 }
-
-/// The rules of files that cannot be read.
-pub const UNREADABLE: &[&str] = &["LG601", "LG602", "LG603", "LG604"];
 
 /// Per-split tallies of one id.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

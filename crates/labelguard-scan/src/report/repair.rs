@@ -5,7 +5,7 @@
 //! fix`. The repairs and their value tables live in `labelguard-labels`, once.
 
 use super::model::Settings;
-use crate::checks::lg606_colour_mask::{EQUAL_CHANNELS, EVERY_COLOUR_KNOWN};
+use labelguard_core::rules::by_code;
 use labelguard_core::Finding;
 pub use labelguard_labels::repair::{table, void_target, Repair, RepairKind};
 
@@ -15,37 +15,16 @@ pub fn repair(kind: RepairKind, rule: Option<&str>, settings: &Settings, values:
     Repair::new(kind, rule, c, settings.ignore_index, values)
 }
 
-/// The repair a finding proposes, if its rule has one.
+/// The repair a finding proposes, if its rule has one: the rule's declaration decides
+/// ([`labelguard_core::rule::RuleRepair`]), from the finding's values and fact.
 pub fn propose(f: &Finding, settings: &Settings) -> Option<Repair> {
-    let values: Vec<i64> = f
-        .values
-        .iter()
-        .filter_map(|v| v.value.parse().ok())
-        .collect();
-    let kind = match f.code {
-        "LG105" => RepairKind::CityscapesTrainIds,
-        "LG104" => RepairKind::OneBased,
-        "LG106" => RepairKind::ReduceZeroLabel,
-        "LG103" | "LG107" => RepairKind::VoidToIgnore,
-        "LG101" if settings.num_classes.is_some_and(|c| c <= 2) && values == [255] => {
-            RepairKind::Binary255
-        }
-        // The whole dataset is 0/255 (a dataset finding): every mask gets 255 -> 1.
-        "LG615" => RepairKind::Binary255,
-        "LG606" if f.message.contains(EVERY_COLOUR_KNOWN) => RepairKind::ColourToIndex,
-        "LG606" if f.message.contains(EQUAL_CHANNELS) => RepairKind::FirstChannel,
-        "LG605" => RepairKind::ResizeArtefacts,
-        _ => return None,
-    };
+    let rule = by_code(f.code)?;
+    let (kind, values) = rule.repair.for_finding(f, settings.num_classes)?;
     if settings.reduce_zero_label && kind.is_value_map() {
         // The findings describe ids after the reduction; a table on the raw values would
         // be wrong.
         return None;
     }
-    let values = match kind {
-        RepairKind::VoidToIgnore => vec![if f.code == "LG107" { -1 } else { 255 }],
-        _ => values,
-    };
     let r = repair(kind, Some(f.code), settings, &values);
     // A value table that moves nothing (void already at the ignore value) is no repair.
     (!kind.is_value_map() || !r.map.is_empty()).then_some(r)

@@ -1,7 +1,8 @@
 //! LG610 class-in-one-split: a class occurs in only one of the splits compared (train and
 //! val when both exist, else every named split). Decided over the whole scan's histogram when
 //! the report is finalized; documented in `labelguard_core::rules::lg610_class_in_one_split`.
-//! (The ImageFolder layout reports its own LG610 when class folders differ between splits.)
+//! The ImageFolder layout's variant, splits with different class folders, is decided from the
+//! folders it lists, at discovery, by [`crate::checks::lg610_class_in_one_split`].
 
 use crate::report::finding::ScanFinding;
 use crate::report::model::ScanReport;
