@@ -37,6 +37,9 @@ def small_calls():
     ce = nn.CrossEntropyLoss()
     idx = y.unsqueeze(1)
     w, v = torch.rand(10), torch.zeros(10)
+    x, flat = torch.randn(10, 10), torch.randint(0, 100, (8,))
+    acc, rows, src = torch.zeros(10, 4), torch.randint(0, 10, (8,)), torch.randn(8, 4)
+    bag_ids, offsets = torch.randint(0, 1000, (64,)), torch.tensor([0, 16, 32, 48])
     return [
         ("F.embedding, (8,64) ids, 1000x64 table", lambda: F.embedding(ids, table)),
         ("nn.Embedding(1000, 64), (8,64) ids", lambda: emb(ids)),
@@ -46,6 +49,10 @@ def small_calls():
         ("Tensor.gather, keyword index", lambda: logits.gather(dim=1, index=idx)),
         ("`w[labels]`, (10,) by (8,) labels", lambda: w[y]),
         ("`v[labels] = 1.0`, (10,) by (8,) labels", lambda: v.__setitem__(y, 1.0)),
+        # (on the native fast path since issue 19; the general Python path before)
+        ("torch.take, (10,10) by (8,)", lambda: torch.take(x, flat)),
+        ("Tensor.index_add, (10,4) by (8,)", lambda: acc.index_add(0, rows, src)),
+        ("F.embedding_bag, (64,) ids, 4 offsets, 1000x64", lambda: F.embedding_bag(bag_ids, table, offsets)),
     ]
 
 
