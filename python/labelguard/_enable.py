@@ -28,7 +28,8 @@ from ._tensors import readable
 def _arguments(op: Op, bound: Dict[str, Any]) -> Optional[Dict[str, Any]]:
     """The check() arguments of a bound call, by each parameter's use in the op table; None
     when labelguard leaves the call to PyTorch (a legacy argument, a tensor of a dtype the core
-    does not read, an argument of a form the check does not take)."""
+    does not read, something else where PyTorch wants a tensor, an argument of a form the check
+    does not take)."""
     tensor = sys.modules["torch"].Tensor
     call: Dict[str, Any] = {}
     for name, v in bound.items():
@@ -48,6 +49,8 @@ def _arguments(op: Op, bound: Dict[str, Any]) -> Optional[Dict[str, Any]]:
         elif use == "scatter_src":
             call["value"] = float(v)
             continue
+        elif name in op.tensor_only or use in ("shape", "finite", "table"):
+            return None  # not a tensor where PyTorch wants one: PyTorch says so itself
         elif use == "indices":
             if type(v) not in (tuple, list) or not 0 < len(v) <= 8 or not all(isinstance(t, tensor) and readable(t.dtype) for t in v):
                 return None

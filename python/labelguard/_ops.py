@@ -46,7 +46,7 @@ class Params:
 class Op:
     """One row of the table: the op's PyTorch surface and its check's inputs."""
 
-    __slots__ = ("name", "sites", "modules", "params", "uses", "kinds", "tensors", "breaks_graph", "_unread")
+    __slots__ = ("name", "sites", "modules", "params", "uses", "kinds", "tensors", "tensor_only", "breaks_graph", "_unread")
 
     def __init__(self, row: Dict[str, Any]):
         self.name: str = row["name"]
@@ -65,6 +65,8 @@ class Op:
         self.kinds: Dict[str, str] = dict(row["check"]["arguments"])
         #: the check's tensor names, in order (index_put's `indices` become index, index1, ...)
         self.tensors: List[str] = row["check"]["tensors"]
+        #: the check's inputs that only a tensor can be (ctc_loss's lengths may be lists too)
+        self.tensor_only = frozenset(self.tensors) - frozenset(self.kinds)
         by_shape = frozenset(n for n, u in self.uses.items() if u in ("shape", "scatter_src"))
         finite = frozenset(n for n, u in self.uses.items() if u == "finite")
         self._unread = (by_shape | finite, by_shape)

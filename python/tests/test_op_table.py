@@ -132,3 +132,20 @@ def test_every_finding_of_an_op_is_one_of_its_rules():
             if f.code not in declared[case.op]:
                 outside.add((case.op, f.code))
     assert outside == set()
+
+
+def test_a_non_tensor_where_pytorch_wants_one_gets_pytorchs_own_error():
+    """The generic wrapper leaves such a call to PyTorch (before: labelguard's own ValueError,
+    'scatter_add needs a tensor named src')."""
+    x, idx = torch.zeros(3, 4), torch.tensor([[0, 1], [1, 2]])
+    calls = [
+        lambda: torch.scatter_add(x, 1, idx, 2.0),
+        lambda: x.index_put_((torch.tensor([0]),), 1.0),
+        lambda: torch.nn.functional.cross_entropy(torch.randn(2, 3), [0, 1]),
+        lambda: torch.nn.functional.multi_margin_loss(torch.randn(2, 3), torch.tensor([0, 1]), weight=[1.0, 1.0, 1.0]),
+    ]
+    with labelguard.enabled():
+        for call in calls:
+            with pytest.raises((TypeError, AttributeError)) as raised:
+                call()
+            assert "labelguard" not in str(raised.value)
