@@ -3,6 +3,7 @@
 //! A finding serialises with serde's derive; it reads back through `finding_de.rs`, which looks
 //! its rule up in the catalogue. Its severity and verdict are declared in [`crate::severity`].
 
+pub use crate::rule::Fact;
 use crate::rule::Rule;
 use serde::{Deserialize, Serialize};
 
@@ -49,17 +50,6 @@ pub struct Finding {
     /// [`crate::rule::RuleRepair::ByFact`]), so that nothing matches its message.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fact: Option<Fact>,
-}
-
-/// A fact about a finding that its rule's repair depends on: written in the JSON (`fact`), so
-/// that a report read back (a merged shard) proposes the same repair.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Fact {
-    /// A colour mask whose every colour is in the palette (LG606): it maps to ids exactly.
-    EveryColourKnown,
-    /// A grey mask saved with equal colour channels (LG606): any one channel is the mask.
-    EqualChannels,
 }
 
 /// How many offending locations a finding lists.

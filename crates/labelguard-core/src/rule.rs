@@ -2,10 +2,9 @@
 //! the rule says about its own findings (its [`Category`], its [`RuleRepair`]), so that reports,
 //! the scan and `labelguard fix` ask the rule instead of keeping lists of codes.
 
-use crate::finding::{Fact, Finding};
 use crate::severity::Severity;
 pub use labelguard_labels::repair::RepairKind;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A rule of the catalogue. `doc` is the doc comment of the rule's declaration, so the
 /// documentation printed by `labelguard rule CODE` and docs/rules.md is the source itself.
@@ -62,34 +61,41 @@ pub enum RuleRepair {
 }
 
 impl RuleRepair {
-    /// The repair `f` (a finding of this rule) proposes, and the values it maps, for a task of
-    /// `num_classes` classes.
-    pub fn for_finding(
+    /// The repair a finding of this rule proposes, and the values it maps, from the finding's
+    /// offending `values` and its `fact`, for a task of `num_classes` classes.
+    pub fn propose(
         self,
-        f: &Finding,
+        values: &[i64],
+        fact: Option<Fact>,
         num_classes: Option<u32>,
     ) -> Option<(RepairKind, Vec<i64>)> {
-        let found = || -> Vec<i64> {
-            f.values
-                .iter()
-                .filter_map(|v| v.value.parse().ok())
-                .collect()
-        };
         match self {
             RuleRepair::None => None,
-            RuleRepair::Always(kind) => Some((kind, found())),
-            RuleRepair::OfValues(kind, values) => Some((kind, values.to_vec())),
-            RuleRepair::BinaryMask => (num_classes.is_some_and(|c| c <= 2) && found() == [255])
+            RuleRepair::Always(kind) => Some((kind, values.to_vec())),
+            RuleRepair::OfValues(kind, marked) => Some((kind, marked.to_vec())),
+            RuleRepair::BinaryMask => (num_classes.is_some_and(|c| c <= 2) && values == [255])
                 .then(|| (RepairKind::Binary255, vec![255])),
             RuleRepair::ByFact(pairs) => {
-                let fact = f.fact?;
+                let fact = fact?;
                 pairs
                     .iter()
                     .find(|(x, _)| *x == fact)
-                    .map(|(_, kind)| (*kind, found()))
+                    .map(|(_, kind)| (*kind, values.to_vec()))
             }
         }
     }
+}
+
+/// A fact about a finding that its rule's repair depends on ([`RuleRepair::ByFact`]), carried by
+/// the finding (`Finding::fact`) and written in the JSON, so that a report read back (a merged
+/// shard) proposes the same repair.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Fact {
+    /// A colour mask whose every colour is in the palette (LG606): it maps to ids exactly.
+    EveryColourKnown,
+    /// A grey mask saved with equal colour channels (LG606): any one channel is the mask.
+    EqualChannels,
 }
 
 /// What a rule's verdict depends on.
@@ -220,55 +226,36 @@ mod tests {
 
     #[test]
     fn a_rule_proposes_its_repair_from_the_findings_values_and_fact() {
-        use crate::finding::{Fact, ValueCount};
         use crate::rules::*;
-        use crate::Verdict;
-        let with_values = |rule: &Rule, values: &[&str]| {
-            let mut f = Finding::new(rule, Verdict::DeviceAssert, "m");
-            f.values = values
-                .iter()
-                .map(|v| ValueCount {
-                    value: v.to_string(),
-                    count: 1,
-                })
-                .collect();
-            f
+        let of = |rule: &Rule, values: &[i64], fact: Option<Fact>, c: Option<u32>| {
+            rule.repair.propose(values, fact, c)
         };
-        let of = |rule: &Rule, f: &Finding, c: Option<u32>| rule.repair.for_finding(f, c);
-        let ids = with_values(&LG105, &["26"]);
         assert_eq!(
-            of(&LG105, &ids, Some(19)),
+            of(&LG105, &[26], None, Some(19)),
             Some((RepairKind::CityscapesTrainIds, vec![26]))
         );
         // The void marker is the rule's, whatever the finding counted.
         assert_eq!(
-            of(&LG107, &with_values(&LG107, &[]), Some(19)),
+            of(&LG107, &[], None, Some(19)),
             Some((RepairKind::VoidToIgnore, vec![-1]))
         );
         // 0/255 is a binary mask only for a task of at most two classes.
-        let white = with_values(&LG101, &["255"]);
         assert_eq!(
-            of(&LG101, &white, Some(2)),
+            of(&LG101, &[255], None, Some(2)),
             Some((RepairKind::Binary255, vec![255]))
         );
-        assert_eq!(of(&LG101, &white, Some(19)), None);
-        assert_eq!(
-            of(&LG101, &with_values(&LG101, &["255", "7"]), Some(2)),
-            None
-        );
+        assert_eq!(of(&LG101, &[255], None, Some(19)), None);
+        assert_eq!(of(&LG101, &[255, 7], None, Some(2)), None);
         // LG606: the fact decides, not the message.
-        let colours = Finding::new(&LG606, Verdict::Error, "every colour is in the palette");
-        assert_eq!(of(&LG606, &colours, None), None);
-        let mapped = colours.clone().fact(Fact::EveryColourKnown);
+        assert_eq!(of(&LG606, &[], None, None), None);
         assert_eq!(
-            of(&LG606, &mapped, None),
+            of(&LG606, &[], Some(Fact::EveryColourKnown), None),
             Some((RepairKind::ColourToIndex, vec![]))
         );
-        let grey = Finding::new(&LG606, Verdict::Error, "m").fact(Fact::EqualChannels);
         assert_eq!(
-            of(&LG606, &grey, None),
+            of(&LG606, &[], Some(Fact::EqualChannels), None),
             Some((RepairKind::FirstChannel, vec![]))
         );
-        assert_eq!(of(&LG201, &ids, Some(19)), None);
+        assert_eq!(of(&LG201, &[26], None, Some(19)), None);
     }
 }

@@ -5,11 +5,11 @@ use crate::assertion::{self, Site};
 use crate::kb::{ExplainId, Kb, Kind};
 use crate::model::{Evidence, Frame, LogReport};
 use crate::observed::{
-    Count, GuardError, Hint, MessageGroup, Observations, Options, Seen, SiteGroup, SourceId,
-    Traceback,
+    Count, GuardError, Hint, MessageGroup, Observations, Options, SiteGroup, SourceId, Traceback,
 };
 use crate::ranks;
 use crate::repeat::{QuietShapes, RecentSites, Recorder, Replays};
+use crate::seen::Seen;
 use crate::text;
 use crate::traceback::{classify, TbLine};
 use std::collections::{HashMap, VecDeque};

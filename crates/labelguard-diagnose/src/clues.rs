@@ -9,7 +9,8 @@
 
 use crate::kb::{ExplainId, Kb};
 use crate::model::{Confidence, Evidence, Frame};
-use crate::observed::{Observations, Seen, Traceback};
+use crate::observed::{Observations, Traceback};
+use crate::seen::Seen;
 
 /// The best-supported op and what supports it.
 pub(crate) struct Ranked {

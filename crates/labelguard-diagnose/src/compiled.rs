@@ -17,7 +17,7 @@
 //! torch 2.1); the logs of `tests/fixtures/logs/inductor_*.log`, made with torch 2.15 on the CPU.
 
 use crate::context::{Context, Refined};
-use crate::model::{Confidence, Diagnosis};
+use crate::model::{Confidence, Diagnosis, LogReport};
 use crate::observed::Traceback;
 use std::sync::OnceLock;
 
@@ -163,6 +163,14 @@ pub(crate) fn annotate(d: &mut Diagnosis, kernel: Option<String>, line: &str) {
 /// Whether a diagnosis is of a failed inductor index check (its evidence quotes the check).
 pub(crate) fn failed_in_generated_kernel(d: &Diagnosis) -> bool {
     d.evidence.iter().any(|e| bound(&e.text).is_some())
+}
+
+impl LogReport {
+    /// Whether a failure happened in a kernel that torch.compile generated: its line is unknown
+    /// until the command runs with compilation off.
+    pub fn compiled_failure(&self) -> bool {
+        self.findings.iter().any(failed_in_generated_kernel)
+    }
 }
 
 #[cfg(test)]

@@ -173,7 +173,10 @@ pub(crate) fn conclude(a: &Observations) -> LogReport {
 /// No error, every error explained, or one that is not (a low-confidence error).
 /// A log whose only sign of an error is that a rank failed (TorchElastic's summary of a rank
 /// that printed nothing, or whose output is not in the log) is unexplained, not error-free.
-pub(crate) fn outcome(findings: &[Diagnosis], failed: Option<&ranks::FirstFailure>) -> Outcome {
+pub(crate) fn outcome(
+    findings: &[Diagnosis],
+    failed: Option<&crate::model::FirstFailure>,
+) -> Outcome {
     if findings.is_empty() && failed.is_none() {
         Outcome::NoError
     } else if findings.is_empty()
@@ -188,7 +191,7 @@ pub(crate) fn outcome(findings: &[Diagnosis], failed: Option<&ranks::FirstFailur
 }
 
 /// Which rank failed first (see `crate::ranks`); its finding is moved to the front.
-fn first_failure(a: &Observations, out: &mut [Diagnosis]) -> Option<ranks::FirstFailure> {
+fn first_failure(a: &Observations, out: &mut [Diagnosis]) -> Option<crate::model::FirstFailure> {
     // A primary finding counts from its first line, under its rank's first line.
     let primary: Vec<(u64, &Evidence)> = out
         .iter()

@@ -22,6 +22,7 @@ mod observed;
 mod ranks;
 mod repeat;
 mod scan;
+mod seen;
 mod text;
 mod traceback;
 
@@ -29,10 +30,10 @@ pub use analyze::Analyzer;
 pub use checks::explained_by_other_logs;
 pub use kb::{ops, LOG_ONLY_OPS, UNKNOWN_OP};
 pub use model::{
-    Confidence, Diagnosis, Evidence, Frame, LogReport, Outcome, SourceSummary, UserFrame,
+    Confidence, Diagnosis, Evidence, FirstFailure, Frame, LogReport, Outcome, SourceSummary,
+    UserFrame,
 };
 pub use observed::{Options, SourceId};
-pub use ranks::FirstFailure;
 pub use scan::{Scanner, MAX_LINE};
 
 use std::io::{self, Read};

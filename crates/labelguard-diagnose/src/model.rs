@@ -207,7 +207,7 @@ pub struct LogReport {
     pub inputs: Vec<SourceSummary>,
     /// In a multi-process job: the rank that failed first (its finding comes first).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub first_failure: Option<crate::ranks::FirstFailure>,
+    pub first_failure: Option<FirstFailure>,
     pub findings: Vec<Diagnosis>,
 }
 
@@ -219,12 +219,22 @@ impl LogReport {
             .iter()
             .any(|d| d.finding.code == labelguard_core::rules::LG902.code)
     }
+}
 
-    /// Whether a failure happened in a kernel that torch.compile generated: its line is unknown
-    /// until the command runs with compilation off.
-    pub fn compiled_failure(&self) -> bool {
-        self.findings
-            .iter()
-            .any(crate::compiled::failed_in_generated_kernel)
-    }
+/// The rank that failed first, and how that is known.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FirstFailure {
+    pub rank: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub local_rank: Option<u32>,
+    /// `elastic-root-cause` (TorchElastic's summary says so), `elastic-agent` (its agent logged
+    /// this local rank's failure first; no summary in the log) or `first-error-line` (the
+    /// earliest error line of any rank).
+    pub how: &'static str,
+    /// The rank's own error line, when the log shows it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<Evidence>,
+    /// The other ranks that reported errors (their own, or errors that follow from this one).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub other_ranks: Vec<u32>,
 }

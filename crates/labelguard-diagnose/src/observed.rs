@@ -5,11 +5,9 @@
 //! module; neither imports the other's insides.
 
 use crate::kb::{ExplainId, Kb, Kind};
-use crate::model::{Evidence, Frame};
-
-/// Identifies an input: a file, stdin, or one stream of a child process.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct SourceId(pub u16);
+use crate::model::Frame;
+use crate::seen::Seen;
+pub use crate::seen::SourceId;
 
 /// Facts known from outside the log.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -17,20 +15,6 @@ pub struct Options {
     /// The process ran with `CUDA_LAUNCH_BLOCKING=1` (`labelguard run --sync`): its traceback is
     /// where the failure happened.
     pub launch_blocking: bool,
-}
-
-/// The first line of a group of alike lines, their count and the last line number.
-#[derive(Clone, Debug)]
-pub(crate) struct Seen {
-    pub ev: Evidence,
-    pub source: SourceId,
-}
-
-impl Seen {
-    pub(crate) fn bump(&mut self, line: u64) {
-        self.ev.count += 1;
-        self.ev.last_line = Some(line);
-    }
 }
 
 /// One count a line added to what was seen (what `Observations::count` adds again).

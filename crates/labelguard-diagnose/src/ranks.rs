@@ -11,9 +11,8 @@
 //! the first failure itself; without it, the first failure is the earliest error line of any
 //! rank, in the order the lines arrived.
 
-use crate::model::Evidence;
-use crate::observed::Seen;
-use serde::Serialize;
+use crate::model::{Evidence, FirstFailure};
+use crate::seen::Seen;
 
 /// The rank a line's prefix names: `[rank3]` (or `[default3]`, torchrun's prefix of local rank 3).
 pub(crate) fn of_prefix(prefix: &str) -> Option<u32> {
@@ -186,24 +185,6 @@ pub(crate) fn leading_int(s: &str) -> Option<i64> {
         .take_while(|&(k, c)| c.is_ascii_digit() || (k == 0 && c == b'-'))
         .count();
     s[..n].parse().ok()
-}
-
-/// The rank that failed first, and how that is known.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct FirstFailure {
-    pub rank: u32,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub local_rank: Option<u32>,
-    /// `elastic-root-cause` (TorchElastic's summary says so), `elastic-agent` (its agent logged
-    /// this local rank's failure first; no summary in the log) or `first-error-line` (the
-    /// earliest error line of any rank).
-    pub how: &'static str,
-    /// The rank's own error line, when the log shows it.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub evidence: Option<Evidence>,
-    /// The other ranks that reported errors (their own, or errors that follow from this one).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub other_ranks: Vec<u32>,
 }
 
 /// The first failure of a job, from the summary's root cause, else from the earliest primary

@@ -3,7 +3,7 @@
 
 use super::Analyzer;
 use crate::assertion::{self, Site};
-use crate::observed::{Seen, SourceId};
+use crate::seen::{Seen, SourceId};
 use crate::text;
 
 #[derive(Default)]

@@ -19,7 +19,12 @@ pub fn repair(kind: RepairKind, rule: Option<&str>, settings: &Settings, values:
 /// ([`labelguard_core::rule::RuleRepair`]), from the finding's values and fact.
 pub fn propose(f: &Finding, settings: &Settings) -> Option<Repair> {
     let rule = by_code(f.code)?;
-    let (kind, values) = rule.repair.for_finding(f, settings.num_classes)?;
+    let found: Vec<i64> = f
+        .values
+        .iter()
+        .filter_map(|v| v.value.parse().ok())
+        .collect();
+    let (kind, values) = rule.repair.propose(&found, f.fact, settings.num_classes)?;
     if settings.reduce_zero_label && kind.is_value_map() {
         // The findings describe ids after the reduction; a table on the raw values would
         // be wrong.
