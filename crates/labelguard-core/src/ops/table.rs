@@ -5,8 +5,9 @@
 //! wrappers from it), `diagnose` (its op vocabulary and kernel names), `labelguard ops` and
 //! `labelguard.guarded_ops()`. CONTRIBUTING.md says how to add a row.
 //!
-//! PyTorch's signatures are those of torch 2.x (`torch/nn/functional.py`, and the docstrings of
-//! the builtins in `torch/_torch_docs.py` and `torch/_tensor_docs.py`); the Python tests check
+//! PyTorch's signatures are those of torch 2.x: `torch/nn/functional.py` for the Python
+//! functions, the ATen schemas (`native_functions.yaml`) for the builtins and Tensor methods,
+//! whose docstrings are not reliable about keyword names. `python/tests/test_op_table.py` checks
 //! every site and parameter list against the installed torch.
 
 use super::surface::{arg, exposed, PyParam, Use, INTERNAL};
