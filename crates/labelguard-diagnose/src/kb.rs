@@ -499,6 +499,21 @@ mod tests {
         assert!(kb.skim_anchors.len() <= 64);
     }
 
+    /// The vocabulary is the op table's ops (what `labelguard ops` lists), then the log-only
+    /// ones: an op added to the table must leave LOG_ONLY_OPS.
+    #[test]
+    fn the_vocabulary_is_the_op_table_and_the_log_only_ops() {
+        let table: Vec<&str> = labelguard_core::OPS.iter().map(|o| o.name).collect();
+        assert_eq!(ops()[..table.len()], table[..]);
+        for op in LOG_ONLY_OPS {
+            assert!(
+                !table.contains(op),
+                "{op} is in the op table: drop it from LOG_ONLY_OPS"
+            );
+        }
+        assert_eq!(ops().len(), table.len() + LOG_ONLY_OPS.len() + 1);
+    }
+
     #[test]
     fn every_op_of_the_vocabulary_but_unknown_has_a_default_explanation() {
         let kb = Kb::get();
