@@ -16,6 +16,7 @@ use super::{
     indexing, multi_margin, multinomial, nll_loss2d, one_hot, take_put, OpSpec,
 };
 use crate::call::{Default as D, Kind, Param, TensorParam};
+use crate::rule::Rule;
 use crate::rules::*;
 
 const fn t(name: &'static str) -> TensorParam {
@@ -62,6 +63,14 @@ const INDEXED_PUT: &[TensorParam] = &[
     opt("values"),
 ];
 const REDUCTION: Param = p("reduction", Kind::Str, Some(D::Str("mean")));
+const IGNORE_INDEX: Param = p("ignore_index", Kind::Int, Some(D::Int(-100)));
+/// The tensors of a loss over class ids: scores, targets, an optional weight per class.
+const CLASS_LOSS: &[TensorParam] = &[t("input"), t("target"), opt("weight")];
+/// What nll_loss can raise; nll_loss2d is the same loss on [N, C, H, W] scores.
+const NLL_LOSS_RULES: &[Rule] = &[
+    LG101, LG102, LG103, LG104, LG105, LG106, LG107, LG108, LG201, LG202, LG203, LG204, LG205,
+    LG206, LG208, LG209, LG210, LG301, LG302, LG418, LG508,
+];
 
 // PyTorch's parameters that recur.
 const LEGACY_SIZE_AVERAGE: PyParam = arg("size_average").or("None").uses(Use::Legacy);
@@ -76,9 +85,9 @@ pub const OPS: &[OpSpec] = &[
     OpSpec {
         name: "cross_entropy",
         note: "",
-        tensors: &[t("input"), t("target"), opt("weight")],
+        tensors: CLASS_LOSS,
         params: &[
-            p("ignore_index", Kind::Int, Some(D::Int(-100))),
+            IGNORE_INDEX,
             REDUCTION,
             p("label_smoothing", Kind::Float, Some(D::Float(0.0))),
         ],
@@ -102,10 +111,10 @@ pub const OPS: &[OpSpec] = &[
     OpSpec {
         name: "nll_loss",
         note: "",
-        tensors: &[t("input"), t("target"), opt("weight")],
-        params: &[p("ignore_index", Kind::Int, Some(D::Int(-100))), REDUCTION],
+        tensors: CLASS_LOSS,
+        params: &[IGNORE_INDEX, REDUCTION],
         check: classification::nll_loss,
-        rules: &[LG101, LG102, LG103, LG104, LG105, LG106, LG107, LG108, LG201, LG202, LG203, LG204, LG205, LG206, LG208, LG209, LG210, LG301, LG302, LG418, LG508],
+        rules: NLL_LOSS_RULES,
         surface: exposed(
             &["torch.nn.functional.nll_loss"],
             &[
@@ -124,7 +133,7 @@ pub const OPS: &[OpSpec] = &[
     OpSpec {
         name: "binary_cross_entropy",
         note: "",
-        tensors: &[t("input"), t("target"), opt("weight")],
+        tensors: CLASS_LOSS,
         params: &[REDUCTION],
         check: bce::binary_cross_entropy,
         rules: &[LG108, LG204, LG206, LG208, LG209, LG302, LG303, LG501, LG502],
@@ -561,7 +570,7 @@ pub const OPS: &[OpSpec] = &[
     OpSpec {
         name: "multi_margin_loss",
         note: "",
-        tensors: &[t("input"), t("target"), opt("weight")],
+        tensors: CLASS_LOSS,
         params: &[
             p("p", Kind::Int, Some(D::Int(1))),
             p("margin", Kind::Float, Some(D::Float(1.0))),
@@ -587,10 +596,10 @@ pub const OPS: &[OpSpec] = &[
     OpSpec {
         name: "nll_loss2d",
         note: "torch._C._nn.nll_loss2d(input, target, weight=None, reduction, ignore_index=-100)  (F.nll_loss with [N, C, H, W] input)",
-        tensors: &[t("input"), t("target"), opt("weight")],
-        params: &[p("ignore_index", Kind::Int, Some(D::Int(-100))), REDUCTION],
+        tensors: CLASS_LOSS,
+        params: &[IGNORE_INDEX, REDUCTION],
         check: nll_loss2d::nll_loss2d,
-        rules: &[LG101, LG102, LG103, LG104, LG105, LG106, LG107, LG108, LG201, LG202, LG203, LG204, LG205, LG206, LG208, LG209, LG210, LG301, LG302, LG418, LG508],
+        rules: NLL_LOSS_RULES,
         surface: INTERNAL.kernels(&["nll_loss2d_forward", "nll_loss2d_backward"]),
     },
 ];
