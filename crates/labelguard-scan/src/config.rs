@@ -198,6 +198,8 @@ pub struct ScanOptions {
     /// The loss's `ignore_index` (PyTorch's default is -100).
     pub ignore_index: i64,
     pub reduce_zero_label: bool,
+    /// The detection framework given (`--framework`); unset: the format's own.
+    pub framework: Option<crate::framework::Framework>,
     pub class_names: Vec<String>,
     pub palette: Option<Vec<[u8; 3]>>,
     /// Colours that mean void in colour masks (from the preset), mapped to `ignore_index`.
@@ -244,6 +246,7 @@ impl Default for ScanOptions {
             num_classes: None,
             ignore_index: -100,
             reduce_zero_label: false,
+            framework: None,
             class_names: Vec::new(),
             palette: None,
             void_colours: Vec::new(),
@@ -330,6 +333,9 @@ impl ScanOptions {
         }
         if let Some(r) = o.reduce_zero_label {
             s.reduce_zero_label = r;
+        }
+        if let Some(f) = &o.framework {
+            s.framework = Some(f.parse().map_err(invalid)?);
         }
         if let Some(path) = &o.palette {
             s.palette = Some(read_palette(path)?);

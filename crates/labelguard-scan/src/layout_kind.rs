@@ -11,6 +11,10 @@ pub enum LayoutKind {
     ImageFolder,
     Files,
     Custom,
+    /// COCO instances JSON (`annotations/instances_*.json`).
+    Coco,
+    /// YOLO labels (`labels/**/*.txt` beside `images/`, `data.yaml`).
+    Yolo,
 }
 
 impl LayoutKind {
@@ -23,6 +27,8 @@ impl LayoutKind {
             LayoutKind::ImageFolder => "imagefolder",
             LayoutKind::Files => "files",
             LayoutKind::Custom => "custom",
+            LayoutKind::Coco => "coco",
+            LayoutKind::Yolo => "yolo",
         }
     }
 }
@@ -38,9 +44,11 @@ impl std::str::FromStr for LayoutKind {
             "imagefolder" => LayoutKind::ImageFolder,
             "files" => LayoutKind::Files,
             "custom" => LayoutKind::Custom,
+            "coco" => LayoutKind::Coco,
+            "yolo" | "ultralytics" => LayoutKind::Yolo,
             _ => {
                 return Err(format!(
-                    "unknown layout '{s}' (known: auto, cityscapes, voc, paired, imagefolder, files, custom)"
+                    "unknown layout '{s}' (known: auto, cityscapes, voc, paired, imagefolder, coco, yolo, files, custom)"
                 ))
             }
         })

@@ -50,6 +50,7 @@ pub mod colours;
 pub mod config;
 #[cfg(any(test, feature = "test-fixtures"))]
 pub mod fixtures;
+pub mod framework;
 pub mod glob;
 pub mod hist;
 pub mod isolate;

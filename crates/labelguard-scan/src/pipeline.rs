@@ -6,6 +6,7 @@
 
 use crate::analyze::{analyze_item_isolated, Buffers, Ctx};
 use crate::config::{ConfigError, ScanOptions, Shard};
+use crate::framework::Framework;
 use crate::layout::{discover, DatasetInfo, Item, LayoutKind};
 use crate::progress::Progress;
 use crate::report::{ScanReport, Settings};
@@ -66,8 +67,12 @@ pub fn scan(
     let mut parts = Vec::with_capacity(kept.len());
     for &i in &kept {
         let info = &discovery.datasets[i];
-        let own = opts.for_dataset(&info.path)?;
-        let o = own.as_ref().unwrap_or(opts);
+        let mut o = info.options.clone().unwrap_or_else(|| opts.clone());
+        if o.num_classes.is_none() {
+            // The class count the files declare (YOLO's data.yaml) is the head's.
+            o.num_classes = info.num_classes;
+        }
+        let o = &o;
         let class_names = if o.class_names.is_empty() {
             info.class_names.clone().unwrap_or_default()
         } else {
@@ -87,7 +92,12 @@ pub fn scan(
         if o.num_classes.is_none() || (given.is_some() && given != suggested) {
             settings.suggested_preset = suggested.map(String::from);
         }
-        let ctx = Ctx::new(o, &class_names);
+        let mut ctx = Ctx::new(o, &class_names);
+        ctx.framework = o.framework.unwrap_or(match info.layout {
+            // The framework a format is trained with unless told otherwise.
+            LayoutKind::Yolo => Framework::Ultralytics,
+            _ => Framework::Torchvision,
+        });
         parts.push(scan_items(
             &pool, &mine, &ctx, settings, opts.shard, progress,
         ));

@@ -13,6 +13,7 @@ const LAYERS: &[&[&str]] = &[
     &[
         "bad_cell",
         "colours",
+        "framework",
         "glob",
         "hist",
         "isolate",

@@ -2,6 +2,7 @@
 
 use crate::colours::ColourMap;
 use crate::config::ScanOptions;
+use crate::framework::Framework;
 use std::collections::HashMap;
 
 /// Settings derived once per scan.
@@ -10,6 +11,9 @@ pub struct Ctx<'a> {
     /// Class name -> id, from `--classes` or the discovered ImageFolder classes.
     pub class_map: HashMap<String, i64>,
     pub palette: Option<ColourMap>,
+    /// The detection framework whose head reads the labels: `--framework`, else the layout's
+    /// own (set by the pipeline).
+    pub framework: Framework,
 }
 
 impl<'a> Ctx<'a> {
@@ -26,6 +30,7 @@ impl<'a> Ctx<'a> {
                 .map(|(i, n)| (n.clone(), i as i64))
                 .collect(),
             palette,
+            framework: opts.framework.unwrap_or(Framework::Torchvision),
         }
     }
 

@@ -2,14 +2,14 @@
 //! histogram sample for its class folder.
 
 use super::ctx::Ctx;
-use super::result::{FileKind, FileResult};
+use super::result::{FileKind, FileResult, Unit};
 use crate::layout::Item;
 use crate::read::header::image_header;
 use crate::read::mask::check_pixels;
 
 pub(crate) fn image_sample(item: &Item, class: &str, ctx: &Ctx<'_>) -> FileResult {
     let mut r = FileResult::new(item, FileKind::Image);
-    r.samples = true;
+    r.unit = Unit::Samples;
     match image_header(&item.path) {
         Ok(h) => {
             if let Err(p) = check_pixels(h.format, h.width, h.height, 1, ctx.opts.max_pixels) {

@@ -13,6 +13,7 @@ use crate::checks::lg607_mask_image_size_mismatch as lg607;
 use crate::checks::lg608_missing_pair;
 use crate::checks::lg614_non_utf8_path;
 use crate::checks::lg620_internal_error::internal_error;
+use crate::checks::lg707_annotation_without_image as lg707;
 use crate::isolate::isolated;
 use crate::layout::{Item, Task};
 use crate::read::header::image_header;
@@ -53,6 +54,27 @@ pub fn analyze_item(item: &Item, ctx: &Ctx<'_>, bufs: &mut Buffers) -> FileResul
         }
         Task::Table(format) => table_file(item, *format, ctx),
         Task::Image { class, .. } => image_sample(item, class, ctx),
+        Task::Coco { images } => super::detection::coco::coco_file(item, images.as_deref(), ctx),
+        Task::Yolo {
+            image,
+            missing_image,
+        } => {
+            let mut r = super::detection::yolo::label_file(item, image.as_deref(), ctx);
+            if let Some(expected) = missing_image {
+                r.findings.push(lg707::label_without_image(expected));
+            }
+            r
+        }
+        Task::VocXml {
+            image,
+            missing_image,
+        } => {
+            let mut r = super::detection::voc_xml::xml_file(item, image.as_deref(), ctx);
+            if let Some(expected) = missing_image {
+                r.findings.push(lg707::label_without_image(expected));
+            }
+            r
+        }
         Task::ClassWeights => class_weights_file(item, ctx),
     };
     if item.non_utf8 {

@@ -13,7 +13,31 @@ pub enum FileKind {
     Table,
     Image,
     ClassWeights,
+    /// A detection annotation file (COCO JSON, YOLO labels, VOC XML).
+    Annotations,
     Other,
+}
+
+/// What a file's histogram counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    /// Masks and arrays: one count per pixel (element).
+    Pixels,
+    /// Label tables and ImageFolder images: one count per sample.
+    Samples,
+    /// Detection annotations (COCO, YOLO, VOC XML): one count per object.
+    Objects,
+}
+
+impl Unit {
+    /// The name the report's histogram uses.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Unit::Pixels => "pixels",
+            Unit::Samples => "samples",
+            Unit::Objects => "objects",
+        }
+    }
 }
 
 /// The outcome of one item.
@@ -30,8 +54,10 @@ pub struct FileResult {
     pub bad: u64,
     pub histogram: Vec<(i64, u64)>,
     pub hist_overflow: u64,
-    /// Histogram unit: pixels for masks and arrays, samples for tables and images.
-    pub samples: bool,
+    pub unit: Unit,
+    /// Classes the file declares, with their names (a COCO file's categories): they are
+    /// histogram rows even when no object uses them.
+    pub declared: Vec<(i64, String)>,
     /// The picture marking the bad pixels, when overlays were asked for (encoded to PNG for
     /// the report by [`crate::overlay`]).
     pub overlay: Option<Overlay>,
@@ -51,7 +77,8 @@ impl FileResult {
             bad: 0,
             histogram: Vec::new(),
             hist_overflow: 0,
-            samples: false,
+            unit: Unit::Pixels,
+            declared: Vec::new(),
             overlay: None,
             dataset_level: false,
         }

@@ -3,7 +3,7 @@
 
 use super::class_ids::class_check;
 use super::ctx::Ctx;
-use super::result::{FileKind, FileResult};
+use super::result::{FileKind, FileResult, Unit};
 use crate::bad_cell::BadCell;
 use crate::checks::lg603_empty_file as lg603;
 use crate::checks::lg604_decompression_bomb as lg604;
@@ -15,7 +15,7 @@ use labelguard_core::{Finding, TensorView, Verdict};
 
 pub(crate) fn table_file(item: &Item, format: TableFormat, ctx: &Ctx<'_>) -> FileResult {
     let mut r = FileResult::new(item, FileKind::Table);
-    r.samples = true;
+    r.unit = Unit::Samples;
     let opts = ctx.opts;
     let map = (!ctx.class_map.is_empty()).then_some(&ctx.class_map);
     let col = match read_labels(

@@ -24,7 +24,8 @@ fn result() -> FileResult {
         bad: 0,
         histogram: vec![],
         hist_overflow: 0,
-        samples: false,
+        unit: super::Unit::Pixels,
+        declared: Vec::new(),
         overlay: None,
         dataset_level: false,
     }

@@ -158,3 +158,11 @@ pub fn weights_are_an_image() -> Finding {
 pub fn weight_not_a_number(text: &str) -> Finding {
     problem(&LG602, format!("'{text}' is not a number: a class-weight file is a list of numbers (JSON, a Python list, text or .npy)"))
 }
+
+/// A text annotation file (`what`: `data.yaml`, a COCO JSON, a VOC XML) that its parser
+/// refuses; `detail` says where and why.
+pub fn corrupt_text(what: &str, detail: &str) -> Finding {
+    problem(&LG602, format!("corrupt {what}: {detail}"))
+        .hint("an interrupted write or download, or a file edited by hand; the loader raises on it before training starts")
+        .fix("regenerate or re-download the file")
+}

@@ -1,4 +1,4 @@
-//! The checks of the dataset rules (LG6xx, and LG101 for ImageFolder's class folders) about one
+//! The checks of the dataset rules (LG6xx, the detection annotations' LG7xx, and LG101 for ImageFolder's class folders) about one
 //! file, path or folder: one file per rule, named
 //! like the rule's documentation in `labelguard_core::rules`, opening with the rule it
 //! implements and holding the functions that decide and build its findings. The walker, the
@@ -21,3 +21,15 @@ pub mod lg612_unknown_label;
 pub mod lg613_label_column_missing;
 pub mod lg614_non_utf8_path;
 pub mod lg620_internal_error;
+pub mod lg701_detection_class_out_of_range;
+pub mod lg702_unknown_category;
+pub mod lg703_non_contiguous_category_ids;
+pub mod lg704_head_class_count_mismatch;
+pub mod lg705_invalid_box;
+pub mod lg706_box_outside_image;
+pub mod lg707_annotation_without_image;
+pub mod lg708_annotation_size_mismatch;
+pub mod lg709_malformed_annotation;
+pub mod lg710_mixed_boxes_and_polygons;
+pub mod lg711_duplicate_annotation;
+pub mod lg712_difficult_objects;

@@ -179,6 +179,8 @@ settings! {
     preset: String { group: Group::Labels, value_name: "PRESET", in_report: true }
     /// Number of classes C: valid ids are 0..C-1.
     num_classes: u32 { group: Group::Labels, value_name: "NUM_CLASSES", in_report: true }
+    /// Detection datasets: the framework whose head reads the labels (torchvision counts background, mmdet, detectron2, ultralytics); default: ultralytics for YOLO, torchvision otherwise.
+    framework: String { group: Group::Labels, value_name: "FRAMEWORK", in_report: true }
     /// The loss's ignore_index (PyTorch's default is -100); `fix` maps void values to it.
     ignore_index: i64 {
         group: Group::Labels,

@@ -56,6 +56,12 @@ fn under(rel: &str, prefix: &str) -> bool {
     rel.len() > prefix.len() && rel.starts_with(prefix) && rel.as_bytes()[prefix.len()] == b'/'
 }
 
+/// Whether `rel` is the owned path `owned` (a file a tree owns, such as `data.yaml`) or below
+/// it.
+fn owns(rel: &str, owned: &str) -> bool {
+    rel == owned || under(rel, owned)
+}
+
 /// The groups of a walked folder. A forced `--layout` or `--mask-glob` keeps the whole folder
 /// as one dataset.
 pub(crate) fn partition<'a>(files: &[&'a Entry], opts: &ScanOptions) -> Vec<Group<'a>> {
@@ -107,12 +113,29 @@ pub(crate) fn partition<'a>(files: &[&'a Entry], opts: &ScanOptions) -> Vec<Grou
             bases.insert(comps[..comps.len() - 2].join("/"), LayoutKind::Voc);
         }
     }
+    for e in files {
+        let comps = components(&e.rel);
+        if comps.len() >= 2
+            && comps[comps.len() - 2] == "Annotations"
+            && e.rel.to_ascii_lowercase().ends_with(".xml")
+        {
+            bases.insert(comps[..comps.len() - 2].join("/"), LayoutKind::Voc);
+        }
+    }
     for (base, _) in std::mem::take(&mut bases) {
         add(
             base,
             LayoutKind::Voc,
             VOC_DIRS.iter().map(|d| d.to_string()).collect(),
         );
+    }
+    // Detection trees before the paired layout: COCO's `annotations/` and YOLO's `labels/`
+    // beside `images/` would otherwise look like a mask folder beside an image folder.
+    for (base, owned) in super::coco::trees(files) {
+        add(base, LayoutKind::Coco, owned);
+    }
+    for (base, owned) in super::yolo::trees(files) {
+        add(base, LayoutKind::Yolo, owned);
     }
     for (base, mask, image) in paired_bases(files.iter().map(|e| e.rel.as_str())) {
         add(base, LayoutKind::Paired, vec![mask, image]);
@@ -125,7 +148,7 @@ pub(crate) fn partition<'a>(files: &[&'a Entry], opts: &ScanOptions) -> Vec<Grou
             kind: *kind,
             files: files
                 .iter()
-                .filter(|e| owned.iter().any(|o| under(&e.rel, &join(base, o))))
+                .filter(|e| owned.iter().any(|o| owns(&e.rel, &join(base, o))))
                 .copied()
                 .collect(),
             keep_empty: false,
@@ -134,7 +157,7 @@ pub(crate) fn partition<'a>(files: &[&'a Entry], opts: &ScanOptions) -> Vec<Grou
     let owned = |rel: &str| {
         trees
             .iter()
-            .any(|(base, _, owned)| owned.iter().any(|o| under(rel, &join(base, o))))
+            .any(|(base, _, owned)| owned.iter().any(|o| owns(rel, &join(base, o))))
     };
     let leftover: Vec<&'a Entry> = files.iter().filter(|e| !owned(&e.rel)).copied().collect();
     // Loose files by top-level folder; split folders stay with the root.
@@ -154,6 +177,12 @@ pub(crate) fn partition<'a>(files: &[&'a Entry], opts: &ScanOptions) -> Vec<Grou
             String::new()
         };
         buckets.entry(key).or_default().push(e);
+    }
+    // A plain ImageFolder root (`root/cat/0.jpg`, `root/dog/0.jpg`): its class folders are
+    // one dataset, not a dataset each.
+    let loose: Vec<&'a Entry> = buckets.values().flatten().copied().collect();
+    if buckets.len() > 1 && looks_like_image_folder(&loose) {
+        buckets = BTreeMap::from([(String::new(), loose)]);
     }
     if groups.is_empty() && tables.len() + buckets.len() <= 1 {
         // One dataset: the folder itself, detected as before.

@@ -22,8 +22,12 @@ pub struct DatasetInfo {
     /// The dataset's path on disk (for per-dataset config entries).
     pub path: PathBuf,
     pub layout: LayoutKind,
-    /// Class names discovered from the files (ImageFolder folders).
+    /// Class names discovered from the files (ImageFolder folders, YOLO's `data.yaml`).
     pub class_names: Option<Vec<String>>,
+    /// The class count the files declare (YOLO's `data.yaml`), when no setting gives one.
+    pub num_classes: Option<u32>,
+    /// The dataset's own settings, when a `[[datasets]]` entry names it; else the scan's.
+    pub options: Option<ScanOptions>,
 }
 
 /// The result of discovery over all roots.
@@ -42,6 +46,8 @@ pub struct Discovery {
 pub fn discover(roots: &[PathBuf], opts: &ScanOptions) -> Result<Discovery, ConfigError> {
     let mut items = Vec::new();
     let mut datasets: Vec<DatasetInfo> = Vec::new();
+    // The `[[datasets]]` entries that named a dataset found here.
+    let mut matched: HashSet<PathBuf> = HashSet::new();
     for (index, root) in roots.iter().enumerate() {
         let meta = std::fs::metadata(root)
             .map_err(|e| ConfigError::Invalid(format!("{}: {e}", root.display())))?;
@@ -65,11 +71,17 @@ pub fn discover(roots: &[PathBuf], opts: &ScanOptions) -> Result<Discovery, Conf
                 task,
                 dataset: datasets.len(),
             });
+            let own = opts.for_dataset(root)?;
+            if own.is_some() {
+                matched.insert(canonical(root));
+            }
             datasets.push(DatasetInfo {
                 name: root.to_string_lossy().into_owned(),
                 path: root.clone(),
                 layout: LayoutKind::Files,
                 class_names: None,
+                num_classes: None,
+                options: own,
             });
             continue;
         }
@@ -108,18 +120,38 @@ pub fn discover(roots: &[PathBuf], opts: &ScanOptions) -> Result<Discovery, Conf
                 files: own,
                 items: Vec::new(),
             };
-            let kind = match group.kind {
-                LayoutKind::Auto => detect(&scan, opts),
-                k => k,
+            // The dataset's own settings (a `[[datasets]]` entry) before its layout checks
+            // anything, so that they apply to what the layout decides too.
+            let path = if group.name.is_empty() {
+                root.clone()
+            } else {
+                root.join(&group.name)
+            };
+            let own = opts.for_dataset(&path)?;
+            if own.is_some() {
+                matched.insert(canonical(&path));
+            }
+            let o = own.as_ref().unwrap_or(opts);
+            let kind = match (o.layout, group.kind) {
+                (LayoutKind::Auto, LayoutKind::Auto) => detect(&scan, o),
+                (LayoutKind::Auto, k) => k,
+                (k, _) => k,
             };
             let mut class_names = None;
+            let mut num_classes = None;
             match kind {
-                LayoutKind::Custom => super::custom::collect(&mut scan, opts),
-                LayoutKind::Cityscapes => super::cityscapes::collect(&mut scan, opts),
+                LayoutKind::Custom => super::custom::collect(&mut scan, o),
+                LayoutKind::Cityscapes => super::cityscapes::collect(&mut scan, o),
                 LayoutKind::Voc => super::voc::collect(&mut scan),
-                LayoutKind::Paired => super::paired::collect(&mut scan, opts),
+                LayoutKind::Paired => super::paired::collect(&mut scan, o),
                 LayoutKind::ImageFolder => {
-                    class_names = Some(super::image_folder::collect(&mut scan, opts))
+                    class_names = Some(super::image_folder::collect(&mut scan, o))
+                }
+                LayoutKind::Coco => super::coco::collect(&mut scan),
+                LayoutKind::Yolo => {
+                    let found = super::yolo::collect(&mut scan);
+                    class_names = found.names;
+                    num_classes = found.nc;
                 }
                 LayoutKind::Files | LayoutKind::Auto => super::files::collect(&mut scan),
             }
@@ -134,13 +166,11 @@ pub fn discover(roots: &[PathBuf], opts: &ScanOptions) -> Result<Discovery, Conf
             }));
             datasets.push(DatasetInfo {
                 name: display(root, &group.name),
-                path: if group.name.is_empty() {
-                    root.clone()
-                } else {
-                    root.join(&group.name)
-                },
+                path,
                 layout: kind,
                 class_names,
+                num_classes,
+                options: own,
             });
         }
         if datasets.len() == first {
@@ -150,6 +180,8 @@ pub fn discover(roots: &[PathBuf], opts: &ScanOptions) -> Result<Discovery, Conf
                 path: root.clone(),
                 layout: LayoutKind::Files,
                 class_names: None,
+                num_classes: None,
+                options: opts.for_dataset(root)?,
             });
         }
         let home = |rel: &str| -> usize {
@@ -238,6 +270,7 @@ pub fn discover(roots: &[PathBuf], opts: &ScanOptions) -> Result<Discovery, Conf
             dataset: owner.unwrap_or(0),
         });
     }
+    unmatched_entries(roots, opts, &matched, &datasets)?;
     items.sort_by(|a, b| a.display.cmp(&b.display).then(a.key.cmp(&b.key)));
     items.dedup_by(|a, b| a.key == b.key && a.display == b.display);
     let class_names = datasets.iter().find_map(|d| d.class_names.clone());
@@ -247,6 +280,62 @@ pub fn discover(roots: &[PathBuf], opts: &ScanOptions) -> Result<Discovery, Conf
         class_names,
         datasets,
     })
+}
+
+fn canonical(p: &std::path::Path) -> PathBuf {
+    std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
+/// A `[[datasets]]` entry inside a scanned folder that names none of the datasets found there
+/// is a usage error: its settings would silently not apply (`VOCdevkit` for a dataset found at
+/// `VOCdevkit/VOC2012`). Entries outside the scanned folders are for other scans.
+fn unmatched_entries(
+    roots: &[PathBuf],
+    opts: &ScanOptions,
+    matched: &HashSet<PathBuf>,
+    datasets: &[DatasetInfo],
+) -> Result<(), ConfigError> {
+    let scanned: Vec<PathBuf> = roots
+        .iter()
+        .filter(|r| r.is_dir())
+        .map(|r| canonical(r))
+        .collect();
+    for (path, _) in &opts.dataset_overrides {
+        let here = canonical(path);
+        if matched.contains(&here) || !scanned.iter().any(|r| here.starts_with(r)) {
+            continue;
+        }
+        let found: Vec<String> = datasets
+            .iter()
+            .map(|d| {
+                format!(
+                    "{} ({})",
+                    crate::config::shown_path(&d.path),
+                    d.layout.as_str()
+                )
+            })
+            .collect();
+        let config = opts
+            .config_file
+            .as_ref()
+            .map(|c| format!(" in {}", crate::config::shown_path(c)))
+            .unwrap_or_default();
+        let why = if path.exists() {
+            "matches no dataset"
+        } else {
+            "does not exist"
+        };
+        return Err(ConfigError::Invalid(format!(
+            "the [[datasets]] entry path = '{}'{config} {why}; the datasets found are: {}",
+            crate::config::shown_path(path),
+            if found.is_empty() {
+                "none".to_string()
+            } else {
+                found.join(", ")
+            }
+        )));
+    }
+    Ok(())
 }
 
 /// `e` with its relative path made relative to the folder `sub` (its bytes, the shard key,
@@ -277,8 +366,21 @@ fn detect(scan: &RootScan<'_>, opts: &ScanOptions) -> LayoutKind {
     }) {
         return LayoutKind::Cityscapes;
     }
-    if has_comp("SegmentationClass") {
+    if has_comp("SegmentationClass")
+        || scan.files.iter().any(|e| {
+            let c = components(&e.rel);
+            c.len() >= 2
+                && c[c.len() - 2] == "Annotations"
+                && e.rel.to_ascii_lowercase().ends_with(".xml")
+        })
+    {
         return LayoutKind::Voc;
+    }
+    if !super::coco::trees(&scan.files).is_empty() {
+        return LayoutKind::Coco;
+    }
+    if !super::yolo::trees(&scan.files).is_empty() {
+        return LayoutKind::Yolo;
     }
     if !paired_bases(scan.files.iter().map(|e| e.rel.as_str())).is_empty() {
         return LayoutKind::Paired;

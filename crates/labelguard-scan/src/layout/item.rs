@@ -24,6 +24,22 @@ pub enum Task {
         class: String,
         class_index: i64,
     },
+    /// A COCO instances JSON; `images` is the folder its `file_name`s are relative to, when
+    /// the layout found one.
+    Coco {
+        images: Option<PathBuf>,
+    },
+    /// A YOLO label file and its image (`missing_image`: the image that was expected).
+    Yolo {
+        image: Option<PathBuf>,
+        missing_image: Option<String>,
+    },
+    /// A Pascal VOC annotation XML and its image (`missing_image`: the image that was
+    /// expected).
+    VocXml {
+        image: Option<PathBuf>,
+        missing_image: Option<String>,
+    },
     /// The `--class-weights` file.
     ClassWeights,
     /// Something found while discovering, reported as is.

@@ -10,10 +10,15 @@
 //!   paired with `leftImg8bit/<split>/<city>/<stem>_leftImg8bit.png`. A stem without a
 //!   `labelTrainIds` file is scanned through its `labelIds` file, so the trap is named (LG105);
 //! * **voc**: `SegmentationClass/<stem>.png` with `JPEGImages/<stem>.jpg`, splits from
-//!   `ImageSets/Segmentation/{train,val,test}.txt`;
+//!   `ImageSets/Segmentation/{train,val,test}.txt`, and the detection annotations
+//!   `Annotations/<stem>.xml`;
 //! * **paired**: a mask directory (`annotations`, `masks`, `labels`, `gt`, ...) beside an image
 //!   directory (`images`, `imgs`, ...) with matching stems below them: ADE20K's
 //!   `annotations/training` + `images/training`, or a plain `images/` + `masks/`;
+//! * **coco**: COCO instances JSON (`annotations/instances_train2017.json` with its image
+//!   folder, or a Roboflow export's `train/_annotations.coco.json`), one item per file;
+//! * **yolo**: YOLO label files (`labels/**/*.txt` mirroring `images/`, classes from
+//!   `data.yaml`);
 //! * **imagefolder**: torchvision's `root/[split/]class/image.jpg`, recognised when the tree
 //!   holds JPEG photos one or two levels down and nothing else matched;
 //! * **files**: every mask, array and label table found, each on its own.
@@ -21,13 +26,15 @@
 //! Splits are named by the first path component that is a split name (`train`/`training`,
 //! `val`/`valid`/`validation`, `test`/`testing`), or `all`.
 //!
-//! One file per layout (`cityscapes`, `voc`, `paired`, `image_folder`, `custom`, `files`);
+//! One file per layout (`cityscapes`, `voc`, `coco`, `yolo`, `paired`, `image_folder`,
+//! `custom`, `files`);
 //! `discover` runs them over every scanned path, `datasets` splits a scanned folder into the
 //! datasets it holds, `item` holds what discovery produces (items, tasks), `pairing` the
 //! mask-to-image pairing the paired layouts share, `paths` the path helpers (splits,
 //! extensions).
 
 mod cityscapes;
+mod coco;
 mod custom;
 mod datasets;
 mod discover;
@@ -38,6 +45,7 @@ mod paired;
 mod pairing;
 pub mod paths;
 mod voc;
+mod yolo;
 
 pub use crate::layout_kind::LayoutKind;
 pub use custom::expand_template;

@@ -12,6 +12,7 @@
 
 pub mod array;
 pub mod class_weights;
+pub mod data_yaml;
 pub mod fastpng;
 pub mod file;
 pub mod header;

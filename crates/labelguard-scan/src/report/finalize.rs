@@ -125,13 +125,15 @@ impl ScanReport {
             } else {
                 &[]
             };
-            row.name = usize::try_from(row.id).ok().and_then(|i| {
+            // The settings' names first; else the name the data declared (COCO categories).
+            let named = usize::try_from(row.id).ok().and_then(|i| {
                 if label_ids {
                     names.get(i).map(|n| n.to_string())
                 } else {
                     st.class_names.get(i).cloned()
                 }
             });
+            row.name = named.or(row.name.take());
             row.fraction = if row.role == "ignore" || counted == 0 {
                 0.0
             } else {

@@ -17,9 +17,8 @@ impl ScanReport {
         self.summary.elements += r.elements;
         self.summary.bad_elements += r.bad;
         self.histogram.untallied += r.hist_overflow;
-        if !r.histogram.is_empty() {
-            let unit = if r.samples { "samples" } else { "pixels" };
-            self.histogram.unit = union_unit(&self.histogram.unit, unit);
+        if !r.histogram.is_empty() || !r.declared.is_empty() {
+            self.histogram.unit = union_unit(&self.histogram.unit, r.unit.as_str());
             self.histogram.tallied_files += 1;
             self.histogram.label_ids_files += u64::from(r.display.ends_with("_labelIds.png"));
         }
@@ -35,6 +34,14 @@ impl ScanReport {
             s.count += count;
             s.files += 1;
             s.file_pixels += r.elements;
+        }
+        for (id, name) in &r.declared {
+            let row = self
+                .histogram
+                .classes
+                .entry(*id)
+                .or_insert_with(|| ClassRow::empty(*id));
+            row.name.get_or_insert_with(|| name.clone());
         }
         if let Some(overlay) = r.overlay {
             self.overlays
@@ -70,6 +77,9 @@ impl ScanReport {
         for (id, row) in other.histogram.classes {
             match self.histogram.classes.get_mut(&id) {
                 Some(mine) => {
+                    if mine.name.is_none() {
+                        mine.name = row.name;
+                    }
                     mine.count += row.count;
                     mine.files += row.files;
                     for (split, c) in row.splits {
@@ -91,7 +101,7 @@ pub(super) fn union_unit(a: &str, b: &str) -> String {
     let mut parts: BTreeSet<&str> = BTreeSet::new();
     for u in [a, b] {
         for p in u.split('+') {
-            if p == "pixels" || p == "samples" {
+            if matches!(p, "pixels" | "samples" | "objects") {
                 parts.insert(p);
             }
         }

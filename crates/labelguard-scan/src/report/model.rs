@@ -34,6 +34,9 @@ pub struct Settings {
     pub num_classes: Option<u32>,
     pub ignore_index: i64,
     pub reduce_zero_label: bool,
+    /// The detection framework given (`--framework`).
+    #[serde(default)]
+    pub framework: Option<String>,
     pub class_names: Vec<String>,
     pub label_column: Option<String>,
     pub class_weights: Option<String>,
@@ -66,6 +69,7 @@ impl Settings {
             num_classes: opts.num_classes,
             ignore_index: opts.ignore_index,
             reduce_zero_label: opts.reduce_zero_label,
+            framework: opts.framework.map(|f| f.as_str().to_string()),
             class_names,
             label_column: opts.label_column.clone(),
             class_weights: opts
@@ -193,7 +197,8 @@ impl ClassRow {
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Histogram {
-    /// `pixels` (masks, arrays), `samples` (tables, ImageFolder), `pixels+samples`, or `none`.
+    /// `pixels` (masks, arrays), `samples` (tables, ImageFolder), `objects` (detection
+    /// annotations), several joined by `+` (`pixels+samples`), or `none`.
     pub unit: String,
     /// Every class 0..C-1 (seen or not), then every other id seen, by id.
     #[serde(with = "rows")]
@@ -310,12 +315,13 @@ impl ScanReport {
         }
     }
 
-    /// The unit the histogram counts in a message: `samples` for tables, else `pixels`.
+    /// The unit the histogram counts in a message: `samples` for tables, `objects` for
+    /// detection annotations, else `pixels`.
     pub(crate) fn count_unit(&self) -> &'static str {
-        if self.histogram.unit == "samples" {
-            "samples"
-        } else {
-            "pixels"
+        match self.histogram.unit.as_str() {
+            "samples" => "samples",
+            "objects" => "objects",
+            _ => "pixels",
         }
     }
 

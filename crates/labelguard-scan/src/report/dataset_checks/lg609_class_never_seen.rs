@@ -1,4 +1,5 @@
-//! LG609 class-never-seen: a class in `[0, C-1]` never occurs in the scanned labels. Decided
+//! LG609 class-never-seen: a class in `[0, C-1]`, or one the data declares (a COCO
+//! category), never occurs in the scanned labels. Decided
 //! over the whole scan's histogram when the report is finalized; documented in
 //! `labelguard_core::rules::lg609_class_never_seen`.
 
@@ -7,9 +8,9 @@ use crate::report::model::{ClassRow, ScanReport};
 use labelguard_core::rules::LG609;
 use labelguard_core::{Finding, Location, Verdict};
 
-/// The finding naming every class never seen, when the class count is known.
+/// The finding naming every class never seen, when the classes are known: from the class
+/// count, or declared by the data (a COCO file's categories are rows without a count).
 pub fn check(report: &ScanReport) -> Option<ScanFinding> {
-    report.settings.num_classes?;
     let rows = report.class_rows();
     let never: Vec<&&ClassRow> = rows.iter().filter(|r| r.count == 0).collect();
     if never.is_empty() {

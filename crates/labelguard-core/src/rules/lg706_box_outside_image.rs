@@ -1,0 +1,22 @@
+use crate::rule::declare_rule;
+
+declare_rule! {
+    /// A box or polygon lies (partly) outside its image.
+    ///
+    /// ## What it checks
+    /// Box corners and polygon points against the image's size (COCO's `width`/`height`, VOC's `<size>`), and YOLO's
+    /// normalised coordinates against `[0, 1]`.
+    ///
+    /// ## Why it matters
+    /// Random crops and flips then place the object where it is not; ultralytics refuses the whole label file
+    /// (`non-normalized or out of bounds coordinates`), so the image trains as background. A box in pixels written
+    /// where YOLO wants normalised coordinates is the usual cause.
+    ///
+    /// ## Fix
+    /// Clip the box to the image, or normalise YOLO coordinates by the image's width and height.
+    ///
+    /// ## Checked by
+    /// - `crates/labelguard-scan/src/checks/lg706_box_outside_image.rs` (same name, in the scan crate, which reads the annotation files)
+    /// - fixture: `lg706_box_outside_image` in `crates/labelguard-scan/tests/dataset_rule_fixtures.rs`
+    "LG706", "box-outside-image", Warning
+}

@@ -1,0 +1,23 @@
+use crate::rule::declare_rule;
+
+declare_rule! {
+    /// An annotation is not in the format's structure: a YOLO line with the wrong number of columns or a value that
+    /// is not a number, a COCO entry without a required field or with a field of the wrong type, a VOC object without
+    /// `<name>` or `<bndbox>`.
+    ///
+    /// ## What it checks
+    /// Every line of a YOLO label file, every COCO `images`, `annotations` and `categories` entry, every VOC
+    /// `<object>`.
+    ///
+    /// ## Why it matters
+    /// Loaders parse these fields without checks: `np.loadtxt`/`float()` raise `ValueError`, pycocotools raises
+    /// `KeyError`, and a line with a missing column shifts the others so that a coordinate becomes the class id.
+    ///
+    /// ## Fix
+    /// Regenerate the file with the converter, or correct or drop the entry named.
+    ///
+    /// ## Checked by
+    /// - `crates/labelguard-scan/src/checks/lg709_malformed_annotation.rs` (same name, in the scan crate, which reads the annotation files)
+    /// - fixture: `lg709_malformed_annotation` in `crates/labelguard-scan/tests/dataset_rule_fixtures.rs`
+    "LG709", "malformed-annotation", Error
+}

@@ -1,0 +1,20 @@
+use crate::rule::declare_rule;
+
+declare_rule! {
+    /// A YOLO dataset mixes box lines (`class cx cy w h`) and polygon lines (`class x1 y1 x2 y2 ...`).
+    ///
+    /// ## What it checks
+    /// The number of columns of every line of the dataset's label files.
+    ///
+    /// ## Why it matters
+    /// Ultralytics warns `Box and segment counts should be equal` and drops every polygon, so a segmentation model
+    /// trains without the masks it was meant to learn; a box model receives polygons as boxes.
+    ///
+    /// ## Fix
+    /// Convert the files to one format: boxes only for detection, polygons only for segmentation.
+    ///
+    /// ## Checked by
+    /// - `crates/labelguard-scan/src/checks/lg710_mixed_boxes_and_polygons.rs` (same name, in the scan crate, which reads the annotation files)
+    /// - fixture: `lg710_mixed_boxes_and_polygons` in `crates/labelguard-scan/tests/dataset_rule_fixtures.rs`
+    "LG710", "mixed-boxes-and-polygons", Warning
+}

@@ -1,0 +1,157 @@
+//! The **coco** layout: COCO instances JSON files (`annotations/instances_train2017.json`, a
+//! Roboflow export's `train/_annotations.coco.json`, or any JSON whose first bytes show COCO's
+//! `images`/`annotations`/`categories` keys), each one item, with the folder its
+//! `file_name`s are relative to when one is found (`train2017/`, `images/train2017/`,
+//! `images/`, or the JSON's own folder).
+
+use super::item::{RootScan, Task};
+use super::paths::{components, ext_of, split_of, IMAGE_EXTS};
+use crate::walk::Entry;
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::Path;
+
+/// How much of a `.json` file is read to tell a COCO file from other JSON.
+const SNIFF_BYTES: u64 = 64 << 10;
+
+/// Whether the JSON file at `path` looks like a COCO annotation file: an object whose first
+/// 64 KiB name one of COCO's top-level keys.
+pub(crate) fn is_coco_json(path: &Path) -> bool {
+    let Ok(file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut head = Vec::new();
+    if file.take(SNIFF_BYTES).read_to_end(&mut head).is_err() {
+        return false;
+    }
+    let text = String::from_utf8_lossy(&head);
+    let body = text.trim_start_matches('\u{feff}').trim_start();
+    body.starts_with('{')
+        && ["\"annotations\"", "\"images\"", "\"categories\""]
+            .iter()
+            .any(|k| body.contains(k))
+}
+
+/// The COCO JSON files among `files`.
+fn coco_files<'a, 'e>(files: &'a [&'e Entry]) -> impl Iterator<Item = &'e Entry> + 'a {
+    files
+        .iter()
+        .copied()
+        .filter(|e| ext_of(&e.rel) == "json" && is_coco_json(&e.path))
+}
+
+/// A JSON's split folder part: `instances_train2017.json` -> `train2017`.
+fn part_of(rel: &str) -> &str {
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    let stem = name.split('.').next().unwrap_or(name);
+    stem.rsplit('_').next().unwrap_or(stem)
+}
+
+/// The split of a name such as `train2017` or `val`: its letters' split.
+pub(crate) fn loose_split(rel: &str) -> String {
+    let s = split_of(rel);
+    if s != "all" {
+        return s;
+    }
+    for comp in components(rel) {
+        let s = split_of(comp.trim_end_matches(|c: char| c.is_ascii_digit()));
+        if s != "all" {
+            return s;
+        }
+    }
+    "all".into()
+}
+
+/// (base, owned folders and files below the base) of every COCO tree among `files`: a JSON in
+/// `annotations/` makes that folder's parent the base, one in a split folder (Roboflow) the
+/// split folder's parent; the base owns the annotation folder and the image folders.
+pub(crate) fn trees(files: &[&Entry]) -> Vec<(String, Vec<String>)> {
+    let dirs: std::collections::BTreeSet<String> = files
+        .iter()
+        .filter_map(|e| e.rel.rsplit_once('/').map(|(d, _)| d.to_string()))
+        .flat_map(|d| {
+            let comps: Vec<&str> = d.split('/').collect();
+            (1..=comps.len())
+                .map(|i| comps[..i].join("/"))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for e in coco_files(files) {
+        let comps = components(&e.rel);
+        let parent = comps.len().checked_sub(2).map(|i| comps[i]);
+        let (base, own): (String, String) = match parent {
+            Some(p) if p.eq_ignore_ascii_case("annotations") || split_of(p) != "all" => {
+                (comps[..comps.len() - 2].join("/"), p.to_string())
+            }
+            _ => (
+                comps[..comps.len() - 1].join("/"),
+                comps[comps.len() - 1].to_string(),
+            ),
+        };
+        let owned = out.entry(base.clone()).or_default();
+        owned.push(own);
+        let part = part_of(&e.rel);
+        for image_dir in [part.to_string(), "images".to_string()] {
+            let full = if base.is_empty() {
+                image_dir.clone()
+            } else {
+                format!("{base}/{image_dir}")
+            };
+            if dirs.contains(&full) {
+                owned.push(image_dir);
+            }
+        }
+    }
+    out.into_iter()
+        .map(|(b, mut o)| {
+            o.sort();
+            o.dedup();
+            (b, o)
+        })
+        .collect()
+}
+
+/// One item per COCO JSON, with the folder its images are in.
+pub(crate) fn collect(scan: &mut RootScan<'_>) {
+    let has_images = |dir: &str| {
+        let prefix = if dir.is_empty() {
+            String::new()
+        } else {
+            format!("{dir}/")
+        };
+        scan.files.iter().any(|e| {
+            e.rel.starts_with(&prefix)
+                && IMAGE_EXTS.contains(&ext_of(&e.rel).as_str())
+                && !e.rel[prefix.len()..].is_empty()
+        })
+    };
+    let found: Vec<&Entry> = coco_files(&scan.files).collect();
+    for e in found {
+        let comps = components(&e.rel);
+        let dir = comps[..comps.len() - 1].join("/");
+        let base = match comps.len().checked_sub(2).map(|i| comps[i]) {
+            Some(p) if p.eq_ignore_ascii_case("annotations") => comps[..comps.len() - 2].join("/"),
+            _ => dir.clone(),
+        };
+        let join = |a: &str, b: &str| match (a.is_empty(), b.is_empty()) {
+            (true, _) => b.to_string(),
+            (_, true) => a.to_string(),
+            _ => format!("{a}/{b}"),
+        };
+        let part = part_of(&e.rel);
+        let candidates = [
+            join(&base, part),
+            join(&base, &format!("images/{part}")),
+            join(&base, "images"),
+            dir.clone(),
+        ];
+        let images = candidates
+            .iter()
+            .find(|c| has_images(c))
+            .map(|c| scan.root.join(c));
+        let split = loose_split(&e.rel);
+        let item = scan.item(e, split, Task::Coco { images });
+        scan.items.push(item);
+    }
+}

@@ -1,0 +1,167 @@
+//! The **yolo** layout: YOLO label files, one `.txt` per image, in a `labels` folder that
+//! mirrors an `images` folder: ultralytics' `images/train/x.jpg` + `labels/train/x.txt`, or a
+//! Roboflow export's `train/images/x.jpg` + `train/labels/x.txt`; the classes from the
+//! `data.yaml` beside them (`names`, `nc`), or a darknet `classes.txt`.
+//!
+//! A label file without its image is LG707; an image without a label file is a background
+//! sample, as ultralytics trains it, and no finding.
+
+use super::item::{RootScan, Task};
+use super::paths::{components, ext_of, stem_of, IMAGE_EXTS};
+use crate::read::data_yaml::DataYaml;
+use crate::walk::Entry;
+use std::collections::BTreeMap;
+
+/// Whether `rel` is a YOLO label file: a `.txt` below a `labels` folder (not `classes.txt`).
+fn is_label_file(rel: &str) -> bool {
+    let comps = components(rel);
+    ext_of(rel) == "txt"
+        && comps[..comps.len() - 1].contains(&"labels")
+        && !comps[comps.len() - 1].eq_ignore_ascii_case("classes.txt")
+}
+
+/// The position of the `labels` component that mirrors `images` (the last one).
+fn labels_at(comps: &[&str]) -> Option<usize> {
+    comps[..comps.len().saturating_sub(1)]
+        .iter()
+        .rposition(|c| *c == "labels")
+}
+
+/// Whether `rel` is a YOLO `data.yaml`: a YAML file whose first lines name the classes.
+fn is_data_yaml(e: &Entry) -> bool {
+    matches!(ext_of(&e.rel).as_str(), "yaml" | "yml") && DataYaml::sniff(&e.path)
+}
+
+/// (base, owned folders and files below the base) of every YOLO tree among `files`: the
+/// folder holding `labels/` and `images/`, or, for a Roboflow export, the parent of the split
+/// folders that hold them; it owns those folders and its `data.yaml`.
+pub(crate) fn trees(files: &[&Entry]) -> Vec<(String, Vec<String>)> {
+    let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut dirs: std::collections::HashSet<String> = std::collections::HashSet::new();
+    for e in files {
+        let comps = components(&e.rel);
+        for i in 1..comps.len() {
+            dirs.insert(comps[..i].join("/"));
+        }
+    }
+    for e in files.iter().filter(|e| is_label_file(&e.rel)) {
+        let comps = components(&e.rel);
+        let Some(at) = labels_at(&comps) else {
+            continue;
+        };
+        let mut images = comps.clone();
+        images[at] = "images";
+        if !dirs.contains(&images[..=at].join("/")) {
+            continue;
+        }
+        // A Roboflow export: `train/labels`; the dataset is the split folder's parent.
+        let (base, own) = if at >= 1 && super::paths::is_split_name(comps[at - 1]) {
+            (comps[..at - 1].join("/"), comps[at - 1].to_string())
+        } else {
+            (comps[..at].join("/"), String::new())
+        };
+        let owned = out.entry(base).or_default();
+        if own.is_empty() {
+            owned.push("labels".into());
+            owned.push("images".into());
+        } else {
+            owned.push(own);
+        }
+    }
+    for e in files.iter().filter(|e| is_data_yaml(e)) {
+        let (dir, name) = e.rel.rsplit_once('/').unwrap_or(("", e.rel.as_str()));
+        if let Some(owned) = out.get_mut(dir) {
+            owned.push(name.to_string());
+        }
+    }
+    out.into_iter()
+        .map(|(b, mut o)| {
+            o.sort();
+            o.dedup();
+            (b, o)
+        })
+        .collect()
+}
+
+/// What the layout learnt about the classes: from `data.yaml` or `classes.txt`.
+#[derive(Default)]
+pub(crate) struct YoloClasses {
+    pub names: Option<Vec<String>>,
+    pub nc: Option<u32>,
+}
+
+/// One item per label file, paired with its image; the classes from `data.yaml`, whose
+/// problems are dataset findings.
+pub(crate) fn collect(scan: &mut RootScan<'_>) -> YoloClasses {
+    let mut classes = YoloClasses::default();
+    let yamls: Vec<&Entry> = scan
+        .files
+        .iter()
+        .copied()
+        .filter(|e| !e.rel.contains('/') && is_data_yaml(e))
+        .collect();
+    if let Some(y) = yamls.first() {
+        match DataYaml::read(&y.path) {
+            Ok(d) => {
+                for p in d.problems() {
+                    let item = scan.synthetic(&y.rel, "all".into(), p);
+                    scan.items.push(item);
+                }
+                classes.nc = d.class_count();
+                classes.names = Some(d.names);
+            }
+            Err(p) => {
+                let item = scan.synthetic(&y.rel, "all".into(), p);
+                scan.items.push(item);
+            }
+        }
+    } else if let Some(c) = scan
+        .files
+        .iter()
+        .find(|e| e.rel.rsplit('/').next() == Some("classes.txt"))
+    {
+        if let Ok(names) = crate::config::read_class_names(&c.path) {
+            classes.nc = Some(names.len() as u32);
+            classes.names = Some(names);
+        }
+    }
+    let labels: Vec<&Entry> = scan
+        .files
+        .iter()
+        .copied()
+        .filter(|e| is_label_file(&e.rel))
+        .collect();
+    for e in labels {
+        let comps = components(&e.rel);
+        let Some(at) = labels_at(&comps) else {
+            continue;
+        };
+        let mut parts: Vec<&str> = comps.clone();
+        parts[at] = "images";
+        let last = parts.len() - 1;
+        let stem = stem_of(comps[last]).to_string();
+        let dir = parts[..last].join("/");
+        let image = IMAGE_EXTS
+            .iter()
+            .flat_map(|x| [x.to_string(), x.to_ascii_uppercase()])
+            .map(|x| {
+                if dir.is_empty() {
+                    format!("{stem}.{x}")
+                } else {
+                    format!("{dir}/{stem}.{x}")
+                }
+            })
+            .find(|p| scan.present.contains(p.as_str()));
+        let missing_image = image
+            .is_none()
+            .then(|| super::paths::display(&scan.root, &format!("{dir}/{stem}.jpg")));
+        let split = super::coco::loose_split(&e.rel);
+        let task = Task::Yolo {
+            image: image.map(|p| scan.root.join(p)),
+            missing_image,
+        };
+        let item = scan.item(e, split, task);
+        scan.items.push(item);
+    }
+    classes
+}
