@@ -35,4 +35,4 @@ mod tests;
 pub use buffers::Buffers;
 pub use ctx::Ctx;
 pub use item::{analyze_item, analyze_item_isolated};
-pub use result::{FileKind, FileResult, Unit};
+pub use result::{FileKind, FileResult, ObjectStats, Unit};

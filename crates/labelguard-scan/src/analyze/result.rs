@@ -40,6 +40,33 @@ impl Unit {
     }
 }
 
+/// Counts of a detection annotation file's objects that the dataset's findings sum up (a
+/// dataset mixing box and polygon lines, LG710; objects flagged difficult or crowd, LG712).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ObjectStats {
+    /// Files with at least one box line / polygon line (YOLO).
+    pub files_with_boxes: u64,
+    pub files_with_polygons: u64,
+    /// Objects flagged `<difficult>1` / `<truncated>1` (VOC), `iscrowd: 1` (COCO).
+    pub difficult: u64,
+    pub truncated: u64,
+    pub crowd: u64,
+}
+
+impl ObjectStats {
+    pub fn add(&mut self, o: &ObjectStats) {
+        self.files_with_boxes += o.files_with_boxes;
+        self.files_with_polygons += o.files_with_polygons;
+        self.difficult += o.difficult;
+        self.truncated += o.truncated;
+        self.crowd += o.crowd;
+    }
+
+    pub fn is_empty(&self) -> bool {
+        *self == ObjectStats::default()
+    }
+}
+
 /// The outcome of one item.
 #[derive(Clone, Debug)]
 pub struct FileResult {
@@ -58,6 +85,8 @@ pub struct FileResult {
     /// Classes the file declares, with their names (a COCO file's categories): they are
     /// histogram rows even when no object uses them.
     pub declared: Vec<(i64, String)>,
+    /// Counts about a detection file's objects, summed over the dataset.
+    pub objects: ObjectStats,
     /// The picture marking the bad pixels, when overlays were asked for (encoded to PNG for
     /// the report by [`crate::overlay`]).
     pub overlay: Option<Overlay>,
@@ -79,6 +108,7 @@ impl FileResult {
             hist_overflow: 0,
             unit: Unit::Pixels,
             declared: Vec::new(),
+            objects: ObjectStats::default(),
             overlay: None,
             dataset_level: false,
         }

@@ -26,6 +26,7 @@ fn result() -> FileResult {
         hist_overflow: 0,
         unit: super::Unit::Pixels,
         declared: Vec::new(),
+        objects: Default::default(),
         overlay: None,
         dataset_level: false,
     }

@@ -17,6 +17,7 @@ impl ScanReport {
         self.summary.elements += r.elements;
         self.summary.bad_elements += r.bad;
         self.histogram.untallied += r.hist_overflow;
+        self.objects.add(&r.objects);
         if !r.histogram.is_empty() || !r.declared.is_empty() {
             self.histogram.unit = union_unit(&self.histogram.unit, r.unit.as_str());
             self.histogram.tallied_files += 1;
@@ -71,6 +72,7 @@ impl ScanReport {
         self.summary.elements += other.summary.elements;
         self.summary.bad_elements += other.summary.bad_elements;
         self.histogram.untallied += other.histogram.untallied;
+        self.objects.add(&other.objects);
         self.histogram.tallied_files += other.histogram.tallied_files;
         self.histogram.label_ids_files += other.histogram.label_ids_files;
         self.histogram.unit = union_unit(&self.histogram.unit, &other.histogram.unit);

@@ -2,7 +2,7 @@
 //! histogram and the weights, as the JSON document holds them.
 
 use super::finding::ScanFinding;
-use crate::analyze::FileKind;
+use crate::analyze::{FileKind, ObjectStats};
 use crate::config::{ScanOptions, Shard};
 use crate::layout_kind::LayoutKind;
 use crate::weights::{Method, Suggestion};
@@ -271,6 +271,10 @@ pub struct ScanReport {
     /// Overlay pictures (PNG) of files with bad pixels, for the HTML report; not serialised.
     #[serde(skip)]
     pub overlays: Vec<(String, Vec<u8>)>,
+    /// Counts about detection objects (box and polygon files, difficult and crowd objects),
+    /// summed over the files; absent for datasets without detection annotations.
+    #[serde(default, skip_serializing_if = "ObjectStats::is_empty")]
+    pub objects: ObjectStats,
 }
 
 impl ScanReport {
@@ -296,6 +300,7 @@ impl ScanReport {
             layout_findings: Vec::new(),
             datasets: Vec::new(),
             overlays: Vec::new(),
+            objects: ObjectStats::default(),
         }
     }
 
