@@ -142,7 +142,7 @@ pub fn discover(roots: &[PathBuf], opts: &ScanOptions) -> Result<Discovery, Conf
             match kind {
                 LayoutKind::Custom => super::custom::collect(&mut scan, o),
                 LayoutKind::Cityscapes => super::cityscapes::collect(&mut scan, o),
-                LayoutKind::Voc => super::voc::collect(&mut scan),
+                LayoutKind::Voc => class_names = super::voc::collect(&mut scan),
                 LayoutKind::Paired => super::paired::collect(&mut scan, o),
                 LayoutKind::ImageFolder => {
                     class_names = Some(super::image_folder::collect(&mut scan, o))
