@@ -21,12 +21,12 @@ pub fn voc_outside(
     let hint = if zero_based {
         "VOC's coordinates are 1-based (1..width): a 0 comes from a converter that writes 0-based pixels; mmdet's VOC loader subtracts 1 and gets -1".to_string()
     } else {
-        format!("the box was drawn on another size of the image (resized after labelling), or the {from} is wrong; random crops and flips then place the object where it is not")
+        "the boxes were drawn on another size of the image (resized after labelling), or by a converter that does not clip them; random crops and flips then place the object where it is not".to_string()
     };
     let mut f = problem(
         &LG706,
         format!(
-            "{} outside the {width}x{height} image ({from}; VOC coordinates run 1..{width}, 1..{height})",
+            "{} outside the {width}x{height} image (size from {from}; VOC coordinates run 1..{width}, 1..{height})",
             if n == 1 { "1 box is".to_string() } else { format!("{n} boxes are") },
         ),
     )

@@ -19,11 +19,15 @@ use labelguard_core::finding::count;
 use labelguard_core::Location;
 
 /// VOC `<object>`s a loader cannot read: without `<name>`, without `<bndbox>`, or whose
-/// `<bndbox>` lacks a corner (`what` says which, per object kind, with counts).
+/// `<bndbox>` lacks a corner (`what`: `1 without <name>`, ...).
 pub fn voc_objects(n: u64, what: &[String], first: Vec<Location>) -> Finding {
     let mut f = problem(
         &LG709,
-        format!("{} without {}", count(n, "object"), what.join(", ")),
+        format!(
+            "{} a loader cannot read: {}",
+            count(n, "object"),
+            what.join(", ")
+        ),
     )
     .hint("torchvision's VOCDetection returns the object without the element and the training code's obj['name'] or obj['bndbox']['xmin'] raises KeyError; mmdet's XMLDataset raises AttributeError on find('name').text")
     .fix("add the missing elements (every <object> has <name> and <bndbox> with xmin, ymin, xmax, ymax), or drop the objects");

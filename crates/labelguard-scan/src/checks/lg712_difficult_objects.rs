@@ -15,24 +15,23 @@ pub fn counted(difficult: u64, truncated: u64, crowd: u64, objects: u64) -> Opti
     let mut parts = Vec::new();
     let mut hints = Vec::new();
     if difficult > 0 {
-        parts.push(format!("{difficult} difficult"));
+        parts.push(format!("{difficult} flagged difficult"));
         hints.push("difficult objects: torchvision's VOCDetection returns them like any other, mmdet's VOC loader keeps them as ignored boxes and its VOC mAP leaves them out");
     }
     if truncated > 0 {
-        parts.push(format!("{truncated} truncated"));
+        parts.push(format!("{truncated} flagged truncated"));
         hints.push("truncated objects: every framework trains on them as usual (the flag says the box does not cover the whole object)");
     }
     if crowd > 0 {
-        parts.push(format!("{crowd} crowd"));
+        parts.push(format!("{crowd} flagged crowd (iscrowd 1)"));
         hints.push("crowd regions (iscrowd 1): pycocotools, detectron2 and mmdet leave them out of training targets and matching, torchvision's reference scripts drop them");
     }
     let flagged = difficult + truncated + crowd;
     let mut f = problem(
         &LG712,
         format!(
-            "of {}, {} flagged: {}",
+            "of the dataset's {}: {}",
             count(objects, "object"),
-            if flagged == 1 { "one is" } else { "these are" },
             parts.join(", ")
         ),
     )

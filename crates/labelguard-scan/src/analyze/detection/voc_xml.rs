@@ -181,7 +181,7 @@ pub fn xml_file(item: &Item, image: Option<&Path>, ctx: &Ctx<'_>) -> FileResult 
         _ => {}
     }
     let from_size = match recorded {
-        Some((Some(w), Some(h))) => Some(((w, h), "its <size>")),
+        Some((Some(w), Some(h))) => Some(((w, h), "the annotation's <size>")),
         _ => None,
     };
     let reference = header.map(|s| (s, "the image's header")).or(from_size);
@@ -305,13 +305,13 @@ pub fn xml_file(item: &Item, image: Option<&Path>, ctx: &Ctx<'_>) -> FileResult 
     if no_name + no_box + no_corner > 0 {
         let mut what = Vec::new();
         if no_name > 0 {
-            what.push(format!("<name> ({no_name})"));
+            what.push(format!("{no_name} without <name>"));
         }
         if no_box > 0 {
-            what.push(format!("<bndbox> ({no_box})"));
+            what.push(format!("{no_box} without <bndbox>"));
         }
         if no_corner > 0 {
-            what.push(format!("a <bndbox> corner ({no_corner})"));
+            what.push(format!("{no_corner} without a <bndbox> corner"));
         }
         let n = doc
             .objects
