@@ -22,7 +22,8 @@ pub struct DatasetInfo {
     /// The dataset's path on disk (for per-dataset config entries).
     pub path: PathBuf,
     pub layout: LayoutKind,
-    /// Class names discovered from the files (ImageFolder folders, YOLO's `data.yaml`).
+    /// Class names discovered from the files (ImageFolder folders, YOLO's `data.yaml`, the
+    /// `<name>`s of VOC annotations).
     pub class_names: Option<Vec<String>>,
     /// The class count the files declare (YOLO's `data.yaml`), when no setting gives one.
     pub num_classes: Option<u32>,
