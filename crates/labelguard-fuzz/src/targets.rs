@@ -69,6 +69,21 @@ fn safetensors_seeds() -> Vec<Vec<u8>> {
     ]
 }
 
+fn voc_xml_seeds() -> Vec<Vec<u8>> {
+    let mut odd = fx::voc_obj("persn", [12, 30, 50, 80]);
+    odd.difficult = true;
+    odd.truncated = true;
+    vec![
+        fx::voc_annotation(
+            "000001.jpg",
+            Some((353, 500)),
+            &[fx::voc_obj("dog", [48, 240, 195, 371]), odd],
+        ),
+        fx::voc_annotation("a.jpg", None, &[]),
+        b"<?xml version=\"1.0\"?><!-- c --><annotation><object><name>a&amp;b&#33;<![CDATA[c]]></name><part><name>head</name><bndbox/></part></object></annotation>".to_vec(),
+    ]
+}
+
 fn tensors(b: &[u8], file: &Path) {
     write(file, b);
     let _ = labelguard_io::read_tensors(file, &labelguard_io::Limits::default());
@@ -163,6 +178,14 @@ pub const TARGETS: &[Target] = &[
         },
         run: |b, _| {
             let _ = labelguard_diagnose::diagnose_bytes(b, "log", Default::default());
+        },
+    },
+    Target {
+        name: "voc_xml",
+        ext: "xml",
+        seeds: voc_xml_seeds,
+        run: |b, _| {
+            let _ = labelguard_scan::read::voc_xml::parse(b);
         },
     },
     Target {

@@ -295,6 +295,78 @@ pub fn tree(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     out
 }
 
+/// One `<object>` of [`voc_annotation`]: its name, its `<bndbox>` corners as written (`None`:
+/// no `<bndbox>`), and its `<difficult>` and `<truncated>` flags.
+pub struct VocObj {
+    pub name: Option<String>,
+    pub bndbox: Option<[String; 4]>,
+    pub difficult: bool,
+    pub truncated: bool,
+}
+
+/// A box object named `name` with corners `(xmin, ymin, xmax, ymax)`.
+pub fn voc_obj(name: &str, b: [u32; 4]) -> VocObj {
+    VocObj {
+        name: Some(name.to_string()),
+        bndbox: Some(b.map(|v| v.to_string())),
+        difficult: false,
+        truncated: false,
+    }
+}
+
+/// A Pascal VOC annotation XML for `filename`, with `<size>` `size` (width, height; `None`:
+/// no `<size>`) and `objects`, laid out as the devkit's files are.
+pub fn voc_annotation(filename: &str, size: Option<(u32, u32)>, objects: &[VocObj]) -> Vec<u8> {
+    let mut s = format!("<annotation>\n\t<folder>VOC2007</folder>\n\t<filename>{filename}</filename>\n\t<source><database>The VOC2007 Database</database></source>\n");
+    if let Some((w, h)) = size {
+        s.push_str(&format!(
+            "\t<size>\n\t\t<width>{w}</width>\n\t\t<height>{h}</height>\n\t\t<depth>3</depth>\n\t</size>\n"
+        ));
+    }
+    s.push_str("\t<segmented>0</segmented>\n");
+    for o in objects {
+        s.push_str("\t<object>\n");
+        if let Some(n) = &o.name {
+            s.push_str(&format!("\t\t<name>{n}</name>\n"));
+        }
+        s.push_str(&format!(
+            "\t\t<pose>Unspecified</pose>\n\t\t<truncated>{}</truncated>\n\t\t<difficult>{}</difficult>\n",
+            u8::from(o.truncated),
+            u8::from(o.difficult)
+        ));
+        if let Some([a, b, c, d]) = &o.bndbox {
+            s.push_str(&format!("\t\t<bndbox>\n\t\t\t<xmin>{a}</xmin>\n\t\t\t<ymin>{b}</ymin>\n\t\t\t<xmax>{c}</xmax>\n\t\t\t<ymax>{d}</ymax>\n\t\t</bndbox>\n"));
+        }
+        s.push_str("\t</object>\n");
+    }
+    s.push_str("</annotation>\n");
+    s.into_bytes()
+}
+
+/// A VOC2007-like detection tree under `root/VOCdevkit/VOC2007`: for each `(stem, xml)`, the
+/// annotation and a JPEG header of `w x h` as its image, and `ImageSets/Main/train.txt`
+/// listing every stem. Returns the dataset's folder relative to `root`.
+pub fn voc_detection_tree(root: &Path, files: &[(&str, Vec<u8>)], w: u16, h: u16) -> String {
+    let base = "VOCdevkit/VOC2007";
+    let mut list = String::new();
+    for (stem, xml) in files {
+        put(root, &format!("{base}/Annotations/{stem}.xml"), xml);
+        put(
+            root,
+            &format!("{base}/JPEGImages/{stem}.jpg"),
+            &jpeg_stub(w, h),
+        );
+        list.push_str(stem);
+        list.push('\n');
+    }
+    put(
+        root,
+        &format!("{base}/ImageSets/Main/train.txt"),
+        list.as_bytes(),
+    );
+    base.to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

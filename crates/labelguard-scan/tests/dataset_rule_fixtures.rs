@@ -202,3 +202,151 @@ fn lg620_internal_error() {
     assert_eq!(f.code, "LG620");
     insta::assert_snapshot!(serde_json::to_string_pretty(&f).expect("json"));
 }
+
+// ---- Pascal VOC XML (VOCdevkit/VOC2007-like trees, no class list: the VOC classes inferred) ----
+
+fn voc(files: &[(&str, Vec<u8>)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    voc_detection_tree(dir.path(), files, 200, 100);
+    dir
+}
+
+fn flagged(mut o: VocObj, difficult: bool, truncated: bool) -> VocObj {
+    o.difficult = difficult;
+    o.truncated = truncated;
+    o
+}
+
+#[test]
+fn lg702_unknown_category() {
+    let a = voc_annotation(
+        "000001.jpg",
+        Some((200, 100)),
+        &[
+            voc_obj("person", [10, 10, 50, 80]),
+            voc_obj("persn", [12, 30, 50, 80]),
+            voc_obj("Person", [60, 10, 90, 90]),
+            voc_obj("aeroplan", [1, 1, 200, 100]),
+            voc_obj("persn", [100, 30, 150, 80]),
+        ],
+    );
+    let b = voc_annotation(
+        "000002.jpg",
+        Some((200, 100)),
+        &[voc_obj("dog", [1, 1, 20, 20])],
+    );
+    let dir = voc(&[("000001", a), ("000002", b)]);
+    insta::assert_snapshot!(finding(dir.path(), Overrides::default(), "LG702"));
+}
+
+#[test]
+fn lg705_invalid_box_voc() {
+    let mut bad = voc_obj("dog", [10, 10, 50, 80]);
+    bad.bndbox = Some(["12.5".into(), "abc".into(), "40".into(), "60".into()]);
+    let a = voc_annotation(
+        "000001.jpg",
+        Some((200, 100)),
+        &[
+            voc_obj("dog", [50, 10, 20, 80]),
+            bad,
+            voc_obj("cat", [5, 5, 30, 30]),
+        ],
+    );
+    let dir = voc(&[("000001", a)]);
+    insta::assert_snapshot!(finding(dir.path(), Overrides::default(), "LG705"));
+}
+
+#[test]
+fn lg706_box_outside_image_voc() {
+    let a = voc_annotation(
+        "000001.jpg",
+        Some((200, 100)),
+        &[
+            voc_obj("dog", [0, 10, 50, 80]),
+            voc_obj("cat", [150, 10, 260, 100]),
+        ],
+    );
+    let dir = voc(&[("000001", a)]);
+    insta::assert_snapshot!(finding(dir.path(), Overrides::default(), "LG706"));
+}
+
+#[test]
+fn lg707_annotation_without_image() {
+    let dir = voc(&[(
+        "000001",
+        voc_annotation(
+            "000001.jpg",
+            Some((200, 100)),
+            &[voc_obj("dog", [1, 1, 20, 20])],
+        ),
+    )]);
+    put(
+        dir.path(),
+        "VOCdevkit/VOC2007/Annotations/000002.xml",
+        &voc_annotation(
+            "000002.jpg",
+            Some((200, 100)),
+            &[voc_obj("cat", [1, 1, 20, 20])],
+        ),
+    );
+    insta::assert_snapshot!(finding(dir.path(), Overrides::default(), "LG707"));
+}
+
+#[test]
+fn lg708_annotation_size_mismatch() {
+    // The JPEG is 200x100; the annotation says 100x200 (width and height swapped).
+    let a = voc_annotation(
+        "000001.jpg",
+        Some((100, 200)),
+        &[voc_obj("dog", [1, 1, 20, 20])],
+    );
+    let dir = voc(&[("000001", a)]);
+    insta::assert_snapshot!(finding(dir.path(), Overrides::default(), "LG708"));
+}
+
+#[test]
+fn lg709_malformed_annotation_voc() {
+    let mut no_box = voc_obj("dog", [1, 1, 2, 2]);
+    no_box.bndbox = None;
+    let mut no_name = voc_obj("cat", [3, 3, 30, 30]);
+    no_name.name = None;
+    let a = voc_annotation(
+        "000001.jpg",
+        Some((200, 100)),
+        &[no_box, no_name, voc_obj("cat", [5, 5, 30, 30])],
+    );
+    let dir = voc(&[("000001", a)]);
+    insta::assert_snapshot!(finding(dir.path(), Overrides::default(), "LG709"));
+}
+
+#[test]
+fn lg602_corrupt_file_voc() {
+    let whole = voc_annotation(
+        "000001.jpg",
+        Some((200, 100)),
+        &[voc_obj("dog", [1, 1, 20, 20])],
+    );
+    let cut = whole[..whole.len() - 60].to_vec();
+    let dir = voc(&[("000001", cut)]);
+    insta::assert_snapshot!(finding(dir.path(), Overrides::default(), "LG602"));
+}
+
+#[test]
+fn lg712_difficult_objects() {
+    let a = voc_annotation(
+        "000001.jpg",
+        Some((200, 100)),
+        &[
+            flagged(voc_obj("dog", [1, 1, 20, 20]), true, false),
+            flagged(voc_obj("cat", [1, 1, 20, 20]), true, true),
+            voc_obj("cat", [30, 30, 60, 60]),
+        ],
+    );
+    let b = voc_annotation(
+        "000002.jpg",
+        Some((200, 100)),
+        &[flagged(voc_obj("person", [1, 1, 20, 20]), false, true)],
+    );
+    let dir = voc(&[("000001", a), ("000002", b)]);
+    insta::assert_snapshot!(finding(dir.path(), Overrides::default(), "LG712"));
+}

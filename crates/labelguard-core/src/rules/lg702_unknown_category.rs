@@ -5,7 +5,10 @@ declare_rule! {
     ///
     /// ## What it checks
     /// COCO annotations whose `category_id` is not the `id` of an entry of `categories`, and Pascal VOC objects whose
-    /// `<name>` is not in the class list (with the nearest name when it looks like a typo).
+    /// `<name>` is not in the class list (with the nearest name when it looks like a typo: the same but for case, or
+    /// one or two edits away). The class list is `--classes` or the preset; without one, the scan infers it from the
+    /// names every annotation uses: the 20 VOC classes when each name is one of them or a typo of one, else the sorted
+    /// names found (a dataset of its own classes, where every name is a class).
     ///
     /// ## Why it matters
     /// A loader that maps categories through the declared list fails on the object: detectron2 raises `KeyError`

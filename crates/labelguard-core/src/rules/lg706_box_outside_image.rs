@@ -4,7 +4,8 @@ declare_rule! {
     /// A box or polygon lies (partly) outside its image.
     ///
     /// ## What it checks
-    /// Box corners and polygon points against the image's size (COCO's `width`/`height`, VOC's `<size>`), and YOLO's
+    /// Box corners and polygon points against the image's size (COCO's `width`/`height`; for VOC the image file's
+    /// header, else `<size>`, with VOC's 1-based corners: `1..=width` is inside), and YOLO's
     /// normalised coordinates against `[0, 1]`.
     ///
     /// ## Why it matters

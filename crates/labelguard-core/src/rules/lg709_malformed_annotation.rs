@@ -7,7 +7,7 @@ declare_rule! {
     ///
     /// ## What it checks
     /// Every line of a YOLO label file, every COCO `images`, `annotations` and `categories` entry, every VOC
-    /// `<object>`.
+    /// `<object>` (its `<name>` and `<bndbox>` corners) and VOC's `<size>` (missing, or 0 as broken exports write it).
     ///
     /// ## Why it matters
     /// Loaders parse these fields without checks: `np.loadtxt`/`float()` raise `ValueError`, pycocotools raises

@@ -4,7 +4,8 @@ declare_rule! {
     /// Objects are flagged difficult, truncated or crowd.
     ///
     /// ## What it checks
-    /// VOC's `<difficult>` and `<truncated>` flags and COCO's `iscrowd`, counted.
+    /// VOC's `<difficult>` and `<truncated>` flags (set by any non-zero integer, as `int(text)` reads them) and COCO's
+    /// `iscrowd`, counted over the whole dataset: one Info finding about the dataset, not one per file.
     ///
     /// ## Why it matters
     /// Frameworks disagree about them: torchvision's `VOCDetection` returns difficult objects like any other, mmdet's
@@ -15,7 +16,7 @@ declare_rule! {
     /// Decide whether the pipeline trains on them, and say so in the dataset's config.
     ///
     /// ## Checked by
-    /// - `crates/labelguard-scan/src/checks/lg712_difficult_objects.rs` (same name, in the scan crate, which reads the annotation files)
+    /// - `crates/labelguard-scan/src/report/dataset_checks/lg712_difficult_objects.rs` (same name, in the scan crate: counted over the whole dataset when the report is finalised; the wording is in `src/checks/lg712_difficult_objects.rs`)
     /// - fixture: `lg712_difficult_objects` in `crates/labelguard-scan/tests/dataset_rule_fixtures.rs`
     "LG712", "difficult-objects", Info
 }

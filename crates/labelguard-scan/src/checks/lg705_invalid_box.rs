@@ -1,3 +1,48 @@
 //! LG705 invalid-box: boxes without area (zero or negative width or height, inverted corners)
 //! or with a coordinate that is not a finite number.
 //! Documentation: `labelguard_core::rules::lg705_invalid_box`.
+
+// ---- Pascal VOC XML ----
+
+use crate::problem::problem;
+use labelguard_core::rules::LG705;
+use labelguard_core::{Finding, Location};
+
+/// VOC `<bndbox>`es without area (`empty`: `xmax <= xmin` or `ymax <= ymin`) or with a
+/// coordinate that is not a finite number (`not_numbers`); `first` the first of them.
+pub fn voc_invalid_boxes(empty: u64, not_numbers: u64, first: Vec<Location>) -> Finding {
+    let n = empty + not_numbers;
+    let mut parts = Vec::new();
+    if empty > 0 {
+        parts.push(format!(
+            "{empty} without area (xmax <= xmin or ymax <= ymin)"
+        ));
+    }
+    if not_numbers > 0 {
+        parts.push(format!(
+            "{not_numbers} with a coordinate that is not a number"
+        ));
+    }
+    let hint = if not_numbers > 0 {
+        "a coordinate written as text a loader cannot convert: int()/float() raise ValueError when the file is read; an empty <xmin/> comes from an export that lost the value"
+    } else {
+        "corners swapped by a converter (xmin written where xmax belongs), or a click-without-drag box; torchvision's detection models raise 'All bounding boxes should have positive height and width'"
+    };
+    let mut f = problem(
+        &LG705,
+        format!(
+            "{} invalid: {}",
+            if n == 1 {
+                "1 box is".to_string()
+            } else {
+                format!("{n} boxes are")
+            },
+            parts.join(", ")
+        ),
+    )
+    .hint(hint)
+    .fix("correct the corners (xmin < xmax, ymin < ymax, in pixels) or drop the objects");
+    f.count = Some(n);
+    f.locations = first;
+    f
+}

@@ -22,7 +22,8 @@ pub struct DatasetInfo {
     /// The dataset's path on disk (for per-dataset config entries).
     pub path: PathBuf,
     pub layout: LayoutKind,
-    /// Class names discovered from the files (ImageFolder folders, YOLO's `data.yaml`).
+    /// Class names discovered from the files (ImageFolder folders, YOLO's `data.yaml`, the
+    /// `<name>`s of VOC annotations).
     pub class_names: Option<Vec<String>>,
     /// The class count the files declare (YOLO's `data.yaml`), when no setting gives one.
     pub num_classes: Option<u32>,
@@ -142,7 +143,7 @@ pub fn discover(roots: &[PathBuf], opts: &ScanOptions) -> Result<Discovery, Conf
             match kind {
                 LayoutKind::Custom => super::custom::collect(&mut scan, o),
                 LayoutKind::Cityscapes => super::cityscapes::collect(&mut scan, o),
-                LayoutKind::Voc => super::voc::collect(&mut scan),
+                LayoutKind::Voc => class_names = super::voc::collect(&mut scan),
                 LayoutKind::Paired => super::paired::collect(&mut scan, o),
                 LayoutKind::ImageFolder => {
                     class_names = Some(super::image_folder::collect(&mut scan, o))

@@ -1,15 +1,150 @@
 //! The **voc** layout: `SegmentationClass/<stem>.png` with `JPEGImages/<stem>.jpg`, splits
 //! from `ImageSets/Segmentation/{train,val,test}.txt`; a listed stem without its mask is LG608.
+//! And the detection annotations: `Annotations/<stem>.xml` with the image its `<filename>`
+//! names in `JPEGImages` (else `<stem>.jpg`), splits from `ImageSets/Main/{train,val,test,
+//! trainval}.txt`; an annotation without its image is LG707 (added by the analysis).
+//!
+//! The class list of the annotations, when no setting gives one, is inferred here from the
+//! `<name>`s of every annotation (a pre-pass that parses each XML once, which also gives its
+//! `<filename>`): the preset's background and 20 VOC classes when every name is one of them
+//! or looks like a typo of one (so that `persn` is reported against `person`, LG702), else
+//! the sorted set of names found (a dataset of other classes in VOC's format; every name is
+//! then a class and LG702 cannot fire, the class list being the data's own). Inferring from
+//! the whole dataset, not file by file, is what keeps the ids the same in every file.
 
-use super::item::RootScan;
+use super::item::{RootScan, Task};
 use super::pairing::pair;
-use super::paths::{components, ext_of, stem_of, MASK_EXTS};
+use super::paths::{components, display, ext_of, stem_of, MASK_EXTS};
 use crate::checks::lg608_missing_pair;
+use crate::checks::lg702_unknown_category::did_you_mean;
 use crate::walk::Entry;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;
 
-pub(crate) fn collect(scan: &mut RootScan<'_>) {
+/// Collects the dataset's items; returns the class names inferred from the annotations'
+/// `<name>`s, when there are annotations.
+pub(crate) fn collect(scan: &mut RootScan<'_>) -> Option<Vec<String>> {
+    collect_masks(scan);
+    collect_xml(scan)
+}
+
+/// The largest annotation the pre-pass reads (the analysis reads larger ones and reports).
+const PREPASS_MAX_BYTES: u64 = 4 << 20;
+/// The most distinct names the pre-pass keeps (a real dataset has tens).
+const MAX_NAMES: usize = 10_000;
+
+fn collect_xml(scan: &mut RootScan<'_>) -> Option<Vec<String>> {
+    let mut bases: BTreeSet<String> = BTreeSet::new();
+    for e in &scan.files {
+        let comps = components(&e.rel);
+        if comps.len() >= 2 && comps[comps.len() - 2] == "Annotations" && ext_of(&e.rel) == "xml" {
+            bases.insert(comps[..comps.len() - 2].join("/"));
+        }
+    }
+    if bases.is_empty() {
+        return None;
+    }
+    let mut names: BTreeSet<String> = BTreeSet::new();
+    let mut items = Vec::new();
+    for base in bases {
+        let splits = read_splits(scan, &join(&base, "ImageSets/Main"));
+        let prefix = join(&base, "Annotations/");
+        let images = join(&base, "JPEGImages/");
+        for e in scan.files.iter().filter(|e| {
+            e.rel.starts_with(&prefix)
+                && !e.rel[prefix.len()..].contains('/')
+                && ext_of(&e.rel) == "xml"
+        }) {
+            let stem = stem_of(&e.rel[prefix.len()..]);
+            let doc = read_doc(&e.path);
+            let filename = doc.as_ref().and_then(|d| d.filename.clone()).filter(|f| {
+                !f.is_empty() && !f.contains('/') && !f.contains('\\') && f != "." && f != ".."
+            });
+            if let Some(d) = &doc {
+                for o in &d.objects {
+                    if let Some(n) = o.name.as_ref().filter(|n| !n.is_empty()) {
+                        if names.len() < MAX_NAMES || names.contains(n) {
+                            names.insert(n.clone());
+                        }
+                    }
+                }
+            }
+            let mut candidates: Vec<String> = Vec::new();
+            if let Some(f) = &filename {
+                candidates.push(format!("{images}{f}"));
+            }
+            for ext in ["jpg", "jpeg", "png"] {
+                candidates.push(format!("{images}{stem}.{ext}"));
+            }
+            let found = candidates
+                .iter()
+                .find(|c| scan.present.contains(c.as_str()));
+            let expected = candidates[0].clone();
+            let task = Task::VocXml {
+                image: found.map(|c| scan.root.join(c)),
+                missing_image: found.is_none().then(|| display(&scan.root, &expected)),
+            };
+            let split = splits.get(stem).cloned().unwrap_or_else(|| "all".into());
+            items.push(scan.item(e, split, task));
+        }
+    }
+    scan.items.extend(items);
+    Some(infer_classes(&names))
+}
+
+/// `base/rest`, or `rest` for the dataset's own root.
+fn join(base: &str, rest: &str) -> String {
+    if base.is_empty() {
+        rest.to_string()
+    } else {
+        format!("{base}/{rest}")
+    }
+}
+
+/// The split of each stem listed in `dir/{test,trainval,val,train}.txt`; a stem in
+/// `train.txt` and `trainval.txt` is train.
+fn read_splits(scan: &RootScan<'_>, dir: &str) -> HashMap<String, String> {
+    let mut out = HashMap::new();
+    for split in ["test", "trainval", "val", "train"] {
+        if let Ok(text) = read_small(&scan.root.join(format!("{dir}/{split}.txt"))) {
+            // `aeroplane_train.txt` style lines are `stem flag`; the split lists hold stems.
+            for line in text.lines() {
+                if let Some(stem) = line.split_whitespace().next() {
+                    let s = if split == "trainval" { "train" } else { split };
+                    out.insert(stem.to_string(), s.to_string());
+                }
+            }
+        }
+    }
+    out
+}
+
+fn read_doc(path: &Path) -> Option<crate::read::voc_xml::VocDoc> {
+    let mut buf = Vec::new();
+    crate::read::file::read_file(path, PREPASS_MAX_BYTES, &mut buf).ok()?;
+    crate::read::voc_xml::parse(&buf).ok()
+}
+
+/// The class list of a VOC dataset whose annotations use `names`: the `pascal-voc` preset's
+/// (background and the 20 classes) when every name is a VOC class or looks like a typo of
+/// one, else the names sorted.
+pub(crate) fn infer_classes(names: &BTreeSet<String>) -> Vec<String> {
+    let voc = &labelguard_labels::preset::PASCAL_VOC.classes[1..];
+    let vocish = names
+        .iter()
+        .all(|n| voc.contains(&n.as_str()) || did_you_mean(n, voc).is_some());
+    if vocish {
+        labelguard_labels::preset::PASCAL_VOC
+            .classes
+            .iter()
+            .map(|c| c.to_string())
+            .collect()
+    } else {
+        names.iter().cloned().collect()
+    }
+}
+
+fn collect_masks(scan: &mut RootScan<'_>) {
     let mut bases: BTreeSet<String> = BTreeSet::new();
     for e in &scan.files {
         let comps = components(&e.rel);
@@ -17,13 +152,6 @@ pub(crate) fn collect(scan: &mut RootScan<'_>) {
             bases.insert(comps[..comps.len() - 2].join("/"));
         }
     }
-    let join = |base: &str, rest: &str| {
-        if base.is_empty() {
-            rest.to_string()
-        } else {
-            format!("{base}/{rest}")
-        }
-    };
     for base in bases {
         // Splits from the ImageSets lists; a stem in train.txt and trainval.txt is train.
         let mut split_of_stem: HashMap<String, String> = HashMap::new();

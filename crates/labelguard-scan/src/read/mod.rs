@@ -8,7 +8,7 @@
 //! [`inflate_bound`] to check a header's claims against the compressed bytes), [`array`]
 //! turns array read errors into findings, [`header`] reads image headers, [`table`] label
 //! tables (with [`line_cap`], [`parquet_source`] and [`thrift_check`]), [`class_weights`] the
-//! class-weight file.
+//! class-weight file, [`voc_xml`] Pascal VOC annotation XML.
 
 pub mod array;
 pub mod class_weights;
@@ -26,3 +26,4 @@ pub mod parquet_columns;
 pub mod parquet_source;
 pub mod table;
 pub mod thrift_check;
+pub mod voc_xml;

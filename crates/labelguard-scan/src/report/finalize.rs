@@ -3,7 +3,8 @@
 //! scratch so that finalizing twice, or after a merge, gives the same report.
 
 use super::dataset_checks::{
-    lg609_class_never_seen, lg610_class_in_one_split, lg611_class_imbalance, lg615_binary_255_masks,
+    lg609_class_never_seen, lg610_class_in_one_split, lg611_class_imbalance,
+    lg615_binary_255_masks, lg712_difficult_objects,
 };
 use super::finding::ScanFinding;
 use super::model::{
@@ -56,6 +57,8 @@ impl ScanReport {
                 dataset.push(f);
             }
         }
+        // Counted over the objects, whatever the histogram says.
+        dataset.extend(lg712_difficult_objects::check(self));
         self.dataset = dataset;
         for f in &mut self.dataset {
             f.repair = propose(&f.finding, &st);
@@ -133,7 +136,13 @@ impl ScanReport {
                     st.class_names.get(i).cloned()
                 }
             });
-            row.name = named.or(row.name.take());
+            // Detection files declare their classes in the ids the head sees (a torchvision
+            // class list without background is shifted by one): their names come first.
+            row.name = if self.histogram.unit == "objects" {
+                row.name.take().or(named)
+            } else {
+                named.or(row.name.take())
+            };
             row.fraction = if row.role == "ignore" || counted == 0 {
                 0.0
             } else {

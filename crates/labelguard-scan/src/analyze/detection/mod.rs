@@ -10,9 +10,11 @@
 //!
 //! One file per format: [`coco`], [`yolo`] and [`voc_xml`] analyse one annotation file each
 //! (their parsers are in `crate::read`); the layouts that find them are
-//! `crate::layout::{coco, yolo, voc}`.
+//! `crate::layout::{coco, yolo, voc}`. [`overlay`] draws a file's boxes on its image for the
+//! HTML report.
 
 pub mod coco;
 pub mod head;
+pub mod overlay;
 pub mod voc_xml;
 pub mod yolo;
