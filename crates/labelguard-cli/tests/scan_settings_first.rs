@@ -38,7 +38,10 @@ fn a_plain_image_folder_root_is_one_dataset() {
         assert_eq!(names, ["bird", "cat", "dog"]);
     }
     // Too few classes for the folders: LG101.
-    let o = run_in(dir.path(), &["scan", "photos", "--format", "json", "--num-classes", "2"]);
+    let o = run_in(
+        dir.path(),
+        &["scan", "photos", "--format", "json", "--num-classes", "2"],
+    );
     assert_eq!(code(&o), 1);
     assert!(codes(&json(&o)).iter().any(|(_, c)| c == "LG101"));
 }
@@ -58,7 +61,10 @@ fn a_dataset_entry_judges_its_own_class_folders() {
         let o = run_in(dir.path(), &["scan", root, "--format", "json"]);
         assert_eq!(code(&o), 1, "{root}: {}", stdout(&o));
         let r = json(&o);
-        let lg101: Vec<_> = codes(&r).into_iter().filter(|(_, c)| c == "LG101").collect();
+        let lg101: Vec<_> = codes(&r)
+            .into_iter()
+            .filter(|(_, c)| c == "LG101")
+            .collect();
         assert_eq!(lg101.len(), 1, "{root}: {:?}", codes(&r));
         assert_eq!(r["summary"]["status"], "errors");
     }
@@ -72,7 +78,11 @@ fn an_entry_that_names_no_dataset_is_an_error_naming_what_was_found() {
         "VOCdevkit/VOC2012/SegmentationClass/a.png",
         &png_gray8(4, 4, &[1; 16]),
     );
-    put(dir.path(), "VOCdevkit/VOC2012/JPEGImages/a.jpg", &jpeg_stub(4, 4));
+    put(
+        dir.path(),
+        "VOCdevkit/VOC2012/JPEGImages/a.jpg",
+        &jpeg_stub(4, 4),
+    );
     put(
         dir.path(),
         "labelguard.toml",
@@ -82,7 +92,9 @@ fn an_entry_that_names_no_dataset_is_an_error_naming_what_was_found() {
     assert_eq!(code(&o), 2, "{}", stdout(&o));
     let e = stderr(&o);
     assert!(
-        e.contains("path = 'VOCdevkit'") && e.contains("matches no dataset") && e.contains("VOCdevkit/VOC2012 (voc)"),
+        e.contains("path = 'VOCdevkit'")
+            && e.contains("matches no dataset")
+            && e.contains("VOCdevkit/VOC2012 (voc)"),
         "{e}"
     );
     // Pointed at the dataset itself, the entry applies.
@@ -100,6 +112,9 @@ fn an_entry_that_names_no_dataset_is_an_error_naming_what_was_found() {
         "labelguard.toml",
         b"[[datasets]]\npath = \"elsewhere\"\nnum_classes = 3\n",
     );
-    let o = run_in(dir.path(), &["scan", "VOCdevkit/VOC2012", "--num-classes", "21"]);
+    let o = run_in(
+        dir.path(),
+        &["scan", "VOCdevkit/VOC2012", "--num-classes", "21"],
+    );
     assert_eq!(code(&o), 0, "{}", stderr(&o));
 }

@@ -48,8 +48,8 @@ fn a_clean_voc2007_tree_has_no_findings() {
         .all_findings()
         .map(|f| format!("{}: {}", f.finding.code, f.finding.message))
         .collect();
-    // The 20 VOC classes are inferred; the ones no file uses are LG609 (dataset Info).
-    assert!(all.iter().all(|f| f.starts_with("LG609")), "{all:?}");
+    // The 20 VOC classes are inferred, not given: the ones no file uses are no finding.
+    assert!(all.is_empty(), "{all:?}");
     assert_eq!(report.summary.files_scanned, 6);
     assert_eq!(report.summary.elements, 12);
     assert_eq!(report.summary.bad_elements, 0);
@@ -229,4 +229,57 @@ fn a_class_list_and_a_framework_decide_the_ids() {
     // torchvision with num_classes 2 for 2 classes: background is not counted.
     let report = scan(dir.path(), &opts(classes(2, 255)));
     assert!(report.all_findings().any(|f| f.finding.code == "LG701"));
+}
+
+#[test]
+fn a_voc2012_tree_with_masks_and_xml_is_two_datasets() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = "VOCdevkit/VOC2012";
+    put(
+        dir.path(),
+        &format!("{base}/JPEGImages/a.jpg"),
+        &jpeg_stub(8, 8),
+    );
+    put(
+        dir.path(),
+        &format!("{base}/SegmentationClass/a.png"),
+        &png_gray8(8, 8, &[15; 64]),
+    );
+    put(
+        dir.path(),
+        &format!("{base}/Annotations/a.xml"),
+        &voc_annotation("a.jpg", Some((8, 8)), &[voc_obj("person", [1, 1, 8, 8])]),
+    );
+    let o = Overrides {
+        preset: Some("pascal-voc".into()),
+        ..Overrides::default()
+    };
+    let report = scan(&dir.path().join("VOCdevkit"), &opts(o));
+    let parts: Vec<(&str, &str)> = report
+        .datasets
+        .iter()
+        .map(|d| (d.settings.roots[0].as_str(), d.histogram.unit.as_str()))
+        .collect();
+    assert_eq!(parts.len(), 2, "{parts:?}");
+    assert!(
+        parts[0].0.ends_with("VOC2012") && parts[0].1 == "pixels",
+        "{parts:?}"
+    );
+    assert!(
+        parts[1].0.ends_with("VOC2012 (detection)") && parts[1].1 == "objects",
+        "{parts:?}"
+    );
+    // Both count person as class 15 of the preset (background 0), 64 pixels and 1 object.
+    assert_eq!(report.datasets[0].histogram.classes[&15].count, 64);
+    assert_eq!(report.datasets[1].histogram.classes[&15].count, 1);
+    // The preset's classes no file uses are LG609 in both; background only in the masks'.
+    let lg609: Vec<&str> = report
+        .dataset
+        .iter()
+        .filter(|f| f.finding.code == "LG609")
+        .map(|f| f.finding.message.as_str())
+        .collect();
+    assert_eq!(lg609.len(), 2, "{lg609:?}");
+    assert!(lg609[0].contains("20 of 21") && lg609[0].contains("0 (background)"));
+    assert!(lg609[1].contains("19 of 21") && !lg609[1].contains("background"));
 }

@@ -159,20 +159,43 @@ pub fn discover(roots: &[PathBuf], opts: &ScanOptions) -> Result<Discovery, Conf
             if scan.items.is_empty() && !group.keep_empty {
                 continue;
             }
-            let ds = datasets.len();
-            homes.push((group.name.clone(), ds));
-            root_items.extend(scan.items.into_iter().map(|mut it| {
-                it.dataset = ds;
-                it
-            }));
-            datasets.push(DatasetInfo {
-                name: display(root, &group.name),
-                path,
-                layout: kind,
-                class_names,
-                num_classes,
-                options: own,
-            });
+            // A VOC tree with class masks and detection XML (VOC2012) is two datasets: pixels
+            // and objects are different units, each with its own histogram and weights.
+            let (det, seg): (Vec<Item>, Vec<Item>) = scan
+                .items
+                .into_iter()
+                .partition(|it| matches!(it.task, Task::VocXml { .. }));
+            let both = kind == LayoutKind::Voc
+                && !det.is_empty()
+                && seg.iter().any(|it| matches!(it.task, Task::Mask { .. }));
+            let parts = if both {
+                vec![
+                    (seg, String::new(), None),
+                    (det, " (detection)".to_string(), class_names),
+                ]
+            } else {
+                let mut all = seg;
+                all.extend(det);
+                vec![(all, String::new(), class_names)]
+            };
+            for (items, suffix, class_names) in parts {
+                let ds = datasets.len();
+                if suffix.is_empty() {
+                    homes.push((group.name.clone(), ds));
+                }
+                root_items.extend(items.into_iter().map(|mut it| {
+                    it.dataset = ds;
+                    it
+                }));
+                datasets.push(DatasetInfo {
+                    name: display(root, &group.name) + &suffix,
+                    path: path.clone(),
+                    layout: kind,
+                    class_names,
+                    num_classes,
+                    options: own.clone(),
+                });
+            }
         }
         if datasets.len() == first {
             homes.push((String::new(), first));

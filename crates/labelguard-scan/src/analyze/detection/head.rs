@@ -3,7 +3,7 @@
 //! its objects into a [`ClassTally`] and hands it to [`Head::judge`], so that the histogram is
 //! in the ids the model sees and LG701/LG703/LG704 are decided in one place.
 
-use crate::analyze::{FileResult, Unit};
+use crate::analyze::{Ctx, FileResult, Unit};
 use crate::checks::lg701_detection_class_out_of_range as lg701;
 use crate::checks::lg703_non_contiguous_category_ids as lg703;
 use crate::checks::lg704_head_class_count_mismatch as lg704;
@@ -36,9 +36,24 @@ pub struct Head<'a> {
     pub declared: &'a [(i64, String)],
     /// How the report calls the stored id (`category_id`, `class id`).
     pub id_name: &'a str,
+    /// Whether the user said what the head is (`--framework` or a class count): only then is
+    /// a convention of the ids that one framework tolerates and another does not (LG703)
+    /// worth a warning.
+    pub head_known: bool,
 }
 
-impl Head<'_> {
+impl<'a> Head<'a> {
+    /// The head of the scan's settings: `ctx`'s framework and class count.
+    pub fn of(ctx: &Ctx<'_>, declared: &'a [(i64, String)], id_name: &'a str) -> Head<'a> {
+        Head {
+            framework: ctx.framework,
+            num_classes: ctx.opts.num_classes,
+            declared,
+            id_name,
+            head_known: ctx.opts.framework.is_some() || ctx.opts.num_classes.is_some(),
+        }
+    }
+
     fn declared_ids(&self) -> Vec<i64> {
         self.declared.iter().map(|(i, _)| *i).collect()
     }
@@ -105,7 +120,7 @@ impl Head<'_> {
                 ));
             }
         }
-        if !self.framework.remaps() && !ids.is_empty() {
+        if self.head_known && !self.framework.remaps() && !ids.is_empty() {
             r.findings
                 .extend(lg703::check(self.framework, &ids, self.id_name));
         }

@@ -266,13 +266,14 @@ pub fn xml_file(item: &Item, image: Option<&Path>, ctx: &Ctx<'_>) -> FileResult 
             r.bad += 1;
         }
     }
-    let head = Head {
-        framework: ctx.framework,
-        num_classes: ctx.opts.num_classes,
-        declared: &classes.declared,
-        id_name: "class",
-    };
-    head.judge(&tally, &mut r);
+    Head::of(ctx, &classes.declared, "class").judge(&tally, &mut r);
+    if ctx.opts.class_names.is_empty() {
+        // A class list inferred from the names found (or VOC's, when every name is one of
+        // its classes) is not the user's: its classes no file uses are not findings (LG609),
+        // so only the names of the classes seen are declared.
+        let seen: Vec<i64> = r.histogram.iter().map(|(id, _)| *id).collect();
+        r.declared.retain(|(id, _)| seen.contains(id));
+    }
     let unknown_objects: u64 = unknown.values().sum();
     r.elements += unknown_objects;
     if !unknown.is_empty() {
