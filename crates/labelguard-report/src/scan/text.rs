@@ -5,6 +5,7 @@ use labelguard_core::finding::ValueCount;
 use labelguard_core::rule::Category;
 use labelguard_core::rules::category_of;
 use labelguard_core::Finding;
+use labelguard_scan::analyze::FileKind;
 use labelguard_scan::layout::LayoutKind;
 use labelguard_scan::report::{ClassRow, ScanReport};
 use std::collections::BTreeMap;
@@ -202,7 +203,13 @@ fn render_one(r: &ScanReport, style: Style, max_files: Option<usize>, top: bool)
                 about.push(visible(&f.split).into_owned());
             }
             if f.bad_elements > 0 {
-                about.push(format!("{} bad elements", thousands(f.bad_elements)));
+                // Objects for detection annotations, elements (pixels, rows) otherwise.
+                let unit = if f.kind == FileKind::Annotations {
+                    "bad object"
+                } else {
+                    "bad element"
+                };
+                about.push(plural(f.bad_elements, unit));
             }
             out += &format!("\n{}", style.paint(look::FILE, &visible(&f.path)));
             if !about.is_empty() {
