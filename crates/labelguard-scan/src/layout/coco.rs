@@ -112,6 +112,38 @@ pub(crate) fn trees(files: &[&Entry]) -> Vec<(String, Vec<String>)> {
         .collect()
 }
 
+/// The image folder of a COCO JSON scanned on its own (`annotations/instances_val2017.json`
+/// -> `val2017/`), found as [`collect`] finds it in a scanned tree: the split folder beside
+/// `annotations/`, `images/<split>`, `images/`, or the JSON's own folder.
+pub(crate) fn images_beside(json: &Path) -> Option<std::path::PathBuf> {
+    let dir = json.parent()?;
+    let base = if dir
+        .file_name()
+        .is_some_and(|n| n.to_string_lossy().eq_ignore_ascii_case("annotations"))
+    {
+        dir.parent()?
+    } else {
+        dir
+    };
+    let part = part_of(&json.to_string_lossy()).to_string();
+    let holds_images = |d: &Path| {
+        std::fs::read_dir(d).is_ok_and(|entries| {
+            entries
+                .flatten()
+                .take(64)
+                .any(|e| IMAGE_EXTS.contains(&ext_of(&e.file_name().to_string_lossy()).as_str()))
+        })
+    };
+    [
+        base.join(&part),
+        base.join("images").join(&part),
+        base.join("images"),
+        dir.to_path_buf(),
+    ]
+    .into_iter()
+    .find(|d| holds_images(d))
+}
+
 /// One item per COCO JSON, with the folder its images are in.
 pub(crate) fn collect(scan: &mut RootScan<'_>) {
     let has_images = |dir: &str| {

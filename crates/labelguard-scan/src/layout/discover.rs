@@ -57,9 +57,32 @@ pub fn discover(roots: &[PathBuf], opts: &ScanOptions) -> Result<Discovery, Conf
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
-            let task = match TableFormat::from_path(root) {
-                Some(f) => Task::Table(f),
-                None => Task::unpaired_label(&rel),
+            // One annotation file scanned on its own is read as what it is.
+            let (task, layout) = match TableFormat::from_path(root) {
+                Some(f) => (Task::Table(f), LayoutKind::Files),
+                None => match super::paths::ext_of(&rel).as_str() {
+                    "json" if super::coco::is_coco_json(root) => (
+                        Task::Coco {
+                            images: super::coco::images_beside(root),
+                        },
+                        LayoutKind::Coco,
+                    ),
+                    "xml" => (
+                        Task::VocXml {
+                            image: None,
+                            missing_image: None,
+                        },
+                        LayoutKind::Voc,
+                    ),
+                    "txt" => (
+                        Task::Yolo {
+                            image: None,
+                            missing_image: None,
+                        },
+                        LayoutKind::Yolo,
+                    ),
+                    _ => (Task::unpaired_label(&rel), LayoutKind::Files),
+                },
             };
             let mut key = vec![index as u8];
             key.extend_from_slice(rel.as_bytes());
@@ -79,7 +102,7 @@ pub fn discover(roots: &[PathBuf], opts: &ScanOptions) -> Result<Discovery, Conf
             datasets.push(DatasetInfo {
                 name: root.to_string_lossy().into_owned(),
                 path: root.clone(),
-                layout: LayoutKind::Files,
+                layout,
                 class_names: None,
                 num_classes: None,
                 options: own,
