@@ -7,11 +7,13 @@
 //! first bytes, [`mask`] decodes masks (with [`fastpng`] for plain 8-bit PNGs and
 //! [`inflate_bound`] to check a header's claims against the compressed bytes), [`array`]
 //! turns array read errors into findings, [`header`] reads image headers, [`table`] label
-//! tables (with [`line_cap`], [`parquet_source`] and [`thrift_check`]), [`class_weights`] the
+//! tables (with [`line_cap`], [`parquet_source`] and [`thrift_check`]), [`coco`] COCO instances
+//! JSON (streamed), [`class_weights`] the
 //! class-weight file.
 
 pub mod array;
 pub mod class_weights;
+pub mod coco;
 pub mod data_yaml;
 pub mod fastpng;
 pub mod file;
