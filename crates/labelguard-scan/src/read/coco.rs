@@ -543,6 +543,9 @@ struct Stream<R> {
     /// Newlines before `buf[0]`.
     lines: u64,
     eof: bool,
+    /// How much the next read asks for at least: 64 KiB first (a small file costs no large
+    /// buffer), doubling up to [`CHUNK`].
+    chunk: usize,
 }
 
 impl<R: Read> Stream<R> {
@@ -554,6 +557,7 @@ impl<R: Read> Stream<R> {
             base: 0,
             lines: 0,
             eof: false,
+            chunk: 64 << 10,
         }
     }
 
@@ -574,7 +578,8 @@ impl<R: Read> Stream<R> {
             self.pos = 0;
         }
         let start = self.buf.len();
-        let want = want.max(CHUNK);
+        let want = want.max(self.chunk);
+        self.chunk = (self.chunk * 2).min(CHUNK);
         self.buf.resize(start + want, 0);
         let mut got = 0;
         while got < want {
@@ -605,7 +610,7 @@ impl<R: Read> Stream<R> {
                 }
                 self.pos += 1;
             }
-            if !self.fill(CHUNK)? {
+            if !self.fill(0)? {
                 return Ok(None);
             }
         }
@@ -640,7 +645,7 @@ impl<R: Read> Stream<R> {
     where
         T: serde::de::DeserializeOwned,
     {
-        let mut want = CHUNK;
+        let mut want: usize = 64 << 10;
         loop {
             if self.eof && self.pos >= self.buf.len() {
                 return self.slow_element(slow);
@@ -709,7 +714,7 @@ impl<R: Read> Stream<R> {
                     "an element of more than {MAX_ELEMENT} bytes (a bracket left open?)"
                 )));
             }
-            let grow = s.len().max(CHUNK);
+            let grow = s.len().max(64 << 10);
             self.fill(grow)?;
         }
     }
@@ -764,7 +769,7 @@ impl<R: Read> Stream<R> {
                 }
                 started = true;
             }
-            if !self.fill(CHUNK)? {
+            if !self.fill(0)? {
                 return if depth == 0 && !in_str && started {
                     Ok(())
                 } else {
@@ -823,7 +828,7 @@ pub enum ReadError {
 }
 
 fn walk<R: Read>(st: &mut Stream<R>, sink: &mut dyn Sink) -> Result<(), Fail> {
-    st.fill(CHUNK)?;
+    st.fill(0)?;
     if st.buf.starts_with("\u{feff}".as_bytes()) {
         st.pos = 3;
     }
