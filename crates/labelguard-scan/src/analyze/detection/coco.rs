@@ -50,13 +50,44 @@ pub fn coco_file(item: &Item, images: Option<&Path>, ctx: &Ctx<'_>) -> FileResul
             return r;
         }
     };
+    analyze(file, images, ctx, &mut r);
+    r
+}
+
+/// Analyses COCO JSON `bytes` as a file named `display` without an image folder (the fuzz
+/// harness's entry point: every byte string returns, none panics).
+pub fn coco_bytes(bytes: &[u8], display: &str, ctx: &Ctx<'_>) -> FileResult {
+    let mut r = FileResult {
+        display: display.to_string(),
+        split: "all".to_string(),
+        kind: FileKind::Annotations,
+        shape: None,
+        findings: Vec::new(),
+        elements: 0,
+        bad: 0,
+        histogram: Vec::new(),
+        hist_overflow: 0,
+        unit: crate::analyze::Unit::Objects,
+        declared: Vec::new(),
+        objects: Default::default(),
+        overlay: None,
+        dataset_level: false,
+    };
+    if bytes.is_empty() {
+        r.findings.push(empty_file());
+    } else {
+        analyze(bytes, None, ctx, &mut r);
+    }
+    r
+}
+
+fn analyze(read: impl std::io::Read, images: Option<&Path>, ctx: &Ctx<'_>, r: &mut FileResult) {
     let mut state = Coco::new(images);
-    match read_coco(file, &mut state) {
-        Ok(()) => state.finish(ctx, &mut r),
+    match read_coco(read, &mut state) {
+        Ok(()) => state.finish(ctx, r),
         Err(ReadError::Corrupt(f)) => r.findings.push(f),
         Err(ReadError::Io(e)) => r.findings.push(io_problem("cannot read", &e)),
     }
-    r
 }
 
 /// Count and first locations of one kind of problem.
