@@ -577,26 +577,17 @@ impl<R: Read> Stream<R> {
             self.buf.drain(..self.pos);
             self.pos = 0;
         }
-        let start = self.buf.len();
         let want = want.max(self.chunk);
         self.chunk = (self.chunk * 2).min(CHUNK);
-        self.buf.resize(start + want, 0);
-        let mut got = 0;
-        while got < want {
-            match self.r.read(&mut self.buf[start + got..]) {
-                Ok(0) => {
-                    self.eof = true;
-                    break;
-                }
-                Ok(n) => got += n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => {
-                    self.buf.truncate(start + got);
-                    return Err(Fail::Io(e));
-                }
-            }
+        self.buf.reserve(want);
+        // `read_to_end` fills the spare capacity without zeroing it first.
+        let got = (&mut self.r)
+            .take(want as u64)
+            .read_to_end(&mut self.buf)
+            .map_err(Fail::Io)?;
+        if got < want {
+            self.eof = true;
         }
-        self.buf.truncate(start + got);
         Ok(got > 0)
     }
 
