@@ -6,7 +6,7 @@
     python bench/coco.py --annotations 100000 --images 14000 --rounds 2   # a quick one
 
 It writes `instances_train2017.json` (deterministic: a seeded generator, COCO's key order
-info, licenses, images, annotations, categories, COCO's 80 category ids 1..90, polygons of 20
+info, licenses, images, annotations, categories, COCO's 80 category ids 1..90, polygons of 22
 points, about 520 bytes per annotation like the real file) into
 bench/out/coco_<annotations>/annotations/ unless it is there, with a few planted problems of
 every kind the checks count. Then, in alternating rounds, both run pinned to one core
@@ -68,8 +68,8 @@ def generate(path: Path, n_images: int, n_annotations: int) -> None:
             cat = CATEGORY_IDS[rng.randrange(80)]
             crowd = 0
             pts = []
-            for j in range(20):
-                a = 2 * math.pi * j / 20
+            for j in range(22):
+                a = 2 * math.pi * j / 22
                 pts.append(f"{x + bw / 2 + bw / 2 * math.cos(a):.2f}")
                 pts.append(f"{y + bh / 2 + bh / 2 * math.sin(a):.2f}")
             seg = "[[" + ", ".join(pts) + "]]"
