@@ -174,8 +174,8 @@ def labelguard_counts(report: dict) -> dict:
     )
 
 
-def run(cmd: list[str], stdout) -> tuple[float, int]:
-    """Wall seconds and peak RSS (MiB) of one child."""
+def run(cmd: list[str], stdout) -> tuple[float, int, float]:
+    """Wall seconds, peak RSS (MiB) and CPU seconds (user + system) of one child."""
     pin = ["taskset", "-c", "0"] if shutil.which("taskset") else []
     t = time.perf_counter()
     p = subprocess.Popen(pin + cmd, stdout=stdout, stderr=subprocess.DEVNULL)
@@ -184,7 +184,7 @@ def run(cmd: list[str], stdout) -> tuple[float, int]:
     p.returncode = os.waitstatus_to_exitcode(status)
     if p.returncode not in (0, 1):  # 1: the scan found errors (the planted ones)
         raise SystemExit(f"{cmd[0]} exited {p.returncode}")
-    return wall, ru.ru_maxrss // 1024
+    return wall, ru.ru_maxrss // 1024, ru.ru_utime + ru.ru_stime
 
 
 def main() -> None:
@@ -221,8 +221,8 @@ def main() -> None:
         lg.append(run(lg_cmd, subprocess.DEVNULL))
         with open(py_out, "w") as out:
             py.append(run(py_cmd, out))
-        print(f"round {r + 1}: labelguard {lg[-1][0]:.2f} s, {lg[-1][1]} MiB;"
-              f" python {py[-1][0]:.2f} s, {py[-1][1]} MiB", flush=True)
+        print(f"round {r + 1}: labelguard {lg[-1][0]:.2f} s ({lg[-1][2]:.2f} s CPU), {lg[-1][1]} MiB;"
+              f" python {py[-1][0]:.2f} s ({py[-1][2]:.2f} s CPU), {py[-1][1]} MiB", flush=True)
 
     mine = labelguard_counts(json.loads(report_path.read_text()))
     theirs = json.loads(py_out.read_text())
@@ -230,11 +230,15 @@ def main() -> None:
     print(f"python found:     {theirs}")
     if mine != theirs:
         raise SystemExit("the two disagree")
-    lg_t = statistics.median(t for t, _ in lg)
-    py_t = statistics.median(t for t, _ in py)
+    lg_t = statistics.median(t for t, _, _ in lg)
+    py_t = statistics.median(t for t, _, _ in py)
+    lg_c = statistics.median(c for _, _, c in lg)
+    py_c = statistics.median(c for _, _, c in py)
     print(f"median wall, one core: labelguard {lg_t:.2f} s ({size / 1e6 / lg_t:.0f} MB/s),"
           f" json.load + loop {py_t:.2f} s; ratio {py_t / lg_t:.1f}x")
-    print(f"peak RSS: labelguard {max(m for _, m in lg)} MiB, python {max(m for _, m in py)} MiB,"
+    print(f"median CPU (user + system): labelguard {lg_c:.2f} s, json.load + loop {py_c:.2f} s;"
+          f" ratio {py_c / lg_c:.1f}x")
+    print(f"peak RSS: labelguard {max(m for _, m, _ in lg)} MiB, python {max(m for _, m, _ in py)} MiB,"
           f" file {size / 2**20:.0f} MiB")
 
 
