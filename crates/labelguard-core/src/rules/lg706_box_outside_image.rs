@@ -5,7 +5,8 @@ declare_rule! {
     ///
     /// ## What it checks
     /// Box corners and polygon points against the image's size (COCO's `width`/`height`, VOC's `<size>`), and YOLO's
-    /// normalised coordinates against `[0, 1]`.
+    /// normalised coordinates against `[0, 1]`. COCO boxes and points may reach 1 px past the border (converters
+    /// round, and `x + w` of a box along the border lands a fraction over).
     ///
     /// ## Why it matters
     /// Random crops and flips then place the object where it is not; ultralytics refuses the whole label file
