@@ -640,6 +640,11 @@ mod tests {
     const CATS: &str = r#""categories": [{"id": 1, "name": "a"}, {"id": 2, "name": "b"}]"#;
 
     #[test]
+    fn a_waiting_annotation_costs_64_bytes() {
+        assert_eq!(std::mem::size_of::<Deferred>(), 64);
+    }
+
+    #[test]
     fn a_clean_file_counts_its_objects_in_model_ids() {
         let r = run(&format!(
             r#"{{{IMAGES}, "annotations": [{{"id": 1, "image_id": 1, "category_id": 2, "bbox": [0, 0, 100, 50], "iscrowd": 1}}], {CATS}}}"#
