@@ -34,7 +34,7 @@ pub mod coco {
         problem(&LG702, message)
             .hint(format!(
                 "the file declares {declared} {}; a category removed from `categories` (or a merge of two exports) left its annotations behind. detectron2 raises KeyError ('category_id ... does not exist in categories'), mmdet's cat2label raises KeyError",
-                count(declared as u64, "category")
+                if declared == 1 { "category" } else { "categories" }
             ))
             .fix("add the category to `categories`, correct the annotations' category_id, or drop the annotations")
             .evidence(first.to_vec(), n, values)

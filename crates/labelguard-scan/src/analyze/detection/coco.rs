@@ -160,7 +160,7 @@ struct Deferred {
     index: u32,
     id: i64,
     image_id: i64,
-    /// Box corners (x0, y0, x1, y1), NaN when the box is not checked.
+    /// The box as written (x, y, w, h), NaN when it is not checked.
     bbox: [f32; 4],
     /// Polygon bounds, NaN when none.
     poly: [f32; 4],
@@ -189,6 +189,14 @@ fn ann_at(index: usize, id: i64, image_id: i64, what: String) -> Location {
 
 fn num(v: f64) -> String {
     if v.is_finite() && v == v.trunc() && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v}")
+    }
+}
+
+fn num32(v: f32) -> String {
+    if v.is_finite() && v == v.trunc() && v.abs() < 1e7 {
         format!("{}", v as i64)
     } else {
         format!("{v}")
@@ -276,23 +284,26 @@ impl<'p> Coco<'p> {
             }
             return;
         };
-        let f = |a: [f32; 4]| a.map(f64::from);
         if w.is_finite() && h.is_finite() {
-            let b = f(d.bbox);
-            let p = f(d.poly);
-            let box_out = !b[0].is_nan() && lg706::outside(b, w, h);
+            let b = d.bbox.map(f64::from);
+            let corners = [b[0], b[1], b[0] + b[2], b[1] + b[3]];
+            let p = d.poly.map(f64::from);
+            let box_out = !b[0].is_nan() && lg706::outside(corners, w, h);
             let poly_out = !p[0].is_nan() && lg706::outside(p, w, h);
             if box_out || poly_out {
                 self.outside.add(|| {
+                    // Shown as the file writes them: f32's shortest form of each value.
                     let what = if box_out {
-                        bbox_text(&[b[0], b[1], b[2] - b[0], b[3] - b[1]])
+                        let v: Vec<String> = d.bbox.iter().map(|x| num32(*x)).collect();
+                        format!("bbox [{}]", v.join(", "))
                     } else {
+                        let q = d.poly;
                         format!(
                             "polygon points x {}..{}, y {}..{}",
-                            num(p[0]),
-                            num(p[2]),
-                            num(p[1]),
-                            num(p[3])
+                            num32(q[0]),
+                            num32(q[2]),
+                            num32(q[1]),
+                            num32(q[3])
                         )
                     };
                     ann_at(
@@ -314,8 +325,8 @@ impl<'p> Coco<'p> {
                         d.image_id,
                         format!(
                             "RLE size [{}, {}], image height {} width {}",
-                            num(size[0]),
-                            num(size[1]),
+                            num32(d.rle[0]),
+                            num32(d.rle[1]),
                             num(h),
                             num(w)
                         ),
@@ -506,7 +517,7 @@ impl Sink for Coco<'_> {
         if a.iscrowd {
             self.crowd += 1;
         }
-        let mut corners = [f32::NAN; 4];
+        let mut checked = [f32::NAN; 4];
         if let Some(b) = a.bbox {
             if b.len != 4 {
                 self.malformed("annotations whose bbox is not 4 numbers".into(), || {
@@ -517,8 +528,7 @@ impl Sink for Coco<'_> {
                 self.invalid_box
                     .add(|| at(format!("{} ({why})", bbox_text(&b.values))));
             } else {
-                let v = b.values;
-                corners = [v[0], v[1], v[0] + v[2], v[1] + v[3]].map(|x| x as f32);
+                checked = b.values.map(|x| x as f32);
             }
             if let (Some(im), Some(c), 4) = (a.image_id, a.category_id, b.len) {
                 if !self.dup_keys.insert(duplicate_key(im, c, &b.values)) {
@@ -553,7 +563,7 @@ impl Sink for Coco<'_> {
             index: u32::try_from(index).unwrap_or(u32::MAX),
             id,
             image_id,
-            bbox: corners,
+            bbox: checked,
             poly,
             rle,
         };
