@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: test lint venv python wheel bench bench-python bench-hot bench-compiled bench-scan bench-diagnose bench-diagnose-matching bench-run bench-fix bench-ranks bench-many-files bench-broken docs fuzz
+.PHONY: test lint venv python wheel bench bench-python bench-hot bench-compiled bench-scan bench-diagnose bench-diagnose-matching bench-run bench-fix bench-coco bench-ranks bench-many-files bench-broken docs fuzz
 
 ## venv: the Python environment of the tests (torch from PyPI; pip's cache keeps reruns fast)
 venv: $(VENV)/.installed
@@ -75,6 +75,11 @@ bench-scan: venv
 bench-fix: venv
 	cargo build --release -p labelguard-cli
 	$(PY) bench/fix_bench.py
+
+## bench-coco: labelguard scan on a COCO-sized instances JSON (860k annotations) vs json.load + a Python loop, one core
+bench-coco: venv
+	cargo build --release -p labelguard-cli
+	$(PY) bench/coco.py
 
 ## bench-diagnose: labelguard diagnose on multi-GB synthetic logs
 bench-diagnose:

@@ -100,6 +100,28 @@ fn table(b: &[u8], file: &Path, format: TableFormat) {
     let _ = read_labels(file, format, None, None, -1, 1 << 20);
 }
 
+fn coco_seeds() -> Vec<Vec<u8>> {
+    vec![
+        br#"{"info": {"year": 2017}, "licenses": [], "images": [{"id": 1, "file_name": "a.jpg", "width": 64, "height": 48}, {"id": 2, "file_name": "b.jpg", "width": 64, "height": 48}], "annotations": [{"id": 1, "image_id": 1, "category_id": 1, "bbox": [1, 2, 30.5, 40], "area": 1220, "iscrowd": 0, "segmentation": [[1, 2, 31, 2, 31, 42]]}, {"id": 2, "image_id": 2, "category_id": 90, "bbox": [60, 0, -1, 1e2], "iscrowd": 1, "segmentation": {"size": [48, 64], "counts": "a\"b"}}, {"id": 2, "image_id": 9, "bbox": [NaN, 0, 1]}], "categories": [{"id": 1, "name": "cat"}, {"id": 90, "name": "d\u00e9j\u00e0"}]}"#
+            .to_vec(),
+        br#"{"categories": [{"id": 3, "name": "x"}], "annotations": [{"id": 1, "image_id": 1, "category_id": 3, "bbox": [0, 0, 1, 1]}, {"id": 1, "image_id": 1, "category_id": 3, "bbox": [0, 0, 1, 1]}], "images": [{"id": 1, "file_name": "a.jpg", "width": "64"}]}"#
+            .to_vec(),
+    ]
+}
+
+fn coco(b: &[u8], _: &Path) {
+    static OPTS: std::sync::OnceLock<labelguard_scan::ScanOptions> = std::sync::OnceLock::new();
+    let opts = OPTS.get_or_init(|| {
+        let o = labelguard_scan::config::Overrides {
+            num_classes: Some(3),
+            ..Default::default()
+        };
+        labelguard_scan::ScanOptions::resolve(None, &o).expect("valid settings")
+    });
+    let ctx = labelguard_scan::analyze::Ctx::new(opts, &[]);
+    let _ = labelguard_scan::analyze::detection::coco::coco_bytes(b, "instances.json", &ctx);
+}
+
 pub const TARGETS: &[Target] = &[
     Target {
         name: "npy",
@@ -169,6 +191,12 @@ pub const TARGETS: &[Target] = &[
         ext: "parquet",
         seeds: || vec![fx::parquet_labels(&[Some(1), None, Some(7), Some(-3)])],
         run: |b, f| table(b, f, TableFormat::Parquet),
+    },
+    Target {
+        name: "coco",
+        ext: "json",
+        seeds: coco_seeds,
+        run: coco,
     },
     Target {
         name: "diagnose",

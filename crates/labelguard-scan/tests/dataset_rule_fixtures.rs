@@ -350,3 +350,186 @@ fn lg712_difficult_objects() {
     let dir = voc(&[("000001", a), ("000002", b)]);
     insta::assert_snapshot!(finding(dir.path(), Overrides::default(), "LG712"));
 }
+
+// ---- COCO instances JSON --------------------------------------------------------------------
+
+/// A COCO tree: `annotations/instances_train2017.json` holding `images` (id, file_name; every
+/// image 64x48, its JPEG in `train2017/` unless its name starts with `gone`), `annotations`
+/// and two categories (1 cat, 2 dog).
+fn coco_tree(images: &[(i64, &str)], annotations: serde_json::Value) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let entries: Vec<serde_json::Value> = images
+        .iter()
+        .map(|(id, name)| serde_json::json!({"id": id, "file_name": name, "width": 64, "height": 48}))
+        .collect();
+    let doc = serde_json::json!({
+        "info": {"description": "fixture"},
+        "images": entries,
+        "annotations": annotations,
+        "categories": [{"id": 1, "name": "cat"}, {"id": 2, "name": "dog"}],
+    });
+    put(
+        dir.path(),
+        "annotations/instances_train2017.json",
+        doc.to_string().as_bytes(),
+    );
+    for (_, name) in images.iter().filter(|(_, n)| !n.starts_with("gone")) {
+        put(dir.path(), &format!("train2017/{name}"), &jpeg_stub(64, 48));
+    }
+    dir
+}
+
+fn ann(id: i64, image_id: i64, category_id: i64, bbox: [f64; 4]) -> serde_json::Value {
+    serde_json::json!({"id": id, "image_id": image_id, "category_id": category_id, "bbox": bbox, "iscrowd": 0})
+}
+
+fn coco_classes() -> Overrides {
+    Overrides {
+        num_classes: Some(3),
+        ..Overrides::default()
+    }
+}
+
+#[test]
+fn lg602_corrupt_file_coco() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    put(
+        dir.path(),
+        "annotations/instances_val2017.json",
+        b"{\"images\": [{\"id\": 1, \"file_name\": \"a.jpg\"}],\n\"annotations\": [{\"id\": 1, \"image_id\": 1, \"bbox\": [1, 2,",
+    );
+    insta::assert_snapshot!(finding(dir.path(), coco_classes(), "LG602"));
+}
+
+#[test]
+fn lg702_unknown_category_coco() {
+    let dir = coco_tree(
+        &[(1, "a.jpg")],
+        serde_json::json!([
+            ann(1, 1, 1, [1., 1., 10., 10.]),
+            ann(2, 1, 7, [2., 2., 5., 5.]),
+            ann(3, 1, 7, [3., 3., 5., 5.])
+        ]),
+    );
+    insta::assert_snapshot!(finding(dir.path(), Overrides::default(), "LG702"));
+}
+
+#[test]
+fn lg703_non_contiguous_category_ids_coco() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let doc = serde_json::json!({
+        "images": [{"id": 1, "file_name": "a.jpg", "width": 64, "height": 48}],
+        "annotations": [ann(1, 1, 5, [1., 1., 10., 10.])],
+        "categories": [{"id": 1, "name": "cat"}, {"id": 5, "name": "dog"}],
+    });
+    put(
+        dir.path(),
+        "annotations/instances_train2017.json",
+        doc.to_string().as_bytes(),
+    );
+    put(dir.path(), "train2017/a.jpg", &jpeg_stub(64, 48));
+    // The head is named (torchvision uses the ids as stored): only then is the gap a finding.
+    let torchvision = Overrides {
+        framework: Some("torchvision".into()),
+        ..Overrides::default()
+    };
+    insta::assert_snapshot!(finding(dir.path(), torchvision, "LG703"));
+}
+
+#[test]
+fn lg705_invalid_box_coco() {
+    let dir = coco_tree(
+        &[(1, "a.jpg")],
+        serde_json::json!([
+            ann(1, 1, 1, [1., 1., 10., 10.]),
+            ann(2, 1, 2, [20., 10., -5., 8.]),
+            ann(3, 1, 2, [20., 10., 5., 0.])
+        ]),
+    );
+    insta::assert_snapshot!(finding(dir.path(), coco_classes(), "LG705"));
+}
+
+#[test]
+fn lg706_box_outside_image_coco() {
+    let mut poly = ann(3, 1, 2, [1., 1., 5., 5.]);
+    poly["segmentation"] = serde_json::json!([[1, 1, 6, 1, 6, 60]]);
+    let dir = coco_tree(
+        &[(1, "a.jpg")],
+        // 63.5 + 0.5: within the 1 px tolerance; 60 + 20 = 80 > 64: outside.
+        serde_json::json!([
+            ann(1, 1, 1, [50., 1., 14.5, 10.]),
+            ann(2, 1, 2, [60., 10., 20., 10.]),
+            poly
+        ]),
+    );
+    insta::assert_snapshot!(finding(dir.path(), coco_classes(), "LG706"));
+}
+
+#[test]
+fn lg707_annotation_without_image_coco() {
+    let dir = coco_tree(
+        &[(1, "a.jpg")],
+        serde_json::json!([
+            ann(1, 1, 1, [1., 1., 10., 10.]),
+            ann(2, 9, 2, [1., 1., 10., 10.])
+        ]),
+    );
+    insta::assert_snapshot!(finding(dir.path(), coco_classes(), "LG707"));
+}
+
+#[test]
+fn lg707_annotation_without_image_coco_missing_file() {
+    let dir = coco_tree(
+        &[(1, "a.jpg"), (2, "gone_b.jpg"), (3, "gone_c.jpg")],
+        serde_json::json!([
+            ann(1, 1, 1, [1., 1., 10., 10.]),
+            ann(2, 2, 2, [1., 1., 10., 10.])
+        ]),
+    );
+    insta::assert_snapshot!(finding(dir.path(), coco_classes(), "LG707"));
+}
+
+#[test]
+fn lg708_annotation_size_mismatch_coco() {
+    let mut rle = ann(2, 1, 2, [1., 1., 10., 10.]);
+    rle["iscrowd"] = serde_json::json!(1);
+    rle["segmentation"] = serde_json::json!({"size": [64, 48], "counts": "a1b2"});
+    let dir = coco_tree(
+        &[(1, "a.jpg")],
+        serde_json::json!([ann(1, 1, 1, [1., 1., 10., 10.]), rle]),
+    );
+    insta::assert_snapshot!(finding(dir.path(), coco_classes(), "LG708"));
+}
+
+#[test]
+fn lg709_malformed_annotation_coco() {
+    let dir = coco_tree(
+        &[(1, "a.jpg")],
+        serde_json::json!([
+            ann(1, 1, 1, [1., 1., 10., 10.]),
+            {"id": 2, "image_id": 1, "bbox": [1, 1, 10, 10]},
+            {"id": 3, "image_id": 1, "bbox": [1, 1, 10, 10]},
+        ]),
+    );
+    insta::assert_snapshot!(finding(dir.path(), coco_classes(), "LG709"));
+}
+
+#[test]
+fn lg711_duplicate_annotation() {
+    let dir = coco_tree(
+        &[(1, "a.jpg")],
+        serde_json::json!([
+            ann(1, 1, 1, [1., 1., 10., 10.]),
+            ann(2, 1, 2, [1., 1., 10., 10.]),
+            ann(3, 1, 1, [1., 1., 10., 10.])
+        ]),
+    );
+    insta::assert_snapshot!(finding(dir.path(), coco_classes(), "LG711"));
+}
+
+#[test]
+fn lg603_empty_file_coco() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    put(dir.path(), "annotations/instances_val2017.json", b"");
+    insta::assert_snapshot!(finding(dir.path(), coco_classes(), "LG603"));
+}

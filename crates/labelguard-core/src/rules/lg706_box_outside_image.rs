@@ -5,8 +5,9 @@ declare_rule! {
     ///
     /// ## What it checks
     /// Box corners and polygon points against the image's size (COCO's `width`/`height`; for VOC the image file's
-    /// header, else `<size>`, with VOC's 1-based corners: `1..=width` is inside), and YOLO's
-    /// normalised coordinates against `[0, 1]`.
+    /// header, else `<size>`, with VOC's 1-based corners: `1..=width` is inside), and YOLO's normalised coordinates
+    /// against `[0, 1]`. COCO boxes and points may reach 1 px past the border (converters
+    /// round, and `x + w` of a box along the border lands a fraction over).
     ///
     /// ## Why it matters
     /// Random crops and flips then place the object where it is not; ultralytics refuses the whole label file

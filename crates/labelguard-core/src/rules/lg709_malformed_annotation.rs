@@ -7,7 +7,11 @@ declare_rule! {
     ///
     /// ## What it checks
     /// Every line of a YOLO label file, every COCO `images`, `annotations` and `categories` entry, every VOC
-    /// `<object>` (its `<name>` and `<bndbox>` corners) and VOC's `<size>` (missing, or 0 as broken exports write it).
+    /// `<object>` (its `<name>` and `<bndbox>` corners) and VOC's `<size>` (missing, or 0 as broken exports write
+    /// it). For COCO: the three top-level lists, the fields the loaders index (`id`, `file_name`, `width`,
+    /// `height` of an image; `id`, `image_id`, `category_id`, `bbox` of an annotation; `id`, `name` of a category)
+    /// and their types, ids that repeat, a `bbox` that is not 4 numbers, a polygon with an odd number of
+    /// coordinates, an RLE without `size`; one finding per kind of problem, with its count and first entries.
     ///
     /// ## Why it matters
     /// Loaders parse these fields without checks: `np.loadtxt`/`float()` raise `ValueError`, pycocotools raises

@@ -73,7 +73,11 @@ pub fn finding(b: &Beyond<'_>) -> Finding {
     {
         format!(
             "the labels use ids the class list does not declare ({} declared)",
-            count(k, "class")
+            if k == 1 {
+                "1 class".to_string()
+            } else {
+                format!("{k} classes")
+            }
         )
     } else {
         format!(

@@ -46,3 +46,44 @@ pub fn voc_invalid_boxes(empty: u64, not_numbers: u64, first: Vec<Location>) -> 
     f.locations = first;
     f
 }
+
+/// The COCO instances JSON's findings (`crate::analyze::detection::coco` decides with them).
+pub mod coco {
+    use crate::checks::lg709_malformed_annotation::coco::examples;
+    use crate::problem::problem;
+    use labelguard_core::finding::count;
+    use labelguard_core::rules::LG705;
+    use labelguard_core::{Finding, Location};
+
+    /// What is wrong with a COCO `bbox` `[x, y, w, h]` (`finite`: every value is a finite number),
+    /// if anything.
+    pub fn box_problem(b: &[f64; 4], finite: bool) -> Option<&'static str> {
+        if !finite || b.iter().any(|v| !v.is_finite()) {
+            Some("a value that is not a finite number")
+        } else if b[2] <= 0.0 && b[3] <= 0.0 {
+            Some("width and height not positive")
+        } else if b[2] <= 0.0 {
+            Some("width not positive")
+        } else if b[3] <= 0.0 {
+            Some("height not positive")
+        } else {
+            None
+        }
+    }
+
+    /// `n` COCO annotations whose `bbox` has no area or is not finite; `first` the first of them.
+    pub fn invalid_boxes(n: u64, first: &[Location]) -> Finding {
+        problem(
+            &LG705,
+            format!(
+                "{} {} a bbox without area or with a value that is not finite: {}",
+                count(n, "annotation"),
+                if n == 1 { "has" } else { "have" },
+                examples(first)
+            ),
+        )
+        .hint("COCO's bbox is [x, y, width, height]: a converter that writes [x1, y1, x2, y2] makes boxes whose 'width' is negative, and json.dump writes NaN for a failed computation. torchvision raises 'All bounding boxes should have positive height and width'")
+        .fix("correct the boxes (width = x2 - x1, height = y2 - y1) or drop the annotations")
+        .evidence(first.to_vec(), n, Vec::new())
+    }
+}

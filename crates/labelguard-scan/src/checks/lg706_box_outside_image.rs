@@ -36,3 +36,39 @@ pub fn voc_outside(
     f.locations = first;
     f
 }
+
+/// The COCO instances JSON's findings (`crate::analyze::detection::coco` decides with them).
+pub mod coco {
+    use crate::checks::lg709_malformed_annotation::coco::examples;
+    use crate::problem::problem;
+    use labelguard_core::finding::count;
+    use labelguard_core::rules::LG706;
+    use labelguard_core::{Finding, Location};
+
+    /// How far (in pixels) a COCO box or point may lie outside its image before it is reported:
+    /// converters round coordinates, and `x + w` of a box along the border lands a fraction over.
+    pub const TOLERANCE_PX: f64 = 1.0;
+
+    /// Whether `bounds` (min x, min y, max x, max y) reach outside an image of `width` x `height`
+    /// by more than [`TOLERANCE_PX`].
+    pub fn outside(bounds: [f64; 4], width: f64, height: f64) -> bool {
+        let t = TOLERANCE_PX;
+        bounds[0] < -t || bounds[1] < -t || bounds[2] > width + t || bounds[3] > height + t
+    }
+
+    /// `n` COCO annotations whose box or polygon reaches outside the image's `width`/`height`.
+    pub fn outside_image(n: u64, first: &[Location]) -> Finding {
+        problem(
+            &LG706,
+            format!(
+                "{} {} a bbox or polygon outside the image's width x height (by more than {TOLERANCE_PX} px): {}",
+                count(n, "annotation"),
+                if n == 1 { "has" } else { "have" },
+                examples(first)
+            ),
+        )
+        .hint("boxes from another resolution of the image (annotated on a resized copy), or an `images` entry whose width/height are swapped")
+        .fix("clip the boxes and polygons to the image, or correct the image's width and height in `images`")
+        .evidence(first.to_vec(), n, Vec::new())
+    }
+}

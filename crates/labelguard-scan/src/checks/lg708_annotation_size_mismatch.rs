@@ -31,3 +31,33 @@ pub fn voc_size(image: &Path, recorded: (u64, u64), actual: (u64, u64)) -> Findi
     })
     .fix("relabel on the current image, or scale the boxes to it and correct <size>")
 }
+
+/// The COCO instances JSON's findings (`crate::analyze::detection::coco` decides with them).
+pub mod coco {
+    use crate::checks::lg709_malformed_annotation::coco::examples;
+    use crate::problem::problem;
+    use labelguard_core::finding::count;
+    use labelguard_core::rules::LG708;
+    use labelguard_core::{Finding, Location};
+
+    /// Whether an RLE's `size` (`[height, width]`) disagrees with the image's height and width.
+    pub fn rle_mismatch(size: [f64; 2], height: f64, width: f64) -> bool {
+        size[0] != height || size[1] != width
+    }
+
+    /// `n` COCO annotations whose RLE `size` disagrees with their image's height and width.
+    pub fn rle_size(n: u64, first: &[Location]) -> Finding {
+        problem(
+            &LG708,
+            format!(
+                "{} {} an RLE segmentation whose size [height, width] is not the image's: {}",
+                count(n, "annotation"),
+                if n == 1 { "has" } else { "have" },
+                examples(first)
+            ),
+        )
+        .hint("the masks were encoded from a resized copy of the image, or with width and height swapped; pycocotools decodes a mask of the RLE's size, not the image's")
+        .fix("re-encode the masks from images of the recorded size, or correct the images' width and height")
+        .evidence(first.to_vec(), n, Vec::new())
+    }
+}

@@ -15,7 +15,8 @@ use std::path::Path;
 const SNIFF_BYTES: u64 = 64 << 10;
 
 /// Whether the JSON file at `path` looks like a COCO annotation file: an object whose first
-/// 64 KiB name one of COCO's top-level keys.
+/// 64 KiB name one of COCO's top-level keys, or an empty file named like one
+/// (`instances_*.json`, `*.coco.json`), which the analysis reports as empty (LG603).
 pub(crate) fn is_coco_json(path: &Path) -> bool {
     let Ok(file) = std::fs::File::open(path) else {
         return false;
@@ -23,6 +24,13 @@ pub(crate) fn is_coco_json(path: &Path) -> bool {
     let mut head = Vec::new();
     if file.take(SNIFF_BYTES).read_to_end(&mut head).is_err() {
         return false;
+    }
+    if head.is_empty() {
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().to_ascii_lowercase())
+            .unwrap_or_default();
+        return name.starts_with("instances_") || name.ends_with(".coco.json");
     }
     let text = String::from_utf8_lossy(&head);
     let body = text.trim_start_matches('\u{feff}').trim_start();
@@ -182,7 +190,12 @@ pub(crate) fn collect(scan: &mut RootScan<'_>) {
             .iter()
             .find(|c| has_images(c))
             .map(|c| scan.root.join(c));
-        let split = loose_split(&e.rel);
+        // `instances_train2017.json` names its split in the file name; a Roboflow export in
+        // its folder (`train/_annotations.coco.json`).
+        let split = match loose_split(part) {
+            s if s == "all" => loose_split(&e.rel),
+            s => s,
+        };
         let item = scan.item(e, split, Task::Coco { images });
         scan.items.push(item);
     }

@@ -8,10 +8,12 @@
 //! [`inflate_bound`] to check a header's claims against the compressed bytes), [`array`]
 //! turns array read errors into findings, [`header`] reads image headers, [`table`] label
 //! tables (with [`line_cap`], [`parquet_source`] and [`thrift_check`]), [`class_weights`] the
-//! class-weight file, [`voc_xml`] Pascal VOC annotation XML.
+//! class-weight file, [`voc_xml`] Pascal VOC annotation XML, [`coco`] COCO instances JSON
+//! (streamed).
 
 pub mod array;
 pub mod class_weights;
+pub mod coco;
 pub mod data_yaml;
 pub mod fastpng;
 pub mod file;

@@ -11,6 +11,7 @@ use super::model::{
     ClassRow, FileRecord, RuleCount, ScanReport, SplitCount, Weights, MAX_OVERLAYS,
 };
 use super::repair::propose;
+use crate::layout_kind::LayoutKind;
 use crate::weights::suggest;
 use labelguard_core::rules::{by_code, LG610};
 use labelguard_core::Severity;
@@ -99,7 +100,10 @@ impl ScanReport {
         self.histogram.id_space = label_ids.then(|| "label_ids".to_string());
         if let Some(c) = st.num_classes.filter(|_| !label_ids) {
             if self.summary.elements > 0 || !self.histogram.classes.is_empty() {
-                for id in 0..c as i64 {
+                // A detection head that counts background as class 0 (torchvision) has no
+                // objects of class 0 to see: that row is not a class never seen.
+                let first = i64::from(self.histogram.unit == "objects" && self.background_class());
+                for id in first..c as i64 {
                     self.histogram
                         .classes
                         .entry(id)
@@ -149,6 +153,22 @@ impl ScanReport {
                 row.count as f64 / counted as f64
             };
         }
+    }
+
+    /// Whether the detection framework the labels were judged for (`--framework`, else the
+    /// layout's own: ultralytics for YOLO, torchvision otherwise) counts background as class 0.
+    fn background_class(&self) -> bool {
+        let given = self
+            .settings
+            .framework
+            .as_deref()
+            .and_then(|f| f.parse::<crate::framework::Framework>().ok());
+        let framework = given.unwrap_or(if self.settings.layouts.contains(&LayoutKind::Yolo) {
+            crate::framework::Framework::Ultralytics
+        } else {
+            crate::framework::Framework::Torchvision
+        });
+        framework.counts_background()
     }
 
     /// The findings about the whole dataset that its histogram decides (LG609-LG611).

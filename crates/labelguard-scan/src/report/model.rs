@@ -330,16 +330,6 @@ impl ScanReport {
         }
     }
 
-    /// Whether the histogram counts detection objects for a head with a background class 0
-    /// (torchvision's, the default for every format but YOLO).
-    pub(crate) fn counts_background_objects(&self) -> bool {
-        self.histogram.unit == "objects"
-            && match self.settings.framework.as_deref() {
-                Some(f) => f == "torchvision",
-                None => !self.settings.layouts.contains(&LayoutKind::Yolo),
-            }
-    }
-
     /// Class ids were counted but not range-checked: no class count was given, and the ids
     /// come from the data (not from an ImageFolder's own numbering).
     pub fn unchecked(&self) -> bool {

@@ -12,13 +12,7 @@ use labelguard_core::{Finding, Location, Verdict};
 /// count, or declared by the data (a COCO file's categories are rows without a count).
 pub fn check(report: &ScanReport) -> Option<ScanFinding> {
     let rows = report.class_rows();
-    // A detection head that counts background (torchvision's) has a class 0 that no object
-    // carries: it is not a class the data lacks.
-    let background = report.counts_background_objects();
-    let never: Vec<&&ClassRow> = rows
-        .iter()
-        .filter(|r| r.count == 0 && !(background && r.id == 0))
-        .collect();
+    let never: Vec<&&ClassRow> = rows.iter().filter(|r| r.count == 0).collect();
     if never.is_empty() {
         return None;
     }
