@@ -176,7 +176,7 @@ mod tests {
                     --layout voc --reduce-zero-label --class-weights w.json --classes c.txt \
                     --label-column y --include a --include b --exclude c --mask-glob m \
                     --mask-suffix _l.png --image-template t --max-pixels 5 --max-rows 6 \
-                    --imbalance-ratio 7.5 --strict --weights-method enet";
+                    --imbalance-ratio 7.5 --strict --weights-method enet --framework mmdet";
         let text = |s: &str| Some(s.to_string());
         // No `..`: a new setting has to be added here too.
         let expected = Overrides {
@@ -199,6 +199,7 @@ mod tests {
             imbalance_ratio: Some(7.5),
             strict: Some(true),
             weights_method: text("enet"),
+            framework: text("mmdet"),
         };
         assert_eq!(
             parse(&args.split_whitespace().collect::<Vec<_>>()),

@@ -553,7 +553,12 @@ fn run_yolo(
         let list: Vec<String> = unmapped
             .iter()
             .take(20)
-            .map(|(id, (n, first))| format!("{id} ({n} lines, first in {first})"))
+            .map(|(id, (n, first))| {
+                format!(
+                    "{id} ({n} line{}, first in {first})",
+                    if *n == 1 { "" } else { "s" }
+                )
+            })
             .collect();
         return Err(usage(format!(
             "the class table does not map the class id{} {}{}; fix will not guess: add a line \
