@@ -86,6 +86,15 @@ fn coco_ids_become_contiguous_and_nothing_else_changes() {
     let dir = tempfile::tempdir().unwrap();
     let input = coco(false);
     let bytes = write_coco(dir.path(), "instances.json", &input);
+    // A dry run says what would change and writes nothing.
+    let o = fix(
+        dir.path(),
+        &["instances.json", "--out", "new/instances.json", "--dry-run"],
+        None,
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("90 -> 80"));
+    assert!(!dir.path().join("new").exists());
     let o = fix(
         dir.path(),
         &[

@@ -95,6 +95,10 @@ struct Scanner<'a> {
 
 /// Scans a whole COCO file: validates the JSON and records the spans of the ids.
 pub fn scan(bytes: &[u8]) -> Result<Found, CocoError> {
+    // JSON is UTF-8 (RFC 8259): checked once for the whole file, so strings need no check.
+    if let Err(e) = std::str::from_utf8(bytes) {
+        return Err(syntax(e.valid_up_to(), "not UTF-8 text"));
+    }
     let mut s = Scanner {
         b: bytes,
         i: 0,
@@ -831,6 +835,33 @@ mod tests {
         }
         let deep = format!("{{\"a\":{}{}}}", "[".repeat(10_000), "]".repeat(10_000));
         assert!(scan(deep.as_bytes()).is_err());
+    }
+
+    #[test]
+    fn the_scanner_agrees_with_serde_json_on_every_one_byte_change() {
+        let good = br#"{"info":{"v":[1.5e-3,-0,true,null,"a\"b\u00e9"]},"categories":[{"id":3,"name":"x"}],"annotations":[{"category_id":3,"bbox":[0.5,1]}]}"#;
+        for i in 0..good.len() {
+            for b in [
+                b'"', b'\\', b'{', b'}', b'[', b']', b',', b':', b'0', b'-', b'.', b'e', b' ', 0u8,
+                0xff,
+            ] {
+                let mut m = good.to_vec();
+                m[i] = b;
+                let serde_ok = serde_json::from_slice::<serde_json::Value>(&m).is_ok();
+                // Never a panic; what serde_json accepts the scanner accepts, and a syntax
+                // error of the scanner is one for serde_json too (bad UTF-8 included).
+                match scan(&m) {
+                    Ok(_) | Err(CocoError::Invalid(_)) => {}
+                    Err(e @ CocoError::Syntax { .. }) => assert!(!serde_ok, "{i} {b}: {e}"),
+                }
+                if serde_ok {
+                    assert!(
+                        !matches!(scan(&m), Err(CocoError::Syntax { .. })),
+                        "{i} {b}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

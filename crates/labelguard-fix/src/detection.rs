@@ -139,7 +139,9 @@ impl DetectionReport {
             "classes"
         };
         let _ = writeln!(s, "\n{what} (old -> new):");
-        for (old, new) in self.old_to_new.iter().take(max) {
+        // The whole mapping is the point of the run: listed up to LVIS's 1203 categories and more.
+        let rows = max.max(2000);
+        for (old, new) in self.old_to_new.iter().take(rows) {
             let new_s = new.map_or("drop".to_string(), |n| n.to_string());
             let name = new
                 .and_then(|n| self.names.get(&n.to_string()))
@@ -148,11 +150,11 @@ impl DetectionReport {
                 .unwrap_or_default();
             let _ = writeln!(s, "  {old:>6} -> {new_s:<6}{name}");
         }
-        if self.old_to_new.len() > max {
+        if self.old_to_new.len() > rows {
             let _ = writeln!(
                 s,
                 "  ... and {} more (--format json lists all)",
-                self.old_to_new.len() - max
+                self.old_to_new.len() - rows
             );
         }
         let unit = if self.format == "coco" {
