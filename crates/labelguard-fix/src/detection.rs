@@ -302,13 +302,17 @@ fn map_input(path: &Path) -> Result<memmap2::Mmap, FixError> {
     unsafe { memmap2::Mmap::map(&f) }.map_err(io(path))
 }
 
-fn run_coco(opts: &DetectionOptions, start: i64, drop: bool) -> Result<DetectionReport, FixError> {
+fn run_coco(
+    opts: &DetectionOptions,
+    start: i64,
+    drop_undeclared: bool,
+) -> Result<DetectionReport, FixError> {
     check_coco_paths(&opts.input, &opts.out)?;
     let mut report = DetectionReport::new(opts, "coco");
     let bytes = map_input(&opts.input)?;
     let at = |e: coco::CocoError| usage(format!("{}: {e}", opts.input.display()));
     let found = coco::scan(&bytes).map_err(at)?;
-    let remap = coco::plan(&found, start, drop).map_err(at)?;
+    let remap = coco::plan(&found, start, drop_undeclared).map_err(at)?;
     report.old_to_new = remap
         .old_to_new
         .iter()
@@ -355,7 +359,7 @@ fn run_coco(opts: &DetectionOptions, start: i64, drop: bool) -> Result<Detection
     report.mapping_file = Some(map_path.to_string_lossy().into_owned());
     let (journal_path, manifest_path) = journal::paths(&opts.out);
     let input_hash = hash::hex(&bytes);
-    let plan = hash::hex(format!("coco-remap start={start} drop={drop}").as_bytes());
+    let plan = hash::hex(format!("coco-remap start={start} drop={drop_undeclared}").as_bytes());
     let rel = opts
         .out
         .file_name()
@@ -377,9 +381,14 @@ fn run_coco(opts: &DetectionOptions, start: i64, drop: bool) -> Result<Detection
                 std::fs::create_dir_all(dir).map_err(io(dir))?;
             }
             let dest = labelguard_io::output::check(&opts.out, false).map_err(io(&opts.out))?;
-            labelguard_io::output::write_with(&dest, |w| coco::write(&bytes, &found, &remap, w))
-                .map_err(io(&opts.out))?;
-            let written = map_input(&opts.out)?;
+            let mut output = String::new();
+            labelguard_io::output::write_with(&dest, |w| {
+                let mut h = hash::Hashing::new(w);
+                coco::write(&bytes, &found, &remap, &mut h)?;
+                output = h.hex();
+                Ok(())
+            })
+            .map_err(io(&opts.out))?;
             let e = Entry {
                 path: rel.clone(),
                 action: if remap.changes() {
@@ -388,7 +397,7 @@ fn run_coco(opts: &DetectionOptions, start: i64, drop: bool) -> Result<Detection
                     Action::Copied
                 },
                 input: input_hash,
-                output: hash::hex(&written),
+                output,
                 plan,
                 repairs: vec!["coco_contiguous_categories".into()],
                 moved: Vec::new(),
@@ -404,6 +413,8 @@ fn run_coco(opts: &DetectionOptions, start: i64, drop: bool) -> Result<Detection
         }
     };
     atomic::write(&map_path, remap.mapping_json().as_bytes()).map_err(io(&map_path))?;
+    // The input's pages are let go before the output's are read: one file resident at a time.
+    drop(bytes);
     let written = map_input(&opts.out)?;
     report.problems = Some(verify_coco(&written, &remap, expected));
     finish(
