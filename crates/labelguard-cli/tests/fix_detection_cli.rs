@@ -345,6 +345,25 @@ fn yolo_ids_remap_by_the_table_and_resume_after_a_kill() {
             "json",
         ]
     };
+    // A dry run counts and writes nothing.
+    let dry = fix(
+        d,
+        &[
+            "data",
+            "--out",
+            "dry",
+            "--map-classes",
+            "t.map",
+            "--dry-run",
+            "--format",
+            "json",
+        ],
+        None,
+    );
+    assert_eq!(code(&dry), 0, "{}", stderr(&dry));
+    assert_eq!(report(&dry)["problems"], Value::Null);
+    assert!(report(&dry)["dropped"].as_u64().unwrap() > 0);
+    assert!(!d.join("dry").exists());
     let whole = fix(d, &args("whole"), None);
     assert_eq!(code(&whole), 0, "{}", stderr(&whole));
     let r = report(&whole);
