@@ -282,7 +282,8 @@ fn a_killed_coco_run_resumes() {
         std::fs::read(d.join("whole.json")).unwrap()
     );
     assert!(!d.join("resumed.json.fix-journal.jsonl").exists());
-    // A damaged output is redone, not kept.
+    // A damaged output is redone, not kept; a temporary a kill left mid-write is removed.
+    std::fs::write(d.join(".resumed.json.labelguard-1-0.tmp"), b"{\"half").unwrap();
     std::fs::write(d.join("resumed.json"), b"{}").unwrap();
     let again = fix(
         d,
@@ -295,6 +296,7 @@ fn a_killed_coco_run_resumes() {
         std::fs::read(d.join("resumed.json")).unwrap(),
         std::fs::read(d.join("whole.json")).unwrap()
     );
+    assert!(!d.join(".resumed.json.labelguard-1-0.tmp").exists());
 }
 
 /// A YOLO tree: 30 label files of classes 2, 5, 9 and 11, data.yaml with 12 names.

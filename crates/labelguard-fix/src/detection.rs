@@ -366,6 +366,7 @@ fn run_coco(
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let done = load_done(&journal_path, &manifest_path);
+    atomic::remove_stale_of(&opts.out);
     let out_bytes_ok = |want: &str| map_input(&opts.out).is_ok_and(|m| hash::hex(&m) == want);
     let resumed = done
         .get(&rel)
