@@ -345,7 +345,7 @@ fn run_coco(
             ids.join(", ")
         ));
     }
-    if !remap.changes() {
+    if !remap.changes() && !remap.old_to_new.is_empty() {
         report.notes.push(format!(
             "the category ids are already {start}..{}: the output is a copy",
             start + remap.old_to_new.len() as i64 - 1
