@@ -4,7 +4,9 @@
 use crate::dataset_args::{ConfigArgs, LabelArgs};
 use crate::output::emit;
 use anyhow::Context;
-use labelguard_fix::{parse_map, FixOptions, Plan};
+use labelguard_fix::detection::start_for;
+use labelguard_fix::yolo::ClassTable;
+use labelguard_fix::{parse_map, run_detection, DetectionFix, DetectionOptions, FixOptions, Plan};
 use labelguard_scan::config::ScanOptions;
 use labelguard_scan::progress::Bar;
 use labelguard_scan::report::Settings;
@@ -16,6 +18,26 @@ const FIX_HELP: &str = "Examples:
   labelguard fix data/cityscapes --out data/cityscapes-fixed --preset cityscapes
   labelguard scan data --preset cityscapes --format json -o scan.json && labelguard fix data --out fixed --plan scan.json
   labelguard fix data/masks --out fixed --map 255:0,3:2
+  labelguard fix annotations/instances_train2017.json --out fixed/instances_train2017.json
+  labelguard fix annotations/instances_train2017.json --out fixed/train.json --framework detectron2
+  labelguard fix data/yolo --out data/yolo-remapped --map-classes classes.map
+
+Detection labels:
+  COCO (PATH is a JSON file): the categories' ids and every annotation's category_id are renumbered
+  to a contiguous range in the order of the old ids: 1..K (COCO's and torchvision's convention,
+  background 0), or 0..K-1 with --start 0 or --framework mmdet|detectron2|ultralytics. Only those
+  numbers change: the rest of the file is copied byte for byte. The mapping (old_to_new, new_to_old,
+  names) is written beside the output as NAME.category-map.json. An annotation whose category_id is
+  not declared refuses the run (named with its count): fix will not guess a class; --drop-undeclared
+  leaves those annotations out instead.
+  YOLO (PATH is a tree with labels/**/*.txt, --map-classes FILE): FILE has `OLD NEW` lines (NEW may be
+  `drop`, which removes the line) or is a JSON object {\"OLD\": NEW}. Only the first column changes. An id
+  the table does not map refuses the run before anything is written (a missing label file trains as
+  background). NEW_DIR gets labels/ and, when PATH has one, a data.yaml with nc and the names by new id;
+  images are not copied: link them (`ln -s $PWD/PATH/images NEW_DIR/images`), since ultralytics finds
+  each label by replacing /images/ with /labels/ in the image's path.
+  Both: written atomically, resumable (NEW.fix-journal.jsonl), manifest NEW.fix-manifest.json, and the
+  output is read back (ids contiguous and declared, or targets of the table) before exit 0.
 
 The plan: --plan FILE (a scan report, a dry-run plan printed with --format json, or a TOML table of
 [[repair]] entries), else --map for every mask, else the repairs the scan's findings propose
@@ -41,12 +63,22 @@ pub enum FixFormat {
 #[derive(clap::Args)]
 #[command(after_help = FIX_HELP)]
 pub struct FixArgs {
-    /// The dataset directory to repair (read only).
+    /// The dataset directory to repair, or a COCO JSON file (read only).
     #[arg(value_name = "PATH")]
     path: PathBuf,
-    /// The new directory for the repaired copy (created with its parents; must be outside PATH).
-    #[arg(long, value_name = "NEW_DIR")]
+    /// The new directory for the repaired copy (created with its parents; must be outside PATH),
+    /// or for a COCO file the new JSON file.
+    #[arg(long, value_name = "NEW")]
     out: PathBuf,
+    /// YOLO: remap class ids by this table (`OLD NEW` lines, NEW a class id or drop; or a JSON object).
+    #[arg(long, value_name = "FILE")]
+    map_classes: Option<PathBuf>,
+    /// COCO: the first new category id (default 1, or 0 for --framework mmdet, detectron2, ultralytics).
+    #[arg(long, value_name = "N")]
+    start: Option<i64>,
+    /// COCO: leave out annotations whose category_id is not declared, instead of refusing.
+    #[arg(long)]
+    drop_undeclared: bool,
     #[command(flatten)]
     labels: LabelArgs,
     /// The plan: a scan JSON report, a dry-run JSON plan, or a TOML table of [[repair]] entries.
@@ -81,6 +113,12 @@ pub fn run(args: FixArgs) -> anyhow::Result<ExitCode> {
     let config = args.config.load(&args.path)?;
     let mut opts = ScanOptions::resolve(config.as_ref(), &args.labels.overrides())?;
     opts.jobs = args.jobs;
+    if args.path.is_file() || args.map_classes.is_some() {
+        return detection(&args, &opts);
+    }
+    if args.start.is_some() || args.drop_undeclared {
+        anyhow::bail!("--start and --drop-undeclared are for a COCO file: PATH is not a file");
+    }
     let settings = Settings::new(
         std::slice::from_ref(&args.path),
         Vec::new(),
@@ -111,6 +149,53 @@ pub fn run(args: FixArgs) -> anyhow::Result<ExitCode> {
     };
     let bar = Bar::labelled(args.quiet, if args.dry_run { "planning" } else { "fixing" });
     let report = labelguard_fix::run(&fix, &bar)?;
+    emit(&match args.format {
+        FixFormat::Text => report.text(50),
+        FixFormat::Json => report.json(),
+    })?;
+    Ok(ExitCode::from(report.exit_code()))
+}
+
+/// COCO (PATH is a file) or YOLO (`--map-classes`).
+fn detection(args: &FixArgs, opts: &ScanOptions) -> anyhow::Result<ExitCode> {
+    if args.plan.is_some() || !args.map.is_empty() || args.fill_resize_artefacts {
+        anyhow::bail!(
+            "--plan, --map and --fill-resize-artefacts repair masks; a COCO file or a YOLO tree \
+             takes --start/--drop-undeclared (COCO) or --map-classes (YOLO)"
+        );
+    }
+    let fix = if args.path.is_file() {
+        if args.map_classes.is_some() {
+            anyhow::bail!(
+                "{}: a COCO file's categories are renumbered to a contiguous range without a \
+                 table; --map-classes is for a YOLO tree",
+                args.path.display()
+            );
+        }
+        DetectionFix::Coco {
+            start: start_for(args.start, opts.framework),
+            drop_undeclared: args.drop_undeclared,
+        }
+    } else {
+        if args.start.is_some() || args.drop_undeclared {
+            anyhow::bail!("--start and --drop-undeclared are for a COCO file");
+        }
+        let file = args.map_classes.as_ref().expect("checked by the caller");
+        let text = std::fs::read_to_string(file)
+            .with_context(|| format!("reading the class table {}", file.display()))?;
+        let table =
+            ClassTable::parse(&text).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+        DetectionFix::Yolo { table }
+    };
+    let run = DetectionOptions {
+        input: args.path.clone(),
+        out: args.out.clone(),
+        fix,
+        dry_run: args.dry_run,
+        jobs: args.jobs,
+    };
+    let bar = Bar::labelled(args.quiet, if args.dry_run { "planning" } else { "fixing" });
+    let report = run_detection(&run, &bar)?;
     emit(&match args.format {
         FixFormat::Text => report.text(50),
         FixFormat::Json => report.json(),

@@ -62,7 +62,8 @@ enum Command {
     Scan(Box<scan::ScanArgs>),
     /// Merge the JSON reports of a sharded scan (`scan --shard K/N`) into one.
     Merge(merge::MergeArgs),
-    /// Repair a dataset into a new directory from the scan's findings or a plan.
+    /// Repair a dataset into a new directory from the scan's findings or a plan; renumber COCO
+    /// category ids or YOLO class ids.
     Fix(Box<fix::FixArgs>),
     /// Explain a crash from its log or traceback (a file, or stdin).
     Diagnose(diagnose::DiagnoseArgs),

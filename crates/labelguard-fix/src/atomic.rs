@@ -40,6 +40,31 @@ pub fn remove_stale(root: &Path) -> usize {
     n
 }
 
+/// Removes the temporaries a killed run left for the one file `path` (beside it, in a
+/// directory that may hold other files, which are left alone); returns how many.
+pub fn remove_stale_of(path: &Path) -> usize {
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+        return 0;
+    };
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let prefix = format!(".{}{TMP_MARK}", name.to_string_lossy());
+    let Ok(read) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    read.flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .filter(|e| {
+            let n = e.file_name().to_string_lossy().into_owned();
+            n.starts_with(&prefix) && n.ends_with(".tmp")
+        })
+        .filter(|e| std::fs::remove_file(e.path()).is_ok())
+        .count()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -54,6 +79,12 @@ mod tests {
         std::fs::write(dir.path().join("a/.c.png.labelguard-77-0.tmp"), b"half").unwrap();
         assert_eq!(remove_stale(dir.path()), 1);
         let left: Vec<_> = std::fs::read_dir(dir.path().join("a/b")).unwrap().collect();
+        // One file's temporaries only.
+        std::fs::write(dir.path().join("a/.x.json.labelguard-9-0.tmp"), b"half").unwrap();
+        std::fs::write(dir.path().join("a/.y.json.labelguard-9-0.tmp"), b"other").unwrap();
+        assert_eq!(remove_stale_of(&dir.path().join("a/x.json")), 1);
+        assert!(dir.path().join("a/.y.json.labelguard-9-0.tmp").exists());
+        std::fs::remove_file(dir.path().join("a/.y.json.labelguard-9-0.tmp")).unwrap();
         assert_eq!(left.len(), 1);
         // A symlink planted at an output path is refused, not followed.
         let link = dir.path().join("a/link.png");

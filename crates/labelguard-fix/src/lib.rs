@@ -14,10 +14,16 @@
 //! * [`atomic`], [`journal`], [`hash`]: whole-file writes, resume, the manifest.
 //! * [`run`] drives it with [`options`]; [`summary`] is what it reports.
 //!
+//! Detection labels ([`detection`]): a COCO file's category ids made contiguous by a byte-level
+//! rewrite ([`coco`]), a YOLO tree's class ids remapped by a table ([`yolo`]), with the same
+//! safety (new output, atomic writes, journal, read-back).
+//!
 //! The input is only ever opened for reading. Files that need no repair are copied (not
 //! linked: a later in-place edit of the output must not reach the original).
 
 pub mod atomic;
+pub mod coco;
+pub mod detection;
 pub mod hash;
 pub mod journal;
 pub mod majority;
@@ -28,7 +34,9 @@ pub mod png_out;
 pub mod rewrite;
 pub mod run;
 pub mod summary;
+pub mod yolo;
 
+pub use detection::{run_detection, DetectionFix, DetectionOptions, DetectionReport};
 pub use options::FixOptions;
 pub use plan::{parse_map, Plan};
 pub use run::{run, FixError};

@@ -46,7 +46,7 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> FixError + '_ {
 
 /// Refuses outputs that are the input, inside it, or contain it, and non-empty directories
 /// that are not the output of an earlier fix.
-fn check_paths(input: &Path, out: &Path) -> Result<(), FixError> {
+pub(crate) fn check_paths(input: &Path, out: &Path) -> Result<(), FixError> {
     let meta = std::fs::metadata(input).map_err(io(input))?;
     if !meta.is_dir() {
         return Err(usage(format!(
@@ -81,7 +81,7 @@ fn check_paths(input: &Path, out: &Path) -> Result<(), FixError> {
 /// `path` made absolute through its nearest existing ancestor (followed through symbolic
 /// links), so that an output whose parents do not exist yet (they are created) is compared
 /// with the input as it will be.
-fn resolved(path: &Path) -> std::io::Result<PathBuf> {
+pub(crate) fn resolved(path: &Path) -> std::io::Result<PathBuf> {
     let path = std::path::absolute(path)?;
     let mut rest = Vec::new();
     let mut at = path.as_path();

@@ -1,0 +1,437 @@
+//! `labelguard fix` on detection labels through the binary: a COCO file's categories made
+//! contiguous (only the ids change, the mapping beside it, refusals that write nothing), a
+//! YOLO tree remapped by a table; both resume after a kill to the same bytes as an
+//! uninterrupted run and never write over their input.
+
+use labelguard_scan::fixtures::tree;
+use serde_json::{json, Value};
+use std::path::Path;
+use std::process::Output;
+
+fn fix(dir: &Path, args: &[&str], kill_after: Option<usize>) -> Output {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_labelguard"));
+    cmd.arg("fix")
+        .args(args)
+        .args(["--quiet", "--no-config"])
+        .current_dir(dir)
+        .env("NO_COLOR", "1");
+    match kill_after {
+        Some(n) => cmd.env("LABELGUARD_FIX_KILL_AFTER", n.to_string()),
+        None => cmd.env_remove("LABELGUARD_FIX_KILL_AFTER"),
+    };
+    cmd.output().expect("runs")
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().unwrap_or(-1)
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn report(o: &Output) -> Value {
+    serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stdout)))
+}
+
+/// A COCO file with COCO's gaps in the ids (1..90 less ten), pretty-printed, categories last.
+fn coco(undeclared: bool) -> Value {
+    let ids: Vec<i64> = (1..=90)
+        .filter(|i| ![12, 26, 29, 30, 45, 66, 68, 69, 71, 83].contains(i))
+        .collect();
+    let categories: Vec<Value> = ids
+        .iter()
+        .map(|i| json!({"supercategory": "thing", "id": i, "name": format!("class \"{i}\"")}))
+        .collect();
+    let mut annotations: Vec<Value> = (0..400)
+        .map(|k| {
+            json!({"segmentation": [[1.5, 2.25, 3.0, 4e-3]], "area": 12.5, "iscrowd": 0,
+                   "image_id": k % 37, "bbox": [0.1, 0.2, 30.75, 40.0],
+                   "category_id": ids[(k * 7) % ids.len()], "id": 1000 + k})
+        })
+        .collect();
+    if undeclared {
+        annotations
+            .push(json!({"id": 9999, "image_id": 1, "category_id": 12, "bbox": [0, 0, 1, 1]}));
+    }
+    let images: Vec<Value> = (0..37)
+        .map(|i| json!({"id": i, "file_name": format!("{i:012}.jpg"), "width": 640, "height": 480}))
+        .collect();
+    json!({"info": {"description": "generated", "id": 12}, "images": images,
+           "annotations": annotations, "categories": categories})
+}
+
+fn write_coco(dir: &Path, name: &str, v: &Value) -> Vec<u8> {
+    let text = serde_json::to_vec_pretty(v).unwrap();
+    std::fs::write(dir.join(name), &text).unwrap();
+    text
+}
+
+/// The input with its ids mapped as the mapping says: what the output must parse to.
+fn mapped(input: &Value, old_to_new: &Value) -> Value {
+    let new = |id: &Value| old_to_new[id.as_i64().unwrap().to_string()].clone();
+    let mut v = input.clone();
+    for c in v["categories"].as_array_mut().unwrap() {
+        c["id"] = new(&c["id"]);
+    }
+    for a in v["annotations"].as_array_mut().unwrap() {
+        a["category_id"] = new(&a["category_id"]);
+    }
+    v
+}
+
+#[test]
+fn coco_ids_become_contiguous_and_nothing_else_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = coco(false);
+    let bytes = write_coco(dir.path(), "instances.json", &input);
+    // A dry run says what would change and writes nothing.
+    let o = fix(
+        dir.path(),
+        &["instances.json", "--out", "new/instances.json", "--dry-run"],
+        None,
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("90 -> 80"));
+    assert!(!dir.path().join("new").exists());
+    let o = fix(
+        dir.path(),
+        &[
+            "instances.json",
+            "--out",
+            "new/instances.json",
+            "--format",
+            "json",
+        ],
+        None,
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let r = report(&o);
+    assert_eq!(r["format"], "coco");
+    assert_eq!(r["problems"], json!([]));
+    assert_eq!(r["classes"], 80);
+    assert_eq!(r["objects"], 400);
+    let out = std::fs::read(dir.path().join("new/instances.json")).unwrap();
+    let map: Value = serde_json::from_slice(
+        &std::fs::read(dir.path().join("new/instances.category-map.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(map["old_to_new"]["1"], 1);
+    assert_eq!(map["old_to_new"]["13"], 12);
+    assert_eq!(map["old_to_new"]["90"], 80);
+    assert_eq!(map["new_to_old"]["80"], 90);
+    assert_eq!(map["names"]["80"], "class \"90\"");
+    let parsed: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(parsed, mapped(&input, &map["old_to_new"]));
+    // Byte for byte: the same length give or take the digits, same lines outside the ids.
+    let (a, b) = (
+        String::from_utf8(bytes.clone()).unwrap(),
+        String::from_utf8(out).unwrap(),
+    );
+    assert_eq!(a.lines().count(), b.lines().count());
+    for (x, y) in a.lines().zip(b.lines()) {
+        if x != y {
+            assert!(
+                x.trim_start().starts_with("\"id\"")
+                    || x.trim_start().starts_with("\"category_id\""),
+                "{x} / {y}"
+            );
+        }
+    }
+    // Ids 1..11 are already in place: unchanged. The input is untouched.
+    assert_eq!(
+        std::fs::read(dir.path().join("instances.json")).unwrap(),
+        bytes
+    );
+    // From 0 for detectron2, or --start 0.
+    for args in [["--framework", "detectron2"], ["--start", "0"]] {
+        let out = format!("zero{}.json", args[0]);
+        let o = fix(
+            dir.path(),
+            &[
+                "instances.json",
+                "--out",
+                &out,
+                args[0],
+                args[1],
+                "--format",
+                "json",
+            ],
+            None,
+        );
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+        assert_eq!(report(&o)["old_to_new"]["1"], 0);
+        let v: Value =
+            serde_json::from_slice(&std::fs::read(dir.path().join(&out)).unwrap()).unwrap();
+        let ids: Vec<i64> = v["categories"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["id"].as_i64().unwrap())
+            .collect();
+        assert_eq!(ids, (0..80).collect::<Vec<_>>());
+    }
+}
+
+#[test]
+fn python_reads_the_output() {
+    let python = Path::new("/work/main/.venv/bin/python");
+    if !python.exists() {
+        eprintln!("skipped: no {}", python.display());
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    write_coco(dir.path(), "in.json", &coco(false));
+    let o = fix(dir.path(), &["in.json", "--out", "out.json"], None);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let check = std::process::Command::new(python)
+        .args([
+            "-c",
+            "import json,sys; d=json.load(open('out.json')); ids=sorted(c['id'] for c in d['categories']); \
+             assert ids==list(range(1,81)), ids; assert all(a['category_id'] in ids for a in d['annotations']); print('ok')",
+        ])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        check.status.success(),
+        "{}",
+        String::from_utf8_lossy(&check.stderr)
+    );
+}
+
+#[test]
+fn coco_refusals_write_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let bytes = write_coco(d, "in.json", &coco(true));
+    // An undeclared category_id is named, with its count, and nothing is written.
+    let o = fix(d, &["in.json", "--out", "out/a.json"], None);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("12 (1 annotation)") && stderr(&o).contains("--drop-undeclared"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!d.join("out").exists());
+    // --drop-undeclared leaves it out and says so.
+    let o = fix(
+        d,
+        &[
+            "in.json",
+            "--out",
+            "out/a.json",
+            "--drop-undeclared",
+            "--format",
+            "json",
+        ],
+        None,
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let r = report(&o);
+    assert_eq!(
+        (r["dropped"].as_u64(), r["objects"].as_u64()),
+        (Some(1), Some(400))
+    );
+    let v: Value = serde_json::from_slice(&std::fs::read(d.join("out/a.json")).unwrap()).unwrap();
+    assert_eq!(v["annotations"].as_array().unwrap().len(), 400);
+    // Never in place: the input itself, a link to it, an unrelated existing file, a directory.
+    std::os::unix::fs::symlink(d.join("in.json"), d.join("link.json")).unwrap();
+    std::fs::write(d.join("other.json"), b"keep").unwrap();
+    for out in ["in.json", "./in.json", "link.json", "other.json", "out"] {
+        let o = fix(d, &["in.json", "--out", out], None);
+        assert_eq!(code(&o), 2, "{out}: {}", stderr(&o));
+    }
+    assert_eq!(std::fs::read(d.join("in.json")).unwrap(), bytes);
+    assert_eq!(std::fs::read(d.join("other.json")).unwrap(), b"keep");
+    // A truncated file is an error and leaves no output, not even a temporary.
+    std::fs::write(d.join("cut.json"), &bytes[..bytes.len() / 2]).unwrap();
+    std::fs::create_dir(d.join("c")).unwrap();
+    let o = fix(d, &["cut.json", "--out", "c/cut.json"], None);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("truncated"), "{}", stderr(&o));
+    assert_eq!(std::fs::read_dir(d.join("c")).unwrap().count(), 0);
+    // Not COCO at all.
+    std::fs::write(d.join("list.json"), b"[1, 2]").unwrap();
+    let o = fix(d, &["list.json", "--out", "c/list.json"], None);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("not a COCO file"), "{}", stderr(&o));
+}
+
+#[test]
+fn a_killed_coco_run_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write_coco(d, "in.json", &coco(false));
+    let whole = fix(d, &["in.json", "--out", "whole.json"], None);
+    assert_eq!(code(&whole), 0, "{}", stderr(&whole));
+    let killed = fix(d, &["in.json", "--out", "resumed.json"], Some(1));
+    assert!(!killed.status.success());
+    assert!(d.join("resumed.json.fix-journal.jsonl").exists());
+    assert!(!d.join("resumed.json.fix-manifest.json").exists());
+    let again = fix(
+        d,
+        &["in.json", "--out", "resumed.json", "--format", "json"],
+        None,
+    );
+    assert_eq!(code(&again), 0, "{}", stderr(&again));
+    assert_eq!(report(&again)["resumed"], 1);
+    assert_eq!(
+        std::fs::read(d.join("resumed.json")).unwrap(),
+        std::fs::read(d.join("whole.json")).unwrap()
+    );
+    assert!(!d.join("resumed.json.fix-journal.jsonl").exists());
+    // A damaged output is redone, not kept; a temporary a kill left mid-write is removed.
+    std::fs::write(d.join(".resumed.json.labelguard-1-0.tmp"), b"{\"half").unwrap();
+    std::fs::write(d.join("resumed.json"), b"{}").unwrap();
+    let again = fix(
+        d,
+        &["in.json", "--out", "resumed.json", "--format", "json"],
+        None,
+    );
+    assert_eq!(code(&again), 0, "{}", stderr(&again));
+    assert_eq!(report(&again)["resumed"], 0);
+    assert_eq!(
+        std::fs::read(d.join("resumed.json")).unwrap(),
+        std::fs::read(d.join("whole.json")).unwrap()
+    );
+    assert!(!d.join(".resumed.json.labelguard-1-0.tmp").exists());
+}
+
+/// A YOLO tree: 30 label files of classes 2, 5, 9 and 11, data.yaml with 12 names.
+fn yolo(root: &Path) {
+    for k in 0..30 {
+        let split = if k % 3 == 0 { "val" } else { "train" };
+        let mut text = String::new();
+        for j in 0..(k % 4) {
+            let c = [2, 5, 9, 11][(k + j) % 4];
+            text.push_str(&format!("{c} 0.{k}5 0.5{j} 0.125 0.0625\n"));
+        }
+        let p = root.join(format!("labels/{split}/{k:04}.txt"));
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+        let img = root.join(format!("images/{split}/{k:04}.jpg"));
+        std::fs::create_dir_all(img.parent().unwrap()).unwrap();
+        std::fs::write(img, b"\xff\xd8").unwrap();
+    }
+    std::fs::write(root.join("labels/train.cache"), b"stale").unwrap();
+    let names: Vec<String> = (0..12).map(|i| format!("  {i}: n{i}")).collect();
+    std::fs::write(
+        root.join("data.yaml"),
+        format!(
+            "path: .\ntrain: images/train\nval: images/val\nnames:\n{}\n",
+            names.join("\n")
+        ),
+    )
+    .unwrap();
+}
+
+#[test]
+fn yolo_ids_remap_by_the_table_and_resume_after_a_kill() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    yolo(&d.join("data"));
+    let input = tree(&d.join("data"));
+    std::fs::write(d.join("t.map"), "2 0\n5 1\n9 drop\n11 2\n").unwrap();
+    let args = |out: &'static str| {
+        [
+            "data",
+            "--out",
+            out,
+            "--map-classes",
+            "t.map",
+            "-j",
+            "2",
+            "--format",
+            "json",
+        ]
+    };
+    // A dry run counts and writes nothing.
+    let dry = fix(
+        d,
+        &[
+            "data",
+            "--out",
+            "dry",
+            "--map-classes",
+            "t.map",
+            "--dry-run",
+            "--format",
+            "json",
+        ],
+        None,
+    );
+    assert_eq!(code(&dry), 0, "{}", stderr(&dry));
+    assert_eq!(report(&dry)["problems"], Value::Null);
+    assert!(report(&dry)["dropped"].as_u64().unwrap() > 0);
+    assert!(!d.join("dry").exists());
+    let whole = fix(d, &args("whole"), None);
+    assert_eq!(code(&whole), 0, "{}", stderr(&whole));
+    let r = report(&whole);
+    assert_eq!(r["problems"], json!([]));
+    assert_eq!(r["files"], 30);
+    assert_eq!(r["old_to_new"]["9"], Value::Null);
+    let out = tree(&d.join("whole"));
+    // Labels and data.yaml only: no images, no stale cache.
+    assert_eq!(out.len(), 31);
+    for (p, bytes) in &input {
+        let Some(new) = out.get(p) else { continue };
+        if p.starts_with("labels") {
+            let want: String = String::from_utf8_lossy(bytes)
+                .lines()
+                .filter(|l| !l.starts_with("9 "))
+                .map(|l| {
+                    let (c, rest) = l.split_once(' ').unwrap();
+                    let c = match c {
+                        "2" => "0",
+                        "5" => "1",
+                        "11" => "2",
+                        x => panic!("{x}"),
+                    };
+                    format!("{c} {rest}\n")
+                })
+                .collect();
+            assert_eq!(String::from_utf8_lossy(new), want, "{}", p.display());
+        }
+    }
+    let yaml = String::from_utf8_lossy(&out[Path::new("data.yaml")]).into_owned();
+    assert!(
+        yaml.contains("train: images/train\n") && yaml.contains("nc: 3\n"),
+        "{yaml}"
+    );
+    assert!(
+        yaml.contains("0: \"n2\"\n  1: \"n5\"\n  2: \"n11\"\n"),
+        "{yaml}"
+    );
+    // Killed after 10 files: only whole files, then a rerun finishes to the same tree.
+    let killed = fix(d, &args("resumed"), Some(10));
+    assert!(!killed.status.success());
+    assert!(d.join("resumed.fix-journal.jsonl").exists());
+    let again = fix(d, &args("resumed"), None);
+    assert_eq!(code(&again), 0, "{}", stderr(&again));
+    assert!(report(&again)["resumed"].as_u64().unwrap() >= 10);
+    assert_eq!(tree(&d.join("resumed")), out);
+    assert_eq!(tree(&d.join("data")), input, "the input is unchanged");
+    // A table that leaves a class out refuses before writing; so does an output inside the input.
+    std::fs::write(d.join("short.map"), "2 0\n5 1\n").unwrap();
+    let o = fix(
+        d,
+        &["data", "--out", "short", "--map-classes", "short.map"],
+        None,
+    );
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("9 (") && stderr(&o).contains("11 ("),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!d.join("short").exists());
+    let o = fix(
+        d,
+        &["data", "--out", "data/fixed", "--map-classes", "t.map"],
+        None,
+    );
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert_eq!(tree(&d.join("data")), input);
+}
