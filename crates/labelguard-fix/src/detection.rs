@@ -8,10 +8,10 @@
 //! (`NEW.fix-manifest.json`) maps input hashes to output hashes; and the output is read back
 //! and checked before the run says it is done.
 //!
-//! Verification hook: the scan's COCO and YOLO readers (`labelguard_scan::pipeline::scan` over
-//! the output) are being written; until they land, [`verify_coco`] and [`verify_yolo`] are
-//! light checks of their own (JSON parses, ids contiguous and declared; every YOLO id is a
-//! target of the table). When the readers land, call the scan there as `run::rescan` does.
+//! Verification: the read-back of the bytes written ([`verify_coco`]: the JSON parses, the ids
+//! are the planned ones; [`verify_yolo`]: every id is a target of the table and below `nc`),
+//! then for COCO the scan's own reader over the output (`rescan_coco`): no corrupt file, no
+//! undeclared or non-contiguous id left.
 
 use crate::atomic;
 use crate::coco::{self, Remap};
@@ -417,7 +417,10 @@ fn run_coco(
     // The input's pages are let go before the output's are read: one file resident at a time.
     drop(bytes);
     let written = map_input(&opts.out)?;
-    report.problems = Some(verify_coco(&written, &remap, expected));
+    let mut problems = verify_coco(&written, &remap, expected);
+    drop(written);
+    problems.extend(rescan_coco(&opts.out, start)?);
+    report.problems = Some(problems);
     finish(
         opts,
         &mut report,
@@ -428,10 +431,36 @@ fn run_coco(
     Ok(report)
 }
 
-/// The read-back of a COCO output. Hook: when the scan's COCO reader lands, also run
-/// `labelguard_scan::scan` over the output here and add its error findings.
+/// The read-back of a COCO output: the ids are the planned ones, every annotation kept.
 pub fn verify_coco(written: &[u8], remap: &Remap, expected: usize) -> Vec<String> {
     coco::verify(written, remap, expected).problems
+}
+
+/// The scan's own COCO reader over the output: what the remap is for (a corrupt file, ids
+/// undeclared or not contiguous from `start`) must be gone. The head is the convention of
+/// `start`: ids as stored from 1 with background 0 (torchvision), or from 0 (ultralytics'
+/// convention, which mmdet and detectron2 reach by their own remap).
+fn rescan_coco(out: &Path, start: i64) -> Result<Vec<String>, FixError> {
+    let scan_opts = labelguard_scan::config::ScanOptions {
+        framework: Some(if start == 1 {
+            Framework::Torchvision
+        } else {
+            Framework::Ultralytics
+        }),
+        ..Default::default()
+    };
+    let report = labelguard_scan::scan(
+        &[out.to_path_buf()],
+        &scan_opts,
+        &labelguard_scan::progress::Silent,
+    )
+    .map_err(|e| usage(format!("re-scan of the output: {e}")))?;
+    const REPAIRED: &[&str] = &["LG602", "LG603", "LG701", "LG702", "LG703", "LG709"];
+    Ok(report
+        .all_findings()
+        .filter(|f| REPAIRED.contains(&f.finding.code))
+        .map(|f| format!("re-scan: {} {}", f.finding.code, f.finding.message))
+        .collect())
 }
 
 /// Entries a previous run finished: the journal's, else the manifest's.
@@ -835,4 +864,45 @@ pub fn verify_yolo(
         ));
     }
     problems
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The re-scan is the scan's COCO reader: it passes a contiguous output and names what a
+    /// remap must not leave behind.
+    #[test]
+    fn the_rescan_judges_the_output_with_the_scans_reader() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("instances_train.json");
+        let doc = |ids: &str, cat: i64| {
+            format!(
+                r#"{{"images": [{{"id": 1, "file_name": "a.jpg", "width": 8, "height": 8}}],
+                "annotations": [{{"id": 1, "image_id": 1, "category_id": {cat}, "bbox": [1, 1, 2, 2]}}],
+                "categories": [{ids}]}}"#
+            )
+        };
+        std::fs::write(
+            &file,
+            doc(r#"{"id": 1, "name": "a"}, {"id": 2, "name": "b"}"#, 2),
+        )
+        .unwrap();
+        assert_eq!(rescan_coco(&file, 1).unwrap(), Vec::<String>::new());
+        // Ids 1, 5 are not 1..2; from 0 they are not 0..1; an undeclared id is LG702.
+        std::fs::write(
+            &file,
+            doc(r#"{"id": 1, "name": "a"}, {"id": 5, "name": "b"}"#, 5),
+        )
+        .unwrap();
+        let p = rescan_coco(&file, 1).unwrap();
+        assert!(p.len() == 1 && p[0].starts_with("re-scan: LG703"), "{p:?}");
+        std::fs::write(
+            &file,
+            doc(r#"{"id": 0, "name": "a"}, {"id": 1, "name": "b"}"#, 3),
+        )
+        .unwrap();
+        let p = rescan_coco(&file, 0).unwrap();
+        assert!(p.iter().any(|m| m.starts_with("re-scan: LG702")), "{p:?}");
+    }
 }
