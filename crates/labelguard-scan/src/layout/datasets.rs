@@ -81,7 +81,9 @@ pub(crate) fn partition<'a>(files: &[&'a Entry], opts: &ScanOptions) -> Vec<Grou
     let mut trees: Vec<(String, LayoutKind, Vec<String>)> = Vec::new();
     let mut add = |base: String, kind: LayoutKind, owned: Vec<String>| {
         let inside = |t: &(String, LayoutKind, Vec<String>)| {
-            t.0 == base || t.2.iter().any(|o| under(&base, &join(&t.0, o)))
+            // A base that is a tree's owned folder is inside it too (a Roboflow export's
+            // `train/` holds `images/` and `labels/`, which look paired on their own).
+            t.0 == base || t.2.iter().any(|o| owns(&base, &join(&t.0, o)))
         };
         if !trees.iter().any(inside) {
             trees.push((base, kind, owned));

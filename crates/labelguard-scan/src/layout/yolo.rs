@@ -10,14 +10,19 @@ use super::item::{RootScan, Task};
 use super::paths::{components, ext_of, stem_of, IMAGE_EXTS};
 use crate::read::data_yaml::DataYaml;
 use crate::walk::Entry;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
-/// Whether `rel` is a YOLO label file: a `.txt` below a `labels` folder (not `classes.txt`).
+/// Text files a `labels` folder may hold that are not label files.
+const NOT_LABELS: &[&str] = &["classes.txt", "readme.txt", "license.txt", "notes.txt"];
+
+/// Whether `rel` is a YOLO label file: a `.txt` below a `labels` folder (not `classes.txt`,
+/// a README or a licence).
 fn is_label_file(rel: &str) -> bool {
     let comps = components(rel);
+    let name = comps[comps.len() - 1];
     ext_of(rel) == "txt"
         && comps[..comps.len() - 1].contains(&"labels")
-        && !comps[comps.len() - 1].eq_ignore_ascii_case("classes.txt")
+        && !NOT_LABELS.iter().any(|n| name.eq_ignore_ascii_case(n))
 }
 
 /// The position of the `labels` component that mirrors `images` (the last one).
@@ -125,6 +130,15 @@ pub(crate) fn collect(scan: &mut RootScan<'_>) -> YoloClasses {
             classes.names = Some(names);
         }
     }
+    // Images by their path without the extension, which ultralytics compares without case
+    // (`x.JPG` is an image, and its label is `x.txt`).
+    let images: HashMap<&str, &str> = scan
+        .files
+        .iter()
+        .copied()
+        .filter(|e| IMAGE_EXTS.contains(&ext_of(&e.rel).as_str()))
+        .map(|e| (stem_of(&e.rel), e.rel.as_str()))
+        .collect();
     let labels: Vec<&Entry> = scan
         .files
         .iter()
@@ -139,22 +153,17 @@ pub(crate) fn collect(scan: &mut RootScan<'_>) -> YoloClasses {
         let mut parts: Vec<&str> = comps.clone();
         parts[at] = "images";
         let last = parts.len() - 1;
-        let stem = stem_of(comps[last]).to_string();
+        let stem = stem_of(comps[last]);
         let dir = parts[..last].join("/");
-        let image = IMAGE_EXTS
-            .iter()
-            .flat_map(|x| [x.to_string(), x.to_ascii_uppercase()])
-            .map(|x| {
-                if dir.is_empty() {
-                    format!("{stem}.{x}")
-                } else {
-                    format!("{dir}/{stem}.{x}")
-                }
-            })
-            .find(|p| scan.present.contains(p.as_str()));
+        let key = if dir.is_empty() {
+            stem.to_string()
+        } else {
+            format!("{dir}/{stem}")
+        };
+        let image = images.get(key.as_str()).copied();
         let missing_image = image
             .is_none()
-            .then(|| super::paths::display(&scan.root, &format!("{dir}/{stem}.jpg")));
+            .then(|| super::paths::display(&scan.root, &format!("{key}.jpg")));
         let split = super::coco::loose_split(&e.rel);
         let task = Task::Yolo {
             image: image.map(|p| scan.root.join(p)),

@@ -26,3 +26,4 @@ pub mod parquet_columns;
 pub mod parquet_source;
 pub mod table;
 pub mod thrift_check;
+pub mod yolo;

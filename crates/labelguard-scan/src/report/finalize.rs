@@ -3,7 +3,8 @@
 //! scratch so that finalizing twice, or after a merge, gives the same report.
 
 use super::dataset_checks::{
-    lg609_class_never_seen, lg610_class_in_one_split, lg611_class_imbalance, lg615_binary_255_masks,
+    lg609_class_never_seen, lg610_class_in_one_split, lg611_class_imbalance,
+    lg615_binary_255_masks, lg710_mixed_boxes_and_polygons,
 };
 use super::finding::ScanFinding;
 use super::model::{
@@ -56,6 +57,8 @@ impl ScanReport {
                 dataset.push(f);
             }
         }
+        // The object counts' findings (detection formats), whatever the histogram holds.
+        dataset.extend(lg710_mixed_boxes_and_polygons::check(self));
         self.dataset = dataset;
         for f in &mut self.dataset {
             f.repair = propose(&f.finding, &st);
