@@ -24,8 +24,9 @@ pub fn yolo_invalid(v: &YoloInvalid) -> Option<labelguard_core::Finding> {
     let mut parts = Vec::new();
     if v.no_area > 0 {
         parts.push(format!(
-            "{} with a width or height of zero or less",
-            count(v.no_area, "box")
+            "{} {} with a width or height of zero or less",
+            v.no_area,
+            if v.no_area == 1 { "box" } else { "boxes" }
         ));
     }
     if v.not_finite > 0 {
@@ -35,7 +36,7 @@ pub fn yolo_invalid(v: &YoloInvalid) -> Option<labelguard_core::Finding> {
         ));
     }
     let hint = if v.not_finite > 0 {
-        "a NaN coordinate comes from a division by a zero image size in the converter; ultralytics refuses the file, and a NaN that reaches the loss makes it NaN"
+        "a NaN coordinate comes from a division by a zero image size in the converter; ultralytics ignores the image ('ignoring corrupt image/label'), other loaders pass the NaN on to the loss"
     } else {
         "a converter that writes 'x2 y2' where 'w h' belong, or a point annotated as a box; box regression divides by the box's size"
     };
@@ -45,6 +46,8 @@ pub fn yolo_invalid(v: &YoloInvalid) -> Option<labelguard_core::Finding> {
     )
     .hint(hint)
     .fix("drop the objects named or correct their boxes (w and h are the box's width and height, as fractions of the image's)");
+    // Ultralytics trains on (or, for NaN, drops) the file without an error.
+    f.verdict = labelguard_core::Verdict::Silent;
     f.count = Some(n);
     f.locations = v.first.clone();
     Some(f)

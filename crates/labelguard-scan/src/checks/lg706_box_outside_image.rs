@@ -35,9 +35,9 @@ pub fn yolo_outside(o: &YoloOutside) -> Option<labelguard_core::Finding> {
         o.max
     );
     let hint = if o.max > 2.0 {
-        format!("values up to {}: pixel coordinates, not divided by the image's width and height; ultralytics refuses the whole file ('non-normalized or out of bounds coordinates') and trains the image as background", o.max)
+        format!("values up to {}: pixel coordinates, not divided by the image's width and height; ultralytics refuses the whole file ('non-normalized or out of bounds coordinates') and ignores the image and all its labels", o.max)
     } else {
-        "ultralytics refuses the whole file ('non-normalized or out of bounds coordinates', 1% tolerance) and trains the image as background; slightly out of range values come from a converter that does not clip".to_string()
+        "ultralytics refuses the whole file ('non-normalized or out of bounds coordinates', 1% tolerance) and ignores the image and all its labels; slightly out of range values come from a converter that does not clip".to_string()
     };
     let mut f = crate::problem::problem(&labelguard_core::rules::LG706, message)
         .hint(hint)

@@ -70,17 +70,19 @@ pub fn yolo_lines(m: &YoloMalformed) -> Option<Finding> {
         causes.join("; ")
     );
     let hint = if m.six_columns > 0 {
-        "6 columns look like predictions saved with a confidence column (save_conf=True); ultralytics refuses them ('labels require 5 columns, 6 columns detected') and trains the image as background"
+        "6 columns look like predictions saved with a confidence column (save_conf=True); ultralytics refuses the file ('labels require 5 columns, 6 columns detected') and ignores the image and all its labels"
     } else if m.not_numbers > 0 && m.not_numbers * 2 >= m.lines {
         "most lines are not numbers: the file is probably not a YOLO label file (another format under labels/, a class name where the id belongs)"
     } else if m.class_not_integer > 0 {
         "a class id with a fraction: the columns are probably shifted (a missing class column makes a coordinate the id)"
     } else {
-        "ultralytics refuses the whole file (the image trains as background); other loaders raise ValueError in np.loadtxt or shift the columns"
+        "ultralytics refuses the whole file and ignores the image and all its labels ('ignoring corrupt image/label'); other loaders raise ValueError in np.loadtxt or shift the columns"
     };
     let mut f = problem(&LG709, message)
         .hint(hint)
         .fix("regenerate the file with the converter, or correct or drop the lines named (one object per line: 'class cx cy w h' or 'class x1 y1 x2 y2 ...')");
+    // Ultralytics drops the image and trains on; a loader of its own raises (the hint).
+    f.verdict = labelguard_core::Verdict::Silent;
     f.count = Some(n);
     f.locations = m.first.clone();
     Some(f)
