@@ -226,3 +226,28 @@ fn roboflow_export_splits_and_classes() {
     assert_eq!(split_count(&r, 0, "test"), 1);
     assert_eq!(r.histogram.classes[&1].name.as_deref(), Some("head"));
 }
+
+/// A head larger than data.yaml's names is said once, for the dataset, not in every file.
+#[test]
+fn head_larger_than_the_names_is_one_dataset_finding() {
+    let dir = tempfile::tempdir().unwrap();
+    ultralytics(dir.path());
+    let r = scan(dir.path(), &opts(classes(5, 255)));
+    let found: Vec<(String, Option<String>)> = r
+        .all_findings()
+        .map(|f| (f.finding.code.to_string(), f.path.clone()))
+        .filter(|(c, _)| c != "LG609")
+        .collect();
+    assert_eq!(found, [("LG704".to_string(), None)], "{found:?}");
+    let f = r
+        .all_findings()
+        .find(|f| f.finding.code == "LG704")
+        .unwrap();
+    assert!(
+        f.finding
+            .message
+            .contains("the head has 5 classes but ultralytics needs 3"),
+        "{}",
+        f.finding.message
+    );
+}

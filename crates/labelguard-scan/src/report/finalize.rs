@@ -4,7 +4,7 @@
 
 use super::dataset_checks::{
     lg609_class_never_seen, lg610_class_in_one_split, lg611_class_imbalance,
-    lg615_binary_255_masks, lg710_mixed_boxes_and_polygons,
+    lg615_binary_255_masks, lg704_head_class_count_mismatch, lg710_mixed_boxes_and_polygons,
 };
 use super::finding::ScanFinding;
 use super::model::{
@@ -58,6 +58,7 @@ impl ScanReport {
             }
         }
         // The object counts' findings (detection formats), whatever the histogram holds.
+        dataset.extend(lg704_head_class_count_mismatch::check(self));
         dataset.extend(lg710_mixed_boxes_and_polygons::check(self));
         self.dataset = dataset;
         for f in &mut self.dataset {

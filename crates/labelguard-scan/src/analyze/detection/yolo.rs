@@ -20,7 +20,7 @@ use crate::read::yolo::{
     class_id, lines, looks_binary, parse_line, row_hash, shape, Line, Shape, MAX_LABEL_BYTES,
 };
 use labelguard_core::finding::MAX_LOCATIONS;
-use labelguard_core::rules::LG603;
+use labelguard_core::rules::{LG603, LG704};
 use labelguard_core::Location;
 use std::collections::HashMap;
 use std::path::Path;
@@ -62,7 +62,7 @@ pub fn label_file(
         Ok(()) => {}
         // An empty label file is a background image, as ultralytics trains it.
         Err(f) if f.code == LG603.code => {
-            head.judge(&tally, &mut r);
+            judge(&head, &tally, &mut r);
             return r;
         }
         Err(f) => {
@@ -182,6 +182,14 @@ pub fn label_file(
     ));
     r.objects.files_with_polygons = u64::from(polygons > 0);
     r.objects.files_with_boxes = u64::from(polygons == 0 && boxes > 0);
-    head.judge(&tally, &mut r);
+    judge(&head, &tally, &mut r);
     r
+}
+
+/// [`Head::judge`], less LG704: every file of the dataset has the same declared classes, so a
+/// head larger than they need is the dataset's finding
+/// (`crate::report::dataset_checks::lg704_head_class_count_mismatch`), not every file's.
+fn judge(head: &Head<'_>, tally: &ClassTally, r: &mut FileResult) {
+    head.judge(tally, r);
+    r.findings.retain(|f| f.code != LG704.code);
 }
