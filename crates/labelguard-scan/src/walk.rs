@@ -36,7 +36,8 @@ pub struct Entry {
 
 #[derive(Clone, Debug)]
 pub enum EntryKind {
-    File { len: u64 },
+    /// A regular file (or a link to one).
+    File,
     Problem(Finding),
 }
 
@@ -220,6 +221,20 @@ impl Walker<'_> {
                     return Step::Leaf;
                 }
             }
+        } else if dent.file_type().is_file() {
+            // A regular file, as the directory listing says (walkdir stats the entry itself
+            // when the file system does not say): no stat needed. A scan of 100,000 label
+            // files spent a third of its time in these stats.
+            if self.filter.keeps_file(&rel) {
+                self.out.push(Entry {
+                    path: path.to_path_buf(),
+                    non_utf8: std::str::from_utf8(rel_bytes).is_err(),
+                    rel,
+                    rel_bytes: rel_bytes.to_vec(),
+                    kind: EntryKind::File,
+                });
+            }
+            return Step::Leaf;
         } else {
             match std::fs::symlink_metadata(path) {
                 Ok(m) => m,
@@ -241,7 +256,7 @@ impl Walker<'_> {
                 non_utf8: std::str::from_utf8(rel_bytes).is_err(),
                 rel,
                 rel_bytes: rel_bytes.to_vec(),
-                kind: EntryKind::File { len: meta.len() },
+                kind: EntryKind::File,
             });
         } else {
             self.problem(path, rel_bytes, special_file_problem(&meta.file_type()));

@@ -10,19 +10,28 @@ use super::item::{RootScan, Task};
 use super::paths::{components, ext_of, stem_of, IMAGE_EXTS};
 use crate::read::data_yaml::DataYaml;
 use crate::walk::Entry;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// Text files a `labels` folder may hold that are not label files.
 const NOT_LABELS: &[&str] = &["classes.txt", "readme.txt", "license.txt", "notes.txt"];
 
 /// Whether `rel` is a YOLO label file: a `.txt` below a `labels` folder (not `classes.txt`,
-/// a README or a licence).
+/// a README or a licence). No allocation: it runs on every file of the tree.
 fn is_label_file(rel: &str) -> bool {
-    let comps = components(rel);
-    let name = comps[comps.len() - 1];
-    ext_of(rel) == "txt"
-        && comps[..comps.len() - 1].contains(&"labels")
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    let b = name.as_bytes();
+    b.len() > 4
+        && b[b.len() - 4..].eq_ignore_ascii_case(b".txt")
+        && labels_dir(rel).is_some()
         && !NOT_LABELS.iter().any(|n| name.eq_ignore_ascii_case(n))
+}
+
+/// The byte offset in `rel` of its last folder named `labels` (the one ultralytics maps from
+/// `images`: it replaces the last `/images/` of an image's path).
+fn labels_dir(rel: &str) -> Option<usize> {
+    rel.rmatch_indices("labels/")
+        .map(|(i, _)| i)
+        .find(|&i| i == 0 || rel.as_bytes()[i - 1] == b'/')
 }
 
 /// The position of the `labels` component that mirrors `images` (the last one).
@@ -42,35 +51,41 @@ fn is_data_yaml(e: &Entry) -> bool {
 /// folders that hold them; it owns those folders and its `data.yaml`.
 pub(crate) fn trees(files: &[&Entry]) -> Vec<(String, Vec<String>)> {
     let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    let mut dirs: std::collections::HashSet<String> = std::collections::HashSet::new();
+    // The folders named `images`, as slices of the paths (a tree of 100,000 files has a few).
+    let mut image_dirs: HashSet<&str> = HashSet::new();
+    // The distinct `.../labels` folders that hold label files.
+    let mut label_dirs: HashSet<&str> = HashSet::new();
     for e in files {
-        let comps = components(&e.rel);
-        for i in 1..comps.len() {
-            dirs.insert(comps[..i].join("/"));
+        let rel = e.rel.as_str();
+        for (i, _) in rel.match_indices("images/") {
+            if i == 0 || rel.as_bytes()[i - 1] == b'/' {
+                image_dirs.insert(&rel[..i + "images".len()]);
+            }
+        }
+        if is_label_file(rel) {
+            if let Some(i) = labels_dir(rel) {
+                label_dirs.insert(&rel[..i + "labels".len()]);
+            }
         }
     }
-    for e in files.iter().filter(|e| is_label_file(&e.rel)) {
-        let comps = components(&e.rel);
-        let Some(at) = labels_at(&comps) else {
-            continue;
-        };
-        let mut images = comps.clone();
-        images[at] = "images";
-        if !dirs.contains(&images[..=at].join("/")) {
+    let mut label_dirs: Vec<&str> = label_dirs.into_iter().collect();
+    label_dirs.sort_unstable();
+    for dir in label_dirs {
+        let parent = &dir[..dir.len() - "labels".len()];
+        if !image_dirs.contains(format!("{parent}images").as_str()) {
             continue;
         }
+        let parent = parent.trim_end_matches('/');
+        let (up, last) = parent.rsplit_once('/').unwrap_or(("", parent));
         // A Roboflow export: `train/labels`; the dataset is the split folder's parent.
-        let (base, own) = if at >= 1 && super::paths::is_split_name(comps[at - 1]) {
-            (comps[..at - 1].join("/"), comps[at - 1].to_string())
+        if !last.is_empty() && super::paths::is_split_name(last) {
+            out.entry(up.to_string())
+                .or_default()
+                .push(last.to_string());
         } else {
-            (comps[..at].join("/"), String::new())
-        };
-        let owned = out.entry(base).or_default();
-        if own.is_empty() {
-            owned.push("labels".into());
-            owned.push("images".into());
-        } else {
-            owned.push(own);
+            out.entry(parent.to_string())
+                .or_default()
+                .extend(["labels".to_string(), "images".to_string()]);
         }
     }
     for e in files.iter().filter(|e| is_data_yaml(e)) {
