@@ -331,7 +331,7 @@ mod tests {
         let entries = walk(root, &[], &[]);
         let files: Vec<&str> = entries
             .iter()
-            .filter(|e| matches!(e.kind, EntryKind::File { .. }))
+            .filter(|e| matches!(e.kind, EntryKind::File))
             .map(|e| e.rel.as_str())
             .collect();
         assert_eq!(files, vec!["a/b/m.png", "a/bad\u{fffd}name.png"]);
