@@ -93,6 +93,12 @@ pub fn label_file(
     let mut seen: HashMap<u64, (usize, usize, usize)> = HashMap::new();
     let (mut repeats, mut first_repeats) = (0u64, Vec::new());
     let tol = lg706::YOLO_TOLERANCE;
+    // Where an id's first object is: only LG701 shows it, so only ids it may be about get one
+    // (three strings per id and file saved on clean files).
+    let c = ctx.opts.num_classes;
+    let remaps = ctx.framework.remaps();
+    let located =
+        |id: i64| c.is_some() && (remaps || id < 0 || c.is_some_and(|c| id >= i64::from(c)));
     for (n, text) in lines(bytes) {
         match parse_line(text, &mut values) {
             Line::Blank => continue,
@@ -143,7 +149,11 @@ pub fn label_file(
         } else {
             polygons += 1;
         }
-        tally.add(id, || location(n, text));
+        if located(id) {
+            tally.add(id, || location(n, text));
+        } else {
+            *tally.counts.entry(id).or_insert(0) += 1;
+        }
         let start = text.as_ptr() as usize - bytes.as_ptr() as usize;
         match seen.entry(row_hash(&values)) {
             std::collections::hash_map::Entry::Vacant(v) => {
