@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: test lint venv python wheel bench bench-python bench-hot bench-compiled bench-scan bench-diagnose bench-diagnose-matching bench-run bench-fix bench-coco bench-ranks bench-many-files bench-broken docs fuzz
+.PHONY: test lint venv python wheel bench bench-python bench-hot bench-compiled bench-scan bench-diagnose bench-diagnose-matching bench-run bench-fix bench-coco bench-ranks bench-many-files bench-broken bench-yolo docs fuzz
 
 ## venv: the Python environment of the tests (torch from PyPI; pip's cache keeps reruns fast)
 venv: $(VENV)/.installed
@@ -104,6 +104,13 @@ bench-ranks: venv
 bench-many-files:
 	cargo build --release -p labelguard-cli
 	python3 bench/many_files.py --bin target/release/labelguard
+
+## bench-yolo: a 100,000-file YOLO label set (generated under bench/out/yolo-100k if absent):
+## labelguard scan against a per-file Python parser in multiprocessing.Pool, same cores (issue 24)
+YOLO_JOBS ?= $(shell nproc)
+bench-yolo:
+	cargo build --release -p labelguard-cli
+	$(PY) bench/yolo.py --bin target/release/labelguard --jobs $(YOLO_JOBS)
 
 ## bench-broken: BROKEN_N mutants of every fuzz target's seeds through the release command line,
 ## one file per run: exit codes, slowest run, peak RSS, inputs unchanged (issue 8)

@@ -218,7 +218,7 @@ pub fn run(opts: &FixOptions, progress: &dyn Progress) -> Result<FixReport, FixE
                         },
                         None,
                     )),
-                    EntryKind::File { .. } => {
+                    EntryKind::File => {
                         let repairs = opts.plan.repairs_for(&e.rel, masks.contains(&e.rel));
                         let renamed = output_rel(&opts.input, &e.rel_bytes, &repairs);
                         let rel_out = renamed.as_deref().unwrap_or(&e.rel_bytes);

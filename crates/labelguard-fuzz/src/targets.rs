@@ -234,4 +234,49 @@ pub const TARGETS: &[Target] = &[
             let _ = labelguard_scan::ConfigFile::load(&file);
         },
     },
+    Target {
+        name: "yolo",
+        ext: "txt",
+        seeds: || {
+            vec![
+                b"0 0.5 0.5 0.2 0.2\n1 0.25 0.25 0.1 0.1\n".to_vec(),
+                b"2 0.1 0.1 0.5 0.1 0.5 0.5 0.1 0.5\r\n0 nan 0.5 1e-3 +0.2 0.9\n\n  \ncat 1.5\n"
+                    .to_vec(),
+            ]
+        },
+        run: |b, _| yolo_lines(b),
+    },
+    Target {
+        name: "data_yaml",
+        ext: "yaml",
+        seeds: || {
+            vec![
+                b"path: .\ntrain: images/train\nval: images/val\nnc: 2\nnames: [cat, dog]\n"
+                    .to_vec(),
+                b"names:\n  0: person\n  2: 'traffic light'\n  1: bicycle\n".to_vec(),
+            ]
+        },
+        run: |b, _| {
+            if let Ok(text) = std::str::from_utf8(b) {
+                if let Ok(d) = labelguard_scan::read::data_yaml::DataYaml::parse(text) {
+                    let _ = (d.class_count(), d.problems());
+                }
+            }
+        },
+    },
 ];
+
+/// Every step the YOLO analysis takes on a line: the parse, its shape, the class id and the
+/// duplicate hash.
+fn yolo_lines(b: &[u8]) {
+    use labelguard_scan::read::yolo as y;
+    let _ = y::looks_binary(b);
+    let mut values = Vec::new();
+    for (_, line) in y::lines(b) {
+        if y::parse_line(line, &mut values) == y::Line::Numbers {
+            let _ = y::shape(values.len());
+            let _ = y::class_id(values[0]);
+            let _ = y::row_hash(&values);
+        }
+    }
+}

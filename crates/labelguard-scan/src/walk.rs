@@ -36,7 +36,8 @@ pub struct Entry {
 
 #[derive(Clone, Debug)]
 pub enum EntryKind {
-    File { len: u64 },
+    /// A regular file (or a link to one).
+    File,
     Problem(Finding),
 }
 
@@ -108,11 +109,19 @@ struct Walker<'a> {
 
 /// The relative path of `path`, a path under `top` whose relative path is `top_rel`.
 fn rel_bytes_of(top: &Path, top_rel: &[u8], path: &Path) -> Vec<u8> {
-    let below = path
-        .strip_prefix(top)
-        .unwrap_or(path)
-        .as_os_str()
-        .as_bytes();
+    // walkdir's paths are `top` joined with the names below it: a byte prefix, cut without
+    // parsing the path's components (which cost a twentieth of a 100,000-file scan).
+    let (p, t) = (path.as_os_str().as_bytes(), top.as_os_str().as_bytes());
+    let below = match p.strip_prefix(t) {
+        Some(rest) if t.ends_with(b"/") || rest.is_empty() || rest[0] == b'/' => {
+            rest.strip_prefix(b"/").unwrap_or(rest)
+        }
+        _ => path
+            .strip_prefix(top)
+            .unwrap_or(path)
+            .as_os_str()
+            .as_bytes(),
+    };
     let mut v = Vec::with_capacity(top_rel.len() + 1 + below.len());
     v.extend_from_slice(top_rel);
     if !v.is_empty() && !below.is_empty() {
@@ -220,6 +229,20 @@ impl Walker<'_> {
                     return Step::Leaf;
                 }
             }
+        } else if dent.file_type().is_file() {
+            // A regular file, as the directory listing says (walkdir stats the entry itself
+            // when the file system does not say): no stat needed. A scan of 100,000 label
+            // files spent a third of its time in these stats.
+            if self.filter.keeps_file(&rel) {
+                self.out.push(Entry {
+                    path: path.to_path_buf(),
+                    non_utf8: std::str::from_utf8(rel_bytes).is_err(),
+                    rel,
+                    rel_bytes: rel_bytes.to_vec(),
+                    kind: EntryKind::File,
+                });
+            }
+            return Step::Leaf;
         } else {
             match std::fs::symlink_metadata(path) {
                 Ok(m) => m,
@@ -241,7 +264,7 @@ impl Walker<'_> {
                 non_utf8: std::str::from_utf8(rel_bytes).is_err(),
                 rel,
                 rel_bytes: rel_bytes.to_vec(),
-                kind: EntryKind::File { len: meta.len() },
+                kind: EntryKind::File,
             });
         } else {
             self.problem(path, rel_bytes, special_file_problem(&meta.file_type()));
@@ -295,6 +318,19 @@ impl Walker<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn relative_paths_are_cut_from_the_top_as_bytes() {
+        let rel = |top: &str, top_rel: &[u8], p: &str| {
+            rel_bytes_of(Path::new(top), top_rel, Path::new(p))
+        };
+        assert_eq!(rel("a", b"", "a/x/y.txt"), b"x/y.txt");
+        assert_eq!(rel("a/", b"", "a/x"), b"x");
+        assert_eq!(rel(".", b"", "./x"), b"x");
+        assert_eq!(rel("a", b"r", "a/x"), b"r/x");
+        assert_eq!(rel("a", b"r", "a"), b"r");
+        assert_eq!(rel("/d/e", b"", "/d/e/f"), b"f");
+    }
     use std::ffi::OsStr;
     use std::os::unix::fs::symlink;
 
@@ -316,7 +352,7 @@ mod tests {
         let entries = walk(root, &[], &[]);
         let files: Vec<&str> = entries
             .iter()
-            .filter(|e| matches!(e.kind, EntryKind::File { .. }))
+            .filter(|e| matches!(e.kind, EntryKind::File))
             .map(|e| e.rel.as_str())
             .collect();
         assert_eq!(files, vec!["a/b/m.png", "a/bad\u{fffd}name.png"]);

@@ -533,3 +533,137 @@ fn lg603_empty_file_coco() {
     put(dir.path(), "annotations/instances_val2017.json", b"");
     insta::assert_snapshot!(finding(dir.path(), coco_classes(), "LG603"));
 }
+
+// --- YOLO label files -----------------------------------------------------------------------
+
+/// An ultralytics tree: `data.yaml` naming cat, dog and bird, and for each `(stem, label
+/// text)` a placeholder image `images/train/<stem>.jpg` (never decoded) and its label file.
+fn yolo(labels: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tree(&[(
+        "data.yaml",
+        b"path: .\ntrain: images/train\nnames: [cat, dog, bird]\n".to_vec(),
+    )]);
+    for (stem, text) in labels {
+        put(
+            dir.path(),
+            &format!("images/train/{stem}.jpg"),
+            b"\xff\xd8\xff",
+        );
+        put(
+            dir.path(),
+            &format!("labels/train/{stem}.txt"),
+            text.as_bytes(),
+        );
+    }
+    dir
+}
+
+const YOLO_OK: &str = "0 0.5 0.5 0.2 0.2\n1 0.3 0.3 0.1 0.1\n2 0.7 0.7 0.1 0.2\n";
+
+#[test]
+fn lg701_detection_class_out_of_range() {
+    let dir = yolo(&[
+        ("a", YOLO_OK),
+        (
+            "b",
+            "0 0.5 0.5 0.2 0.2\n3 0.5 0.5 0.1 0.1\n7 0.2 0.2 0.1 0.1\n",
+        ),
+    ]);
+    insta::assert_snapshot!(finding(dir.path(), Overrides::default(), "LG701"));
+}
+
+#[test]
+fn lg704_head_class_count_mismatch_yolo() {
+    let dir = yolo(&[("a", YOLO_OK)]);
+    put(dir.path(), "data.yaml", b"nc: 4\nnames: [cat, dog, bird]\n");
+    insta::assert_snapshot!(finding(dir.path(), Overrides::default(), "LG704"));
+}
+
+#[test]
+fn lg705_invalid_box() {
+    let dir = yolo(&[
+        ("a", YOLO_OK),
+        (
+            "b",
+            "0 0.5 0.5 0 0.2\n1 0.5 0.5 0.1 -0.1\n2 nan 0.5 0.1 0.1\n",
+        ),
+    ]);
+    insta::assert_snapshot!(finding(dir.path(), Overrides::default(), "LG705"));
+}
+
+/// Pixel coordinates of a 640x480 image written where fractions belong.
+#[test]
+fn lg706_box_outside_image() {
+    let dir = yolo(&[
+        ("a", YOLO_OK),
+        (
+            "b",
+            "0 320 240 64 48\n1 0.5 0.5 0.1 0.1\n2 100.5 80 20 10\n",
+        ),
+    ]);
+    insta::assert_snapshot!(finding(dir.path(), Overrides::default(), "LG706"));
+}
+
+#[test]
+fn lg707_annotation_without_image_yolo() {
+    let dir = yolo(&[("a", YOLO_OK)]);
+    put(dir.path(), "labels/train/b.txt", YOLO_OK.as_bytes());
+    insta::assert_snapshot!(finding(dir.path(), Overrides::default(), "LG707"));
+}
+
+/// A confidence column (6 columns), a class name where the id belongs, a shifted line whose
+/// class is a fraction, and a polygon with an odd number of coordinates.
+#[test]
+fn lg709_malformed_annotation() {
+    let dir = yolo(&[
+        ("a", YOLO_OK),
+        (
+            "b",
+            "0 0.5 0.5 0.2 0.2 0.93\ncat 0.5 0.5 0.2 0.2\n0.5 0.5 0.2 0.2 0.1\n1 0.1 0.1 0.2 0.1 0.2 0.2 0.3\n2 0.5 0.5 0.1 0.1\n",
+        ),
+    ]);
+    insta::assert_snapshot!(finding(dir.path(), Overrides::default(), "LG709"));
+}
+
+/// A binary file under a label's name.
+#[test]
+fn lg602_corrupt_file_yolo() {
+    let dir = yolo(&[("a", YOLO_OK)]);
+    put(dir.path(), "images/train/b.jpg", b"\xff\xd8\xff");
+    put(
+        dir.path(),
+        "labels/train/b.txt",
+        b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR",
+    );
+    insta::assert_snapshot!(finding(dir.path(), Overrides::default(), "LG602"));
+}
+
+/// Box label files and polygon label files in one dataset (the dataset's finding).
+#[test]
+fn lg710_mixed_boxes_and_polygons() {
+    let dir = yolo(&[
+        ("a", YOLO_OK),
+        ("b", YOLO_OK),
+        (
+            "c",
+            "0 0.1 0.1 0.4 0.1 0.4 0.5 0.1 0.5\n1 0.6 0.6 0.9 0.6 0.8 0.9\n",
+        ),
+    ]);
+    insta::assert_snapshot!(finding(dir.path(), Overrides::default(), "LG710"));
+}
+
+/// One file that mixes box lines and polygon lines (the file's finding).
+#[test]
+fn lg710_mixed_boxes_and_polygons_in_a_file_yolo() {
+    let dir = yolo(&[(
+        "a",
+        "0 0.1 0.1 0.4 0.1 0.4 0.5 0.1 0.5\n1 0.5 0.5 0.2 0.2\n2 0.6 0.6 0.9 0.6 0.8 0.9\n",
+    )]);
+    insta::assert_snapshot!(finding(dir.path(), Overrides::default(), "LG710"));
+}
+
+#[test]
+fn lg711_duplicate_annotation_yolo() {
+    let dir = yolo(&[("a", "0 0.5 0.5 0.2 0.2\n1 0.3 0.3 0.1 0.1\n0 0.50 0.5 0.2 0.20\n2 0.7 0.7 0.1 0.2\n0 0.5 0.5 0.2 0.2\n")]);
+    insta::assert_snapshot!(finding(dir.path(), Overrides::default(), "LG711"));
+}

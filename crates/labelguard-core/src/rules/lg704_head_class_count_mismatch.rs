@@ -17,6 +17,7 @@ declare_rule! {
     ///
     /// ## Checked by
     /// - `crates/labelguard-scan/src/checks/lg704_head_class_count_mismatch.rs` (same name, in the scan crate, which reads the annotation files)
+    /// - `crates/labelguard-scan/src/report/dataset_checks/lg704_head_class_count_mismatch.rs` (a YOLO dataset's head against its names, once)
     /// - fixture: `lg704_head_class_count_mismatch` in `crates/labelguard-scan/tests/dataset_rule_fixtures.rs`
     "LG704", "head-class-count-mismatch", Warning
 }

@@ -11,8 +11,9 @@ declare_rule! {
     ///
     /// ## Why it matters
     /// Random crops and flips then place the object where it is not; ultralytics refuses the whole label file
-    /// (`non-normalized or out of bounds coordinates`), so the image trains as background. A box in pixels written
-    /// where YOLO wants normalised coordinates is the usual cause.
+    /// (`non-normalized or out of bounds coordinates`, beyond a 1% tolerance) and ignores the image with all its
+    /// labels, so for YOLO labels the finding is an error. A box in pixels written where YOLO wants normalised
+    /// coordinates is the usual cause; the message says so when the values go well beyond 1.
     ///
     /// ## Fix
     /// Clip the box to the image, or normalise YOLO coordinates by the image's width and height.

@@ -6,7 +6,9 @@ declare_rule! {
     /// `<name>` or `<bndbox>`.
     ///
     /// ## What it checks
-    /// Every line of a YOLO label file, every COCO `images`, `annotations` and `categories` entry, every VOC
+    /// Every line of a YOLO label file (5 columns for a box, 1 + an even number of at least 6 for a polygon; 6 columns,
+    /// `class cx cy w h conf` as predictions are saved, are malformed, since ultralytics refuses them; a class id with a
+    /// fraction is malformed), every COCO `images`, `annotations` and `categories` entry, every VOC
     /// `<object>` (its `<name>` and `<bndbox>` corners) and VOC's `<size>` (missing, or 0 as broken exports write
     /// it). For COCO: the three top-level lists, the fields the loaders index (`id`, `file_name`, `width`,
     /// `height` of an image; `id`, `image_id`, `category_id`, `bbox` of an annotation; `id`, `name` of a category)

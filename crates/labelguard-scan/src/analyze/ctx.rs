@@ -10,6 +10,9 @@ pub struct Ctx<'a> {
     pub opts: &'a ScanOptions,
     /// Class name -> id, from `--classes` or the discovered ImageFolder classes.
     pub class_map: HashMap<String, i64>,
+    /// The classes the settings or the layout name (`--classes`, YOLO's `data.yaml`), as
+    /// `(id, name)` sorted by id: built once, every detection file's declared classes.
+    pub declared: Vec<(i64, String)>,
     pub palette: Option<ColourMap>,
     /// The detection framework whose head reads the labels: `--framework`, else the layout's
     /// own (set by the pipeline).
@@ -28,6 +31,11 @@ impl<'a> Ctx<'a> {
                 .iter()
                 .enumerate()
                 .map(|(i, n)| (n.clone(), i as i64))
+                .collect(),
+            declared: class_names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| (i as i64, n.clone()))
                 .collect(),
             palette,
             framework: opts.framework.unwrap_or(Framework::Torchvision),

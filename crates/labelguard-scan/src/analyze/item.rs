@@ -59,7 +59,7 @@ pub fn analyze_item(item: &Item, ctx: &Ctx<'_>, bufs: &mut Buffers) -> FileResul
             image,
             missing_image,
         } => {
-            let mut r = super::detection::yolo::label_file(item, image.as_deref(), ctx);
+            let mut r = super::detection::yolo::label_file(item, image.as_deref(), ctx, bufs);
             if let Some(expected) = missing_image {
                 r.findings.push(lg707::label_without_image(expected));
             }

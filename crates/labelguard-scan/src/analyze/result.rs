@@ -44,7 +44,8 @@ impl Unit {
 /// dataset mixing box and polygon lines, LG710; objects flagged difficult or crowd, LG712).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ObjectStats {
-    /// Files with at least one box line / polygon line (YOLO).
+    /// YOLO label files of box lines only / with a polygon line (ultralytics reads a file
+    /// with any polygon line as polygons).
     pub files_with_boxes: u64,
     pub files_with_polygons: u64,
     /// Objects flagged `<difficult>1` / `<truncated>1` (VOC), `iscrowd: 1` (COCO).

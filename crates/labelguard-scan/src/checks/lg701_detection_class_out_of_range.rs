@@ -71,14 +71,17 @@ pub fn finding(b: &Beyond<'_>) -> Finding {
             .iter()
             .any(|(s, _, _)| b.ids.binary_search(s).is_err())
     {
-        format!(
-            "the labels use ids the class list does not declare ({} declared)",
-            if k == 1 {
-                "1 class".to_string()
-            } else {
-                format!("{k} classes")
-            }
-        )
+        let top = b.beyond.iter().map(|(s, _, _)| *s).max().unwrap_or(0);
+        let declared = if k == 1 {
+            "1 class declared".to_string()
+        } else {
+            format!("{k} classes declared")
+        };
+        if fw == Framework::Ultralytics {
+            format!("the labels use ids that data.yaml's names do not declare ({declared}); ultralytics ignores the image and all its labels ('Label class {top} exceeds dataset class count {c}')")
+        } else {
+            format!("the labels use ids the class list does not declare ({declared})")
+        }
     } else {
         format!(
             "the classes need {} in {} (others: {})",
@@ -97,6 +100,11 @@ pub fn finding(b: &Beyond<'_>) -> Finding {
         "correct the objects' class ids, or drop the objects".to_string()
     };
     let mut f = problem(&LG701, message).hint(hint).fix(fix);
+    if fw == Framework::Ultralytics {
+        // Ultralytics checks the ids when it caches the labels and drops the image: training
+        // runs, without it.
+        f.verdict = labelguard_core::Verdict::Silent;
+    }
     f.count = Some(objects);
     f.values = b
         .beyond

@@ -100,3 +100,78 @@ pub mod coco {
             .fix(format!("write `{key}` as a list of objects (an empty list when there are none)"))
     }
 }
+
+// --- YOLO label files ---------------------------------------------------------------------
+
+/// The malformed lines of one YOLO label file, by cause, with the first of them.
+#[derive(Debug, Default)]
+pub struct YoloMalformed {
+    /// Lines whose column count is neither a box's nor a polygon's.
+    pub wrong_columns: u64,
+    /// Of those, lines of 6 columns (`class cx cy w h conf`).
+    pub six_columns: u64,
+    /// Lines with a token that is not a number.
+    pub not_numbers: u64,
+    /// Lines whose class column is a number but not an integer (`1.5`).
+    pub class_not_integer: u64,
+    /// The file's lines that hold something.
+    pub lines: u64,
+    pub first: Vec<labelguard_core::Location>,
+}
+
+impl YoloMalformed {
+    pub fn total(&self) -> u64 {
+        self.wrong_columns + self.not_numbers + self.class_not_integer
+    }
+}
+
+/// Lines of a YOLO label file that are not objects. `None` when there are none.
+pub fn yolo_lines(m: &YoloMalformed) -> Option<Finding> {
+    use labelguard_core::finding::count;
+    let n = m.total();
+    if n == 0 {
+        return None;
+    }
+    let mut causes = Vec::new();
+    if m.wrong_columns > 0 {
+        causes.push(format!(
+            "{} with a column count that is neither a box's (5) nor a polygon's (1 + an even number >= 6)",
+            count(m.wrong_columns, "line")
+        ));
+    }
+    if m.not_numbers > 0 {
+        causes.push(format!(
+            "{} with a value that is not a number",
+            count(m.not_numbers, "line")
+        ));
+    }
+    if m.class_not_integer > 0 {
+        causes.push(format!(
+            "{} whose class id is not an integer",
+            count(m.class_not_integer, "line")
+        ));
+    }
+    let message = format!(
+        "{n} of {} lines {} not YOLO objects: {}",
+        m.lines,
+        if n == 1 { "is" } else { "are" },
+        causes.join("; ")
+    );
+    let hint = if m.six_columns > 0 {
+        "6 columns look like predictions saved with a confidence column (save_conf=True); ultralytics refuses the file ('labels require 5 columns, 6 columns detected') and ignores the image and all its labels"
+    } else if m.not_numbers > 0 && m.not_numbers * 2 >= m.lines {
+        "most lines are not numbers: the file is probably not a YOLO label file (another format under labels/, a class name where the id belongs)"
+    } else if m.class_not_integer > 0 {
+        "a class id with a fraction: the columns are probably shifted (a missing class column makes a coordinate the id)"
+    } else {
+        "ultralytics refuses the whole file and ignores the image and all its labels ('ignoring corrupt image/label'); other loaders raise ValueError in np.loadtxt or shift the columns"
+    };
+    let mut f = problem(&LG709, message)
+        .hint(hint)
+        .fix("regenerate the file with the converter, or correct or drop the lines named (one object per line: 'class cx cy w h' or 'class x1 y1 x2 y2 ...')");
+    // Ultralytics drops the image and trains on; a loader of its own raises (the hint).
+    f.verdict = labelguard_core::Verdict::Silent;
+    f.count = Some(n);
+    f.locations = m.first.clone();
+    Some(f)
+}

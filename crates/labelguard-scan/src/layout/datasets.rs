@@ -81,7 +81,9 @@ pub(crate) fn partition<'a>(files: &[&'a Entry], opts: &ScanOptions) -> Vec<Grou
     let mut trees: Vec<(String, LayoutKind, Vec<String>)> = Vec::new();
     let mut add = |base: String, kind: LayoutKind, owned: Vec<String>| {
         let inside = |t: &(String, LayoutKind, Vec<String>)| {
-            t.0 == base || t.2.iter().any(|o| under(&base, &join(&t.0, o)))
+            // A base that is a tree's owned folder is inside it too (a Roboflow export's
+            // `train/` holds `images/` and `labels/`, which look paired on their own).
+            t.0 == base || t.2.iter().any(|o| owns(&base, &join(&t.0, o)))
         };
         if !trees.iter().any(inside) {
             trees.push((base, kind, owned));
@@ -140,25 +142,27 @@ pub(crate) fn partition<'a>(files: &[&'a Entry], opts: &ScanOptions) -> Vec<Grou
     for (base, mask, image) in paired_bases(files.iter().map(|e| e.rel.as_str())) {
         add(base, LayoutKind::Paired, vec![mask, image]);
     }
+    // Each tree's owned paths joined to its base once, not once per file.
+    let claims: Vec<Vec<String>> = trees
+        .iter()
+        .map(|(base, _, owned)| owned.iter().map(|o| join(base, o)).collect())
+        .collect();
     let mut groups: Vec<Group<'a>> = trees
         .iter()
-        .map(|(base, kind, owned)| Group {
+        .zip(&claims)
+        .map(|((base, kind, _), claim)| Group {
             sub: base.clone(),
             name: base.clone(),
             kind: *kind,
             files: files
                 .iter()
-                .filter(|e| owned.iter().any(|o| owns(&e.rel, &join(base, o))))
+                .filter(|e| claim.iter().any(|o| owns(&e.rel, o)))
                 .copied()
                 .collect(),
             keep_empty: false,
         })
         .collect();
-    let owned = |rel: &str| {
-        trees
-            .iter()
-            .any(|(base, _, owned)| owned.iter().any(|o| owns(rel, &join(base, o))))
-    };
+    let owned = |rel: &str| claims.iter().flatten().any(|o| owns(rel, o));
     let leftover: Vec<&'a Entry> = files.iter().filter(|e| !owned(&e.rel)).copied().collect();
     // Loose files by top-level folder; split folders stay with the root.
     let mut buckets: BTreeMap<String, Vec<&'a Entry>> = BTreeMap::new();

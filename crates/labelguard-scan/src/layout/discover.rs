@@ -113,7 +113,7 @@ pub fn discover(roots: &[PathBuf], opts: &ScanOptions) -> Result<Discovery, Conf
         let entries = walk::walk(root, &[], &opts.exclude);
         let walked: Vec<&Entry> = entries
             .iter()
-            .filter(|e| matches!(e.kind, EntryKind::File { .. }))
+            .filter(|e| matches!(e.kind, EntryKind::File))
             .collect();
         let first = datasets.len();
         let mut root_items: Vec<Item> = Vec::new();

@@ -221,3 +221,94 @@ fn files_and_custom_templates() {
         ]
     );
 }
+
+#[test]
+fn yolo_ultralytics_tree_pairs_labels_with_images_of_any_case() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("r");
+    touch(
+        &root,
+        &[
+            "images/train2017/a.jpg",
+            "images/train2017/b.JPG",
+            "images/train2017/c.Png",
+            "images/train2017/bg.jpg",
+            "images/val2017/d.jpeg",
+            "labels/train2017/a.txt",
+            "labels/train2017/b.txt",
+            "labels/train2017/c.txt",
+            "labels/train2017/gone.txt",
+            "labels/val2017/d.txt",
+            "labels/classes.txt",
+            "labels/README.txt",
+            "train2017.txt",
+        ],
+    );
+    std::fs::write(root.join("data.yaml"), "path: .\nnames: [cat, dog]\n").unwrap();
+    let d = discover(std::slice::from_ref(&root), &ScanOptions::default()).unwrap();
+    assert_eq!(d.layouts, vec![LayoutKind::Yolo]);
+    assert_eq!(d.datasets.len(), 1);
+    assert_eq!(
+        d.datasets[0].class_names.as_deref(),
+        Some(&["cat".to_string(), "dog".to_string()][..])
+    );
+    assert_eq!(d.datasets[0].num_classes, Some(2));
+    let mut s = summary(&d);
+    s.sort();
+    assert_eq!(
+        s,
+        vec![
+            "labels/train2017/a.txt train yolo image:true",
+            "labels/train2017/b.txt train yolo image:true",
+            "labels/train2017/c.txt train yolo image:true",
+            "labels/train2017/gone.txt train yolo image:false",
+            "labels/val2017/d.txt val yolo image:true",
+        ]
+    );
+    let gone = d
+        .items
+        .iter()
+        .find(|i| i.display.ends_with("gone.txt"))
+        .unwrap();
+    assert!(matches!(
+        &gone.task,
+        Task::Yolo { missing_image: Some(m), .. } if m.ends_with("images/train2017/gone.jpg")
+    ));
+}
+
+#[test]
+fn yolo_roboflow_export_is_one_dataset_with_three_splits() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("r");
+    touch(
+        &root,
+        &[
+            "train/images/a_jpg.rf.1.jpg",
+            "train/labels/a_jpg.rf.1.txt",
+            "valid/images/b_jpg.rf.2.jpg",
+            "valid/labels/b_jpg.rf.2.txt",
+            "test/images/c_jpg.rf.3.jpg",
+            "test/labels/c_jpg.rf.3.txt",
+            "README.roboflow.txt",
+        ],
+    );
+    std::fs::write(
+        root.join("data.yaml"),
+        "train: ../train/images\nval: ../valid/images\ntest: ../test/images\n\nnc: 2\nnames: ['cat', 'dog']\n",
+    )
+    .unwrap();
+    let d = discover(std::slice::from_ref(&root), &ScanOptions::default()).unwrap();
+    assert_eq!(d.layouts, vec![LayoutKind::Yolo]);
+    assert_eq!(d.datasets.len(), 1);
+    assert_eq!(d.datasets[0].num_classes, Some(2));
+    let mut s = summary(&d);
+    s.sort();
+    assert_eq!(
+        s,
+        vec![
+            "test/labels/c_jpg.rf.3.txt test yolo image:true",
+            "train/labels/a_jpg.rf.1.txt train yolo image:true",
+            "valid/labels/b_jpg.rf.2.txt val yolo image:true",
+        ]
+    );
+}

@@ -10,14 +10,28 @@ use super::item::{RootScan, Task};
 use super::paths::{components, ext_of, stem_of, IMAGE_EXTS};
 use crate::read::data_yaml::DataYaml;
 use crate::walk::Entry;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
-/// Whether `rel` is a YOLO label file: a `.txt` below a `labels` folder (not `classes.txt`).
+/// Text files a `labels` folder may hold that are not label files.
+const NOT_LABELS: &[&str] = &["classes.txt", "readme.txt", "license.txt", "notes.txt"];
+
+/// Whether `rel` is a YOLO label file: a `.txt` below a `labels` folder (not `classes.txt`,
+/// a README or a licence). No allocation: it runs on every file of the tree.
 fn is_label_file(rel: &str) -> bool {
-    let comps = components(rel);
-    ext_of(rel) == "txt"
-        && comps[..comps.len() - 1].contains(&"labels")
-        && !comps[comps.len() - 1].eq_ignore_ascii_case("classes.txt")
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    let b = name.as_bytes();
+    b.len() > 4
+        && b[b.len() - 4..].eq_ignore_ascii_case(b".txt")
+        && labels_dir(rel).is_some()
+        && !NOT_LABELS.iter().any(|n| name.eq_ignore_ascii_case(n))
+}
+
+/// The byte offset in `rel` of its last folder named `labels` (the one ultralytics maps from
+/// `images`: it replaces the last `/images/` of an image's path).
+fn labels_dir(rel: &str) -> Option<usize> {
+    rel.rmatch_indices("labels/")
+        .map(|(i, _)| i)
+        .find(|&i| i == 0 || rel.as_bytes()[i - 1] == b'/')
 }
 
 /// The position of the `labels` component that mirrors `images` (the last one).
@@ -37,35 +51,41 @@ fn is_data_yaml(e: &Entry) -> bool {
 /// folders that hold them; it owns those folders and its `data.yaml`.
 pub(crate) fn trees(files: &[&Entry]) -> Vec<(String, Vec<String>)> {
     let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    let mut dirs: std::collections::HashSet<String> = std::collections::HashSet::new();
+    // The folders named `images`, as slices of the paths (a tree of 100,000 files has a few).
+    let mut image_dirs: HashSet<&str> = HashSet::new();
+    // The distinct `.../labels` folders that hold label files.
+    let mut label_dirs: HashSet<&str> = HashSet::new();
     for e in files {
-        let comps = components(&e.rel);
-        for i in 1..comps.len() {
-            dirs.insert(comps[..i].join("/"));
+        let rel = e.rel.as_str();
+        for (i, _) in rel.match_indices("images/") {
+            if i == 0 || rel.as_bytes()[i - 1] == b'/' {
+                image_dirs.insert(&rel[..i + "images".len()]);
+            }
+        }
+        if is_label_file(rel) {
+            if let Some(i) = labels_dir(rel) {
+                label_dirs.insert(&rel[..i + "labels".len()]);
+            }
         }
     }
-    for e in files.iter().filter(|e| is_label_file(&e.rel)) {
-        let comps = components(&e.rel);
-        let Some(at) = labels_at(&comps) else {
-            continue;
-        };
-        let mut images = comps.clone();
-        images[at] = "images";
-        if !dirs.contains(&images[..=at].join("/")) {
+    let mut label_dirs: Vec<&str> = label_dirs.into_iter().collect();
+    label_dirs.sort_unstable();
+    for dir in label_dirs {
+        let parent = &dir[..dir.len() - "labels".len()];
+        if !image_dirs.contains(format!("{parent}images").as_str()) {
             continue;
         }
+        let parent = parent.trim_end_matches('/');
+        let (up, last) = parent.rsplit_once('/').unwrap_or(("", parent));
         // A Roboflow export: `train/labels`; the dataset is the split folder's parent.
-        let (base, own) = if at >= 1 && super::paths::is_split_name(comps[at - 1]) {
-            (comps[..at - 1].join("/"), comps[at - 1].to_string())
+        if !last.is_empty() && super::paths::is_split_name(last) {
+            out.entry(up.to_string())
+                .or_default()
+                .push(last.to_string());
         } else {
-            (comps[..at].join("/"), String::new())
-        };
-        let owned = out.entry(base).or_default();
-        if own.is_empty() {
-            owned.push("labels".into());
-            owned.push("images".into());
-        } else {
-            owned.push(own);
+            out.entry(parent.to_string())
+                .or_default()
+                .extend(["labels".to_string(), "images".to_string()]);
         }
     }
     for e in files.iter().filter(|e| is_data_yaml(e)) {
@@ -125,6 +145,15 @@ pub(crate) fn collect(scan: &mut RootScan<'_>) -> YoloClasses {
             classes.names = Some(names);
         }
     }
+    // Images by their path without the extension, which ultralytics compares without case
+    // (`x.JPG` is an image, and its label is `x.txt`).
+    let images: HashMap<&str, &str> = scan
+        .files
+        .iter()
+        .copied()
+        .filter(|e| IMAGE_EXTS.contains(&ext_of(&e.rel).as_str()))
+        .map(|e| (stem_of(&e.rel), e.rel.as_str()))
+        .collect();
     let labels: Vec<&Entry> = scan
         .files
         .iter()
@@ -139,22 +168,17 @@ pub(crate) fn collect(scan: &mut RootScan<'_>) -> YoloClasses {
         let mut parts: Vec<&str> = comps.clone();
         parts[at] = "images";
         let last = parts.len() - 1;
-        let stem = stem_of(comps[last]).to_string();
+        let stem = stem_of(comps[last]);
         let dir = parts[..last].join("/");
-        let image = IMAGE_EXTS
-            .iter()
-            .flat_map(|x| [x.to_string(), x.to_ascii_uppercase()])
-            .map(|x| {
-                if dir.is_empty() {
-                    format!("{stem}.{x}")
-                } else {
-                    format!("{dir}/{stem}.{x}")
-                }
-            })
-            .find(|p| scan.present.contains(p.as_str()));
+        let key = if dir.is_empty() {
+            stem.to_string()
+        } else {
+            format!("{dir}/{stem}")
+        };
+        let image = images.get(key.as_str()).copied();
         let missing_image = image
             .is_none()
-            .then(|| super::paths::display(&scan.root, &format!("{dir}/{stem}.jpg")));
+            .then(|| super::paths::display(&scan.root, &format!("{key}.jpg")));
         let split = super::coco::loose_split(&e.rel);
         let task = Task::Yolo {
             image: image.map(|p| scan.root.join(p)),

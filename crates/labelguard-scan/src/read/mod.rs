@@ -29,3 +29,4 @@ pub mod parquet_source;
 pub mod table;
 pub mod thrift_check;
 pub mod voc_xml;
+pub mod yolo;

@@ -4,7 +4,8 @@
 
 use super::dataset_checks::{
     lg609_class_never_seen, lg610_class_in_one_split, lg611_class_imbalance,
-    lg615_binary_255_masks, lg712_difficult_objects,
+    lg615_binary_255_masks, lg704_head_class_count_mismatch, lg710_mixed_boxes_and_polygons,
+    lg712_difficult_objects,
 };
 use super::finding::ScanFinding;
 use super::model::{
@@ -58,7 +59,9 @@ impl ScanReport {
                 dataset.push(f);
             }
         }
-        // Counted over the objects, whatever the histogram says.
+        // The object counts' findings (detection formats), whatever the histogram holds.
+        dataset.extend(lg704_head_class_count_mismatch::check(self));
+        dataset.extend(lg710_mixed_boxes_and_polygons::check(self));
         dataset.extend(lg712_difficult_objects::check(self));
         self.dataset = dataset;
         for f in &mut self.dataset {

@@ -31,7 +31,12 @@ impl ScanReport {
                 .or_insert_with(|| ClassRow::empty(*id));
             row.count += count;
             row.files += 1;
-            let s = row.splits.entry(r.split.clone()).or_default();
+            // Looked up before it is cloned: a clean file of ten classes would clone its split's
+            // name ten times.
+            if !row.splits.contains_key(&r.split) {
+                row.splits.insert(r.split.clone(), Default::default());
+            }
+            let s = row.splits.get_mut(&r.split).expect("inserted above");
             s.count += count;
             s.files += 1;
             s.file_pixels += r.elements;

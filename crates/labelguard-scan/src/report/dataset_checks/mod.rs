@@ -7,4 +7,6 @@ pub mod lg609_class_never_seen;
 pub mod lg610_class_in_one_split;
 pub mod lg611_class_imbalance;
 pub mod lg615_binary_255_masks;
+pub mod lg704_head_class_count_mismatch;
+pub mod lg710_mixed_boxes_and_polygons;
 pub mod lg712_difficult_objects;
