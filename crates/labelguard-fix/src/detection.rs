@@ -528,7 +528,7 @@ fn run_yolo(
     report.classes = table.targets().len() as u64;
     let files: Vec<Planned> = walk(&opts.input, &[], &[])
         .into_iter()
-        .filter(|e| matches!(e.kind, EntryKind::File { .. }) && yolo::is_label_file(&e.rel))
+        .filter(|e| matches!(e.kind, EntryKind::File) && yolo::is_label_file(&e.rel))
         .map(|e| Planned {
             rel: e.rel,
             path: e.path,
