@@ -108,3 +108,91 @@ def test_coco_verdicts_are_torchvisions(labelguard, tmp_path):
         if truth != "degenerate":
             assert ("LG701" in found) == (truth == "class"), (trial, truth, found, doc, num_classes)
     assert all(n > 0 for n in seen.values()), seen
+
+
+def yolo_line(rng, nc, kind):
+    """One label line of `kind`: a valid box or polygon, or one defect ultralytics judges."""
+    c = rng.randrange(nc)
+    box = [round(rng.uniform(0.3, 0.7), 4), round(rng.uniform(0.3, 0.7), 4),
+           round(rng.uniform(0.05, 0.5), 4), round(rng.uniform(0.05, 0.5), 4)]
+    if kind == "box":
+        return f"{c} " + " ".join(map(str, box))
+    if kind == "polygon":
+        pts = [round(rng.uniform(0.05, 0.95), 4) for _ in range(2 * rng.randint(3, 6))]
+        return f"{c} " + " ".join(map(str, pts))
+    if kind == "class_beyond":
+        return f"{nc + rng.randrange(3)} " + " ".join(map(str, box))
+    if kind == "class_negative":
+        return "-1 " + " ".join(map(str, box))
+    if kind == "class_fraction":
+        return f"{c}.5 " + " ".join(map(str, box))
+    if kind == "inside_tolerance":  # ultralytics allows 1% past the border
+        return f"{c} 1.005 0.5 0.2 0.2"
+    if kind == "outside":
+        return f"{c} {rng.choice(['1.3', '2', '37.5'])} 0.5 0.2 0.2"
+    if kind == "negative":
+        return f"{c} -0.2 0.5 0.2 0.2"
+    if kind == "six_columns":
+        return f"{c} " + " ".join(map(str, box)) + " 0.9"
+    if kind == "odd_polygon":
+        return f"{c} 0.1 0.1 0.5 0.1 0.5 0.5 0.3"
+    if kind == "text":
+        return f"{c} 0.5 0.5 wide 0.2"
+    raise ValueError(kind)
+
+
+DEFECTS = ["class_beyond", "class_negative", "class_fraction", "inside_tolerance", "outside",
+           "negative", "six_columns", "odd_polygon", "text"]
+
+
+def yolo_file(rng, nc):
+    """A label file: boxes or polygons, sometimes a defect, a duplicate, a mix, or empty."""
+    r = rng.random()
+    if r < 0.06:
+        return ""
+    kind = "polygon" if rng.random() < 0.3 else "box"
+    lines = [yolo_line(rng, nc, kind) for _ in range(rng.randint(1, 5))]
+    if rng.random() < 0.45:
+        lines.insert(rng.randrange(len(lines) + 1), yolo_line(rng, nc, rng.choice(DEFECTS)))
+    if rng.random() < 0.1:
+        lines.append(yolo_line(rng, nc, "polygon" if kind == "box" else "box"))
+    if rng.random() < 0.12:
+        lines.append(rng.choice(lines))
+    return "\n".join(lines) + "\n"
+
+
+REFUSING = {"LG602", "LG701", "LG706", "LG709", "LG710"}
+
+
+def test_yolo_verdicts_are_ultralytics(labelguard, tmp_path):
+    utils = pytest.importorskip("ultralytics.data.utils")
+    rng = random.Random(2024)
+    nc = 5
+    root = tmp_path / "yolo"
+    (root / "images" / "train").mkdir(parents=True)
+    (root / "labels" / "train").mkdir(parents=True)
+    (root / "data.yaml").write_text("path: .\ntrain: images/train\nval: images/train\nnames: [a, b, c, d, e]\n")
+    truth = {}
+    for i in range(160):
+        image = root / "images" / "train" / f"{i:04}.jpg"
+        Image.new("RGB", (32, 32), (i % 255, 0, 0)).save(image)
+        label = root / "labels" / "train" / f"{i:04}.txt"
+        label.write_text(yolo_file(rng, nc))
+        out = utils.verify_image_label((str(image), str(label), "", False, nc, 0, 0, False))
+        nm, nf, ne, corrupt, msg = out[5:10]
+        truth[label.name] = ("refused" if corrupt else "empty" if ne else "ok",
+                             "duplicate labels removed" in msg)
+    report = scan(labelguard, root)
+    found = {}
+    for f in report["files"]:
+        found[f["path"].rsplit("/", 1)[-1]] = {x["code"] for x in f["findings"]}
+    kinds = {"refused": 0, "empty": 0, "ok": 0, "dups": 0}
+    for name, (verdict, dups) in sorted(truth.items()):
+        codes_here = found.get(name, set())
+        kinds[verdict] += 1
+        kinds["dups"] += dups
+        assert (verdict == "refused") == bool(codes_here & REFUSING), (name, verdict, codes_here,
+                                                                      (root / "labels" / "train" / name).read_text())
+        if verdict != "refused":
+            assert dups == ("LG711" in codes_here), (name, dups, codes_here)
+    assert all(n > 3 for n in kinds.values()), kinds

@@ -630,14 +630,18 @@ fn run_yolo(
             targets.len() as i64 - 1
         ));
     }
-    report.notes.push(format!(
-        "images are not copied: ultralytics finds a label by replacing /images/ with /labels/ \
-         in the image's path, so give the new labels their images, e.g. `ln -s {} {}`",
-        std::path::absolute(opts.input.join("images"))
-            .unwrap_or_default()
-            .display(),
-        opts.out.join("images").display()
-    ));
+    let links = image_links(opts, &files);
+    if !links.is_empty() {
+        report.notes.push(format!(
+            "images are not copied: ultralytics finds a label by replacing /images/ with /labels/ \
+             in the image's path, so the new tree links to them ({})",
+            links
+                .iter()
+                .map(|(to, at)| format!("{} -> {}", at.display(), to.display()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
     if opts.dry_run {
         progress.finish();
         return Ok(report);
@@ -679,16 +683,73 @@ fn run_yolo(
         let p = opts.out.join("data.yaml");
         atomic::write(&p, text.as_bytes()).map_err(io(&p))?;
     }
-    report.problems = Some(verify_yolo(
+    for (to, at) in &links {
+        if std::fs::symlink_metadata(at).is_err() {
+            std::os::unix::fs::symlink(to, at).map_err(io(at))?;
+        }
+    }
+    let mut problems = verify_yolo(
         &opts.out,
         &entries,
         &targets,
         data_yaml.as_ref().map(|d| d.1),
         report.objects,
-    ));
+    );
+    if data_yaml.is_some() && !links.is_empty() {
+        problems.extend(rescan_yolo(&opts.out)?);
+    }
+    report.problems = Some(problems);
     entries.sort_by(|a, b| a.path.cmp(&b.path));
     finish(opts, &mut report, entries, &journal_path, &manifest_path)?;
     Ok(report)
+}
+
+/// The image folders the new labels need, as (input folder, link in the output): for each
+/// `labels` folder written (`labels/` of ultralytics' layout, `train/labels/` of a Roboflow
+/// export), its `images` sibling in the input, linked (not copied) beside the new labels.
+fn image_links(opts: &DetectionOptions, files: &[Planned]) -> Vec<(PathBuf, PathBuf)> {
+    let prefixes: BTreeSet<&str> = files
+        .iter()
+        .filter_map(|f| {
+            let at = f.rel.split('/').position(|c| c == "labels")?;
+            let end = f
+                .rel
+                .split('/')
+                .take(at)
+                .map(|c| c.len() + 1)
+                .sum::<usize>();
+            Some(&f.rel[..end])
+        })
+        .collect();
+    prefixes
+        .into_iter()
+        .filter_map(|p| {
+            let images = opts.input.join(p).join("images");
+            images.is_dir().then(|| {
+                (
+                    std::path::absolute(&images).unwrap_or(images),
+                    opts.out.join(p).join("images"),
+                )
+            })
+        })
+        .collect()
+}
+
+/// The scan over the output (its new labels, data.yaml and linked images): what a remap can
+/// break (an id at or beyond the new `nc`, a corrupt file) must not be there.
+fn rescan_yolo(out: &Path) -> Result<Vec<String>, FixError> {
+    let report = labelguard_scan::scan(
+        &[out.to_path_buf()],
+        &labelguard_scan::config::ScanOptions::default(),
+        &labelguard_scan::progress::Silent,
+    )
+    .map_err(|e| usage(format!("re-scan of the output: {e}")))?;
+    const REPAIRED: &[&str] = &["LG602", "LG701", "LG704"];
+    Ok(report
+        .all_findings()
+        .filter(|f| REPAIRED.contains(&f.finding.code))
+        .map(|f| format!("re-scan: {} {}", f.finding.code, f.finding.message))
+        .collect())
 }
 
 /// One label file: skipped when an earlier run wrote it from the same input with the same
