@@ -166,6 +166,20 @@ fn planted_defects_are_each_found_in_their_file() {
     assert_eq!(r.summary.bad_elements, 1);
     assert_eq!(r.histogram.classes[&3].role, "out_of_range");
     assert_eq!(r.objects.files_with_polygons, 1);
+    // With overlays asked for (--html), each label file with findings gets its picture; the
+    // clean files and the orphan (no image, no boxes to place) get none.
+    let mut o = opts(Overrides::default());
+    o.overlays = true;
+    let r = scan(root, &o);
+    let overlaid: BTreeSet<&str> = r
+        .overlays
+        .iter()
+        .map(|(p, _)| p.rsplit('/').next().unwrap())
+        .collect();
+    for f in ["beyond.txt", "pixels.txt", "flat.txt", "twice.txt"] {
+        assert!(overlaid.contains(f), "{f} in {overlaid:?}");
+    }
+    assert!(!overlaid.contains("v0.txt") && !overlaid.contains("empty.txt"), "{overlaid:?}");
 }
 
 /// `--num-classes` overrides data.yaml's class count: the head the model was built with.

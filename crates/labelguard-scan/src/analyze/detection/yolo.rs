@@ -8,6 +8,7 @@
 //! fractions of its size, so its pixels decide nothing here.
 
 use super::head::{ClassTally, Head};
+use super::overlay::{boxes_overlay, BoxMark};
 use crate::analyze::{Buffers, Ctx, FileKind, FileResult};
 use crate::checks::lg602_corrupt_file;
 use crate::checks::lg705_invalid_box as lg705;
@@ -42,14 +43,14 @@ fn keep(first: &mut Vec<Location>, line: usize, text: &[u8]) {
     }
 }
 
-/// Analyses one YOLO label file whose image is `image` (not read: see the module's doc).
+/// Analyses one YOLO label file whose image is `image` (only its header is read, and only for
+/// the HTML report's picture of a file with findings).
 pub fn label_file(
     item: &Item,
     image: Option<&Path>,
     ctx: &Ctx<'_>,
     bufs: &mut Buffers,
 ) -> FileResult {
-    let _ = image;
     let mut r = FileResult::new(item, FileKind::Annotations);
     let head = Head::of(ctx, &ctx.declared, "class id");
     let mut tally = ClassTally::default();
@@ -188,7 +189,68 @@ pub fn label_file(
     r.objects.files_with_polygons = u64::from(polygons > 0);
     r.objects.files_with_boxes = u64::from(polygons == 0 && boxes > 0);
     judge(&head, &tally, &mut r);
+    if ctx.opts.overlays && !r.findings.is_empty() {
+        r.overlay = overlay(bytes, image, &r.findings, ctx.opts.max_pixels);
+    }
     r
+}
+
+/// The picture of a label file with findings, for the HTML report: its image with every
+/// object's box (a polygon's bounds), the lines a finding names in red. Coordinates are
+/// normalised: the image header gives the pixels (a grey canvas of 640x640 without one).
+fn overlay(
+    bytes: &[u8],
+    image: Option<&Path>,
+    findings: &[labelguard_core::Finding],
+    max_pixels: u64,
+) -> Option<crate::overlay::Overlay> {
+    let size = image
+        .and_then(|p| crate::read::header::image_header(p).ok())
+        .map(|h| (h.width, h.height));
+    let (w, h) = size.map_or((640.0, 640.0), |(w, h)| (w as f64, h as f64));
+    let bad: std::collections::HashSet<usize> = findings
+        .iter()
+        .flat_map(|f| &f.locations)
+        .filter(|l| l.tensor == "line")
+        .filter_map(|l| l.index.first().copied())
+        .collect();
+    let mut values = Vec::new();
+    let mut marks = Vec::new();
+    for (n, text) in lines(bytes) {
+        if !matches!(parse_line(text, &mut values), Line::Numbers) || values.len() < 5 {
+            continue;
+        }
+        let c = &values[1..];
+        let (x0, y0, x1, y1) = match shape(values.len()) {
+            Shape::Box => (
+                c[0] - c[2] / 2.0,
+                c[1] - c[3] / 2.0,
+                c[0] + c[2] / 2.0,
+                c[1] + c[3] / 2.0,
+            ),
+            Shape::Polygon { .. } => {
+                let xs = c.iter().step_by(2);
+                let ys = c.iter().skip(1).step_by(2);
+                (
+                    xs.clone().fold(f64::INFINITY, |a, b| a.min(*b)),
+                    ys.clone().fold(f64::INFINITY, |a, b| a.min(*b)),
+                    xs.fold(f64::NEG_INFINITY, |a, b| a.max(*b)),
+                    ys.fold(f64::NEG_INFINITY, |a, b| a.max(*b)),
+                )
+            }
+            Shape::Malformed => continue,
+        };
+        if [x0, y0, x1, y1].iter().all(|v| v.is_finite()) {
+            marks.push(BoxMark {
+                x0: x0 * w,
+                y0: y0 * h,
+                x1: x1 * w,
+                y1: y1 * h,
+                bad: bad.contains(&n),
+            });
+        }
+    }
+    boxes_overlay(image, size.or(Some((640, 640))), &marks, max_pixels)
 }
 
 /// [`Head::judge`], less LG704: every file of the dataset has the same declared classes, so a
