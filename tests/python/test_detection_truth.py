@@ -2,8 +2,8 @@
 
 - COCO against torchvision: a random-init Faster R-CNN trained one step on each generated
   single-image COCO file, with the category ids as torchvision's detection reference passes
-  them (as stored, background 0). torchvision refuses a degenerate box (ValueError, before
-  the backbone) and its classification loss fails on a class id outside the head (on CUDA the
+  them (as stored, background 0). torchvision refuses a degenerate box (an AssertionError from
+  `torch._assert`, before the backbone) and its classification loss fails on a class id outside the head (on CUDA the
   device-side assert; on the CPU an IndexError): the scan must say LG705 exactly for the
   first and LG701 exactly for the second.
 - YOLO against ultralytics: `ultralytics.data.utils.verify_image_label`, the function its
@@ -72,7 +72,7 @@ def torchvision_verdict(model, doc):
     image = torch.rand(3, 64, 64, generator=torch.Generator().manual_seed(0))
     try:
         model([image], [{"boxes": boxes, "labels": labels}])
-    except ValueError as e:
+    except AssertionError as e:  # torch._assert in GeneralizedRCNN.forward
         assert "positive height and width" in str(e), e
         return "degenerate"
     except IndexError as e:
