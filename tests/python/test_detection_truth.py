@@ -136,13 +136,17 @@ def yolo_line(rng, nc, kind):
         return f"{c} " + " ".join(map(str, box)) + " 0.9"
     if kind == "odd_polygon":
         return f"{c} 0.1 0.1 0.5 0.1 0.5 0.5 0.3"
+    if kind == "polygon_edge":  # a point past the border; the polygon's box stays inside
+        return f"{c} 0.2 0.2 0.6 0.2 1.03 0.5 0.4 0.7"
+    if kind == "polygon_outside":  # the polygon's box is outside
+        return f"{c} 1.2 0.2 1.5 0.2 1.4 0.5"
     if kind == "text":
         return f"{c} 0.5 0.5 wide 0.2"
     raise ValueError(kind)
 
 
 DEFECTS = ["class_beyond", "class_negative", "class_fraction", "inside_tolerance", "outside",
-           "negative", "six_columns", "odd_polygon", "text"]
+           "negative", "six_columns", "odd_polygon", "polygon_edge", "polygon_outside", "text"]
 
 
 def yolo_file(rng, nc):

@@ -5,8 +5,9 @@ declare_rule! {
     ///
     /// ## What it checks
     /// Box corners and polygon points against the image's size (COCO's `width`/`height`; for VOC the image file's
-    /// header, else `<size>`, with VOC's 1-based corners: `1..=width` is inside), and YOLO's normalised coordinates
-    /// against `[0, 1]`. COCO boxes and points may reach 1 px past the border (converters
+    /// header, else `<size>`, with VOC's 1-based corners: `1..=width` is inside), and YOLO's normalised values as
+    /// ultralytics bounds them: a box's `cx cy w h` as written and a polygon's box (centre and size of its points'
+    /// bounds) within `[0, 1]`, give or take 1%. COCO boxes and points may reach 1 px past the border (converters
     /// round, and `x + w` of a box along the border lands a fraction over).
     ///
     /// ## Why it matters

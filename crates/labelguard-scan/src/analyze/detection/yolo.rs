@@ -126,7 +126,14 @@ pub fn label_file(
             invalid.not_finite += 1;
             keep(&mut invalid.first, n, text);
         } else {
-            if coords.iter().any(|c| *c < -tol || *c > 1.0 + tol) {
+            // What ultralytics bounds: a box's `cx cy w h` as written, a polygon's box (the
+            // centre and size of its points' bounds), each within [0, 1] give or take 1%.
+            let judged = if is_box {
+                [coords[0], coords[1], coords[2], coords[3]]
+            } else {
+                polygon_box(coords)
+            };
+            if judged.iter().any(|c| *c < -tol || *c > 1.0 + tol) {
                 outside.lines += 1;
                 for c in coords {
                     outside.min = outside.min.min(*c);
@@ -193,6 +200,20 @@ pub fn label_file(
         r.overlay = overlay(bytes, image, &r.findings, ctx.opts.max_pixels);
     }
     r
+}
+
+/// A polygon's box as ultralytics derives it (`segments2boxes`): the centre and size of the
+/// bounds of its points.
+fn polygon_box(points: &[f64]) -> [f64; 4] {
+    let (mut x0, mut y0) = (f64::INFINITY, f64::INFINITY);
+    let (mut x1, mut y1) = (f64::NEG_INFINITY, f64::NEG_INFINITY);
+    for p in points.chunks_exact(2) {
+        x0 = x0.min(p[0]);
+        x1 = x1.max(p[0]);
+        y0 = y0.min(p[1]);
+        y1 = y1.max(p[1]);
+    }
+    [(x0 + x1) / 2.0, (y0 + y1) / 2.0, x1 - x0, y1 - y0]
 }
 
 /// The picture of a label file with findings, for the HTML report: its image with every
