@@ -179,7 +179,10 @@ fn planted_defects_are_each_found_in_their_file() {
     for f in ["beyond.txt", "pixels.txt", "flat.txt", "twice.txt"] {
         assert!(overlaid.contains(f), "{f} in {overlaid:?}");
     }
-    assert!(!overlaid.contains("v0.txt") && !overlaid.contains("empty.txt"), "{overlaid:?}");
+    assert!(
+        !overlaid.contains("v0.txt") && !overlaid.contains("empty.txt"),
+        "{overlaid:?}"
+    );
 }
 
 /// `--num-classes` overrides data.yaml's class count: the head the model was built with.
