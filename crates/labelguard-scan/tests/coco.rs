@@ -164,3 +164,24 @@ fn crowd_objects_are_counted_and_images_may_come_last() {
     let report = scan(dir.path(), &opts(with(2, None)));
     assert_eq!(codes(&report), vec!["LG707"], "image_id 5 has no entry");
 }
+
+/// One COCO file scanned on its own is read as COCO, with its image folder found beside
+/// `annotations/` (a missing image is found), not as a mask.
+#[test]
+fn one_coco_file_scanned_on_its_own_finds_its_images() {
+    let dir = tempfile::tempdir().unwrap();
+    split(dir.path(), "val2017", 3, &[1, 2, 3], &[1, 2, 3], &[]);
+    std::fs::remove_file(dir.path().join("val2017/000000000002.jpg")).unwrap();
+    let file = dir.path().join("annotations/instances_val2017.json");
+    let report = scan(&file, &opts(with(4, None)));
+    assert_eq!(report.settings.layouts[0].as_str(), "coco");
+    assert_eq!(codes(&report), ["LG707"]);
+    let lg707 = report.all_findings().next().unwrap();
+    assert!(
+        lg707.finding.message.contains("000000000002.jpg"),
+        "{}",
+        lg707.finding.message
+    );
+    assert_eq!(report.summary.elements, 3);
+    assert_eq!(report.histogram.unit, "objects");
+}
