@@ -19,6 +19,7 @@ use crate::hash;
 use crate::journal::{self, Action, Entry, Journal};
 use crate::run::FixError;
 use crate::yolo::{self, ClassTable, Refusal, Target};
+use labelguard_core::rules::{LG602, LG603, LG701, LG702, LG703, LG704, LG709};
 use labelguard_scan::framework::Framework;
 use labelguard_scan::progress::Progress;
 use labelguard_scan::walk::{walk, EntryKind};
@@ -455,10 +456,10 @@ fn rescan_coco(out: &Path, start: i64) -> Result<Vec<String>, FixError> {
         &labelguard_scan::progress::Silent,
     )
     .map_err(|e| usage(format!("re-scan of the output: {e}")))?;
-    const REPAIRED: &[&str] = &["LG602", "LG603", "LG701", "LG702", "LG703", "LG709"];
+    let repaired = [&LG602, &LG603, &LG701, &LG702, &LG703, &LG709];
     Ok(report
         .all_findings()
-        .filter(|f| REPAIRED.contains(&f.finding.code))
+        .filter(|f| repaired.iter().any(|r| r.code == f.finding.code))
         .map(|f| format!("re-scan: {} {}", f.finding.code, f.finding.message))
         .collect())
 }
@@ -744,10 +745,10 @@ fn rescan_yolo(out: &Path) -> Result<Vec<String>, FixError> {
         &labelguard_scan::progress::Silent,
     )
     .map_err(|e| usage(format!("re-scan of the output: {e}")))?;
-    const REPAIRED: &[&str] = &["LG602", "LG701", "LG704"];
+    let repaired = [&LG602, &LG701, &LG704];
     Ok(report
         .all_findings()
-        .filter(|f| REPAIRED.contains(&f.finding.code))
+        .filter(|f| repaired.iter().any(|r| r.code == f.finding.code))
         .map(|f| format!("re-scan: {} {}", f.finding.code, f.finding.message))
         .collect())
 }
