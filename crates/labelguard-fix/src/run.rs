@@ -33,11 +33,11 @@ pub enum FixError {
     },
 }
 
-fn usage(s: impl Into<String>) -> FixError {
+pub(crate) fn usage(s: impl Into<String>) -> FixError {
     FixError::Usage(s.into())
 }
 
-fn io(path: &Path) -> impl FnOnce(std::io::Error) -> FixError + '_ {
+pub(crate) fn io(path: &Path) -> impl FnOnce(std::io::Error) -> FixError + '_ {
     move |source| FixError::Io {
         path: path.display().to_string(),
         source,

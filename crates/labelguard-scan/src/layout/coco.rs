@@ -111,13 +111,7 @@ pub(crate) fn trees(files: &[&Entry]) -> Vec<(String, Vec<String>)> {
             }
         }
     }
-    out.into_iter()
-        .map(|(b, mut o)| {
-            o.sort();
-            o.dedup();
-            (b, o)
-        })
-        .collect()
+    super::datasets::trees_of(out)
 }
 
 /// The image folder of a COCO JSON scanned on its own (`annotations/instances_val2017.json`

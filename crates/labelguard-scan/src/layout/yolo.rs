@@ -94,13 +94,7 @@ pub(crate) fn trees(files: &[&Entry]) -> Vec<(String, Vec<String>)> {
             owned.push(name.to_string());
         }
     }
-    out.into_iter()
-        .map(|(b, mut o)| {
-            o.sort();
-            o.dedup();
-            (b, o)
-        })
-        .collect()
+    super::datasets::trees_of(out)
 }
 
 /// What the layout learnt about the classes: from `data.yaml` or `classes.txt`.
