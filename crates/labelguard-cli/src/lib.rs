@@ -58,7 +58,7 @@ enum Command {
     Rule(rules::RuleArgs),
     /// Rerun the checks of a call saved by `labelguard.capture` (Python).
     Replay(replay::ReplayArgs),
-    /// Check a whole dataset on disk (masks, arrays, label tables) before training.
+    /// Check a whole dataset on disk (masks, arrays, label tables, COCO/YOLO/VOC annotations) before training.
     Scan(Box<scan::ScanArgs>),
     /// Merge the JSON reports of a sharded scan (`scan --shard K/N`) into one.
     Merge(merge::MergeArgs),

@@ -19,6 +19,9 @@ const SCAN_HELP: &str = "Examples:
   labelguard scan labels.csv --num-classes 10 --label-column label --format json
   labelguard scan data --num-classes 5 --shard 3/8 --format json -o part3.json
   labelguard merge part*.json
+  labelguard scan coco --num-classes 91                          (torchvision: ids as stored)
+  labelguard scan coco --num-classes 80 --framework detectron2   (categories mapped to 0..79)
+  labelguard scan yolo                                           (nc = len(names) of data.yaml)
 
 Presets:
   cityscapes (19 trainIds, void 255), ade20k (150 classes, reduce_zero_label),
@@ -26,13 +29,20 @@ Presets:
 
 Layouts:
   cityscapes   gtFine + leftImg8bit
-  voc          SegmentationClass + JPEGImages
+  voc          SegmentationClass + JPEGImages, and Annotations/*.xml (detection)
+  coco         annotations/instances_*.json (+ train2017/ ...), or *_annotations.coco.json
+  yolo         labels/**/*.txt mirroring images/ (ultralytics, Roboflow), data.yaml
   paired       annotations|masks|labels beside images (ADE20K)
   imagefolder  class folders of photos
   files        every mask, array and table found
   custom       --mask-glob with --image-template 'images/{subdir}/{stem}.jpg'
   A folder that holds several datasets is scanned as several, each with its own layout
   and settings, and reported on its own.
+
+Detection heads (--framework):
+  torchvision  ids as stored, background 0: num_classes = largest id + 1 (COCO: 91)
+  mmdet, detectron2  categories mapped to 0..K-1: num_classes = K (COCO: 80)
+  ultralytics  ids as stored, no background: nc = len(names)
 
 Config:
   labelguard.toml, or [tool.labelguard] in pyproject.toml: the nearest one above the first
@@ -120,7 +130,7 @@ impl OutputArgs {
 #[derive(clap::Args)]
 #[command(after_help = SCAN_HELP)]
 pub struct ScanArgs {
-    /// Dataset directories, or single mask, array or label-table files.
+    /// Dataset directories, or single mask, array, label-table or annotation (COCO JSON, VOC XML, YOLO .txt) files.
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<PathBuf>,
     #[command(flatten)]
