@@ -5,7 +5,7 @@
 //! `images/`, or the JSON's own folder).
 
 use super::item::{RootScan, Task};
-use super::paths::{components, ext_of, split_of, IMAGE_EXTS};
+use super::paths::{components, ext_of, loose_split, split_of, IMAGE_EXTS};
 use crate::walk::Entry;
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -55,21 +55,6 @@ fn part_of(rel: &str) -> &str {
     stem.rsplit('_').next().unwrap_or(stem)
 }
 
-/// The split of a name such as `train2017` or `val`: its letters' split.
-pub(crate) fn loose_split(rel: &str) -> String {
-    let s = split_of(rel);
-    if s != "all" {
-        return s;
-    }
-    for comp in components(rel) {
-        let s = split_of(comp.trim_end_matches(|c: char| c.is_ascii_digit()));
-        if s != "all" {
-            return s;
-        }
-    }
-    "all".into()
-}
-
 /// (base, owned folders and files below the base) of every COCO tree among `files`: a JSON in
 /// `annotations/` makes that folder's parent the base, one in a split folder (Roboflow) the
 /// split folder's parent; the base owns the annotation folder and the image folders.
@@ -111,7 +96,7 @@ pub(crate) fn trees(files: &[&Entry]) -> Vec<(String, Vec<String>)> {
             }
         }
     }
-    super::datasets::trees_of(out)
+    super::paths::trees_of(out)
 }
 
 /// The image folder of a COCO JSON scanned on its own (`annotations/instances_val2017.json`

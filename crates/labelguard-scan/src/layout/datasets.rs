@@ -62,19 +62,6 @@ fn owns(rel: &str, owned: &str) -> bool {
     rel == owned || under(rel, owned)
 }
 
-/// A detection layout's trees as `partition` takes them: (base, owned paths sorted and
-/// distinct), by base.
-pub(crate) fn trees_of(found: BTreeMap<String, Vec<String>>) -> Vec<(String, Vec<String>)> {
-    found
-        .into_iter()
-        .map(|(base, mut owned)| {
-            owned.sort();
-            owned.dedup();
-            (base, owned)
-        })
-        .collect()
-}
-
 /// The groups of a walked folder. A forced `--layout` or `--mask-glob` keeps the whole folder
 /// as one dataset.
 pub(crate) fn partition<'a>(files: &[&'a Entry], opts: &ScanOptions) -> Vec<Group<'a>> {

@@ -1,5 +1,6 @@
 //! Path helpers every layout uses: split names, extensions, stems and display paths.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 pub(crate) const MASK_EXTS: &[&str] = &["png", "tif", "tiff"];
@@ -51,4 +52,32 @@ pub(crate) fn components(rel: &str) -> Vec<&str> {
 
 pub(crate) fn is_split_name(name: &str) -> bool {
     split_of(name) != "all"
+}
+
+/// The split of a name such as `train2017` or `val`: its letters' split.
+pub(crate) fn loose_split(rel: &str) -> String {
+    let s = split_of(rel);
+    if s != "all" {
+        return s;
+    }
+    for comp in components(rel) {
+        let s = split_of(comp.trim_end_matches(|c: char| c.is_ascii_digit()));
+        if s != "all" {
+            return s;
+        }
+    }
+    "all".into()
+}
+
+/// A detection layout's trees as `partition` takes them: (base, owned paths sorted and
+/// distinct), by base.
+pub(crate) fn trees_of(found: BTreeMap<String, Vec<String>>) -> Vec<(String, Vec<String>)> {
+    found
+        .into_iter()
+        .map(|(base, mut owned)| {
+            owned.sort();
+            owned.dedup();
+            (base, owned)
+        })
+        .collect()
 }

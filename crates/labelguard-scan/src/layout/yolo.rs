@@ -94,7 +94,7 @@ pub(crate) fn trees(files: &[&Entry]) -> Vec<(String, Vec<String>)> {
             owned.push(name.to_string());
         }
     }
-    super::datasets::trees_of(out)
+    super::paths::trees_of(out)
 }
 
 /// What the layout learnt about the classes: from `data.yaml` or `classes.txt`.
@@ -173,7 +173,7 @@ pub(crate) fn collect(scan: &mut RootScan<'_>) -> YoloClasses {
         let missing_image = image
             .is_none()
             .then(|| super::paths::display(&scan.root, &format!("{key}.jpg")));
-        let split = super::coco::loose_split(&e.rel);
+        let split = super::paths::loose_split(&e.rel);
         let task = Task::Yolo {
             image: image.map(|p| scan.root.join(p)),
             missing_image,
