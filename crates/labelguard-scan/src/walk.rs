@@ -142,6 +142,17 @@ enum Step {
 }
 
 impl Walker<'_> {
+    /// A regular file the filter keeps.
+    fn file(&mut self, path: &Path, rel: String, rel_bytes: &[u8]) {
+        self.out.push(Entry {
+            path: path.to_path_buf(),
+            non_utf8: std::str::from_utf8(rel_bytes).is_err(),
+            rel,
+            rel_bytes: rel_bytes.to_vec(),
+            kind: EntryKind::File,
+        });
+    }
+
     fn problem(&mut self, path: &Path, rel_bytes: &[u8], p: Finding) {
         self.out.push(Entry {
             path: path.to_path_buf(),
@@ -234,13 +245,7 @@ impl Walker<'_> {
             // when the file system does not say): no stat needed. A scan of 100,000 label
             // files spent a third of its time in these stats.
             if self.filter.keeps_file(&rel) {
-                self.out.push(Entry {
-                    path: path.to_path_buf(),
-                    non_utf8: std::str::from_utf8(rel_bytes).is_err(),
-                    rel,
-                    rel_bytes: rel_bytes.to_vec(),
-                    kind: EntryKind::File,
-                });
+                self.file(path, rel, rel_bytes);
             }
             return Step::Leaf;
         } else {
@@ -259,13 +264,7 @@ impl Walker<'_> {
             return Step::Leaf;
         }
         if meta.is_file() {
-            self.out.push(Entry {
-                path: path.to_path_buf(),
-                non_utf8: std::str::from_utf8(rel_bytes).is_err(),
-                rel,
-                rel_bytes: rel_bytes.to_vec(),
-                kind: EntryKind::File,
-            });
+            self.file(path, rel, rel_bytes);
         } else {
             self.problem(path, rel_bytes, special_file_problem(&meta.file_type()));
         }

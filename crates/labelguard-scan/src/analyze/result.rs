@@ -97,9 +97,15 @@ pub struct FileResult {
 
 impl FileResult {
     pub(crate) fn new(item: &Item, kind: FileKind) -> FileResult {
+        FileResult::named(item.display.clone(), item.split.clone(), kind)
+    }
+
+    /// The empty result of a file shown as `display`, in `split` (for bytes that come with
+    /// no item: the fuzz harness's).
+    pub(crate) fn named(display: String, split: String, kind: FileKind) -> FileResult {
         FileResult {
-            display: item.display.clone(),
-            split: item.split.clone(),
+            display,
+            split,
             kind,
             shape: None,
             findings: Vec::new(),

@@ -57,22 +57,12 @@ pub fn coco_file(item: &Item, images: Option<&Path>, ctx: &Ctx<'_>) -> FileResul
 /// Analyses COCO JSON `bytes` as a file named `display` without an image folder (the fuzz
 /// harness's entry point: every byte string returns, none panics).
 pub fn coco_bytes(bytes: &[u8], display: &str, ctx: &Ctx<'_>) -> FileResult {
-    let mut r = FileResult {
-        display: display.to_string(),
-        split: "all".to_string(),
-        kind: FileKind::Annotations,
-        shape: None,
-        findings: Vec::new(),
-        elements: 0,
-        bad: 0,
-        histogram: Vec::new(),
-        hist_overflow: 0,
-        unit: crate::analyze::Unit::Objects,
-        declared: Vec::new(),
-        objects: Default::default(),
-        overlay: None,
-        dataset_level: false,
-    };
+    let mut r = FileResult::named(
+        display.to_string(),
+        "all".to_string(),
+        FileKind::Annotations,
+    );
+    r.unit = crate::analyze::Unit::Objects;
     if bytes.is_empty() {
         r.findings.push(empty_file());
     } else {
