@@ -17,6 +17,7 @@ pub mod dtype;
 pub mod finding;
 mod finding_de;
 pub mod kernels;
+pub mod model;
 pub mod ops;
 pub mod rule;
 pub mod rules;

@@ -1,0 +1,78 @@
+//! What a language or vision-language model accepts as token data, as plain numbers.
+//!
+//! A [`ModelSpec`] is filled either offline from a model directory (`config.json`,
+//! `tokenizer.json`, ...: the `labelguard-model` crate) or from a live model and tokenizer (the
+//! Python `labelguard.check_model`). The checks of token data (scan's LG801-LG808) and of the
+//! tokenizer against the model (LG809-LG813) read only this, so that both sources give the same
+//! findings. `None` means "not known", never "zero": a check whose number is unknown is skipped.
+
+use serde::{Deserialize, Serialize};
+
+/// The token-facing tables of one model, and its tokenizer where one was found.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ModelSpec {
+    /// Where the description came from (a directory, or `model` for a live one), for messages.
+    pub source: String,
+    /// `config.json`'s `model_type` (`llama`, `bert`, `llava`, ...).
+    pub model_type: Option<String>,
+    /// `config.json`'s `architectures[0]` (`LlamaForCausalLM`, ...).
+    pub architecture: Option<String>,
+    /// `vocab_size` of the text config: the rows the config promises the word table has.
+    pub vocab_size: Option<u64>,
+    /// Rows of the input embedding as stored (a weight file's header, or the live table). When
+    /// known it is the truth for lookups; it differs from `vocab_size` after a resize.
+    pub embedding_rows: Option<u64>,
+    /// Rows of the output head (`lm_head`), when it is a separate table.
+    pub head_rows: Option<u64>,
+    /// `max_position_embeddings` as the config states it.
+    pub max_position_embeddings: Option<u64>,
+    /// Positions the model reserves before the first token: RoBERTa-style models count positions
+    /// from `padding_idx + 1`, so a sequence may hold `max_position_embeddings - offset` tokens.
+    pub position_offset: u64,
+    /// `type_vocab_size` (2 for BERT); `None` for models without token types.
+    pub type_vocab_size: Option<u64>,
+    /// Classification heads: `num_labels` (from `id2label` or `num_labels`).
+    pub num_labels: Option<u64>,
+    /// Special token ids the config names.
+    pub pad_token_id: Option<i64>,
+    pub bos_token_id: Option<i64>,
+    pub eos_token_id: Vec<i64>,
+    /// Vision-language models: the placeholder id that marks where image features go
+    /// (`image_token_index` / `image_token_id`).
+    pub image_token_id: Option<i64>,
+    /// How many placeholder tokens one image expands to, where the config or the processor says
+    /// so (LLaVA: `image_seq_length`, PaliGemma: `num_image_tokens`, ...).
+    pub tokens_per_image: Option<u64>,
+    /// The tokenizer found beside the model, if any.
+    pub tokenizer: Option<TokenizerSpec>,
+}
+
+/// What the tokenizer can emit.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TokenizerSpec {
+    /// Where it was read from (`tokenizer.json`, or `tokenizer` for a live one).
+    pub source: String,
+    /// `len(tokenizer)`: the base vocabulary plus added tokens.
+    pub len: u64,
+    /// The largest id the tokenizer can emit (usually `len - 1`).
+    pub max_id: u64,
+    /// Special and added tokens with their ids, in id order.
+    pub special_tokens: Vec<(String, i64)>,
+    /// The padding token's id, when the tokenizer has one.
+    pub pad_token_id: Option<i64>,
+    /// `model_max_length` of `tokenizer_config.json`, when it is a real bound (not 1e30).
+    pub model_max_length: Option<u64>,
+}
+
+impl ModelSpec {
+    /// The rows a token lookup may use: the stored table when known, else the config's count.
+    pub fn token_rows(&self) -> Option<u64> {
+        self.embedding_rows.or(self.vocab_size)
+    }
+
+    /// The longest sequence the position table holds, after the offset of RoBERTa-style models.
+    pub fn max_sequence_len(&self) -> Option<u64> {
+        self.max_position_embeddings
+            .map(|m| m.saturating_sub(self.position_offset))
+    }
+}
