@@ -62,9 +62,35 @@ impl ModelDirError {
 
 /// Whether `dir` looks like a model directory: a `config.json` beside tokenizer files or weights.
 pub fn is_model_dir(dir: &Path) -> bool {
-    dir.join(files::CONFIG).is_file()
-        && (tokenizer::FILES.iter().any(|f| dir.join(f).is_file())
-            || weights::FILES.iter().any(|f| dir.join(f).is_file()))
+    let names = std::fs::read_dir(dir)
+        .map(|r| {
+            r.filter_map(|e| e.ok())
+                .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+                .filter_map(|e| e.file_name().into_string().ok())
+                .collect::<Vec<String>>()
+        })
+        .unwrap_or_default();
+    marks_model_dir(names.iter().map(String::as_str))
+}
+
+/// Whether the file names of one folder make it a model directory: `config.json` beside a
+/// tokenizer's files or a model's weights (a dataset's `config.json` alone does not).
+pub fn marks_model_dir<'a>(names: impl IntoIterator<Item = &'a str>) -> bool {
+    let (mut config, mut other) = (false, false);
+    for name in names {
+        config |= name == files::CONFIG;
+        other |= tokenizer::FILES.contains(&name) || weights::FILES.contains(&name);
+    }
+    config && other
+}
+
+/// The description a configuration gives, from its JSON (`config.json`'s contents, or a live
+/// model's `config.to_dict()`): the same parser for both, so that a live model and its saved
+/// directory are described alike. `source` names it in messages.
+pub fn read_config(value: &serde_json::Value, source: &str) -> Result<ModelSpec, ModelDirError> {
+    let mut spec = config::read(Path::new(source), value)?;
+    spec.source = source.to_string();
+    Ok(spec)
 }
 
 /// Reads the model directory `dir`: `config.json` is required; the tokenizer, the processor's

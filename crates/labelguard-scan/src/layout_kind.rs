@@ -15,6 +15,9 @@ pub enum LayoutKind {
     Coco,
     /// YOLO labels (`labels/**/*.txt` beside `images/`, `data.yaml`).
     Yolo,
+    /// A Hugging Face model directory (`config.json` beside tokenizer files or weights): the
+    /// tokenizer checked against the model.
+    Model,
 }
 
 impl LayoutKind {
@@ -29,6 +32,7 @@ impl LayoutKind {
             LayoutKind::Custom => "custom",
             LayoutKind::Coco => "coco",
             LayoutKind::Yolo => "yolo",
+            LayoutKind::Model => "model",
         }
     }
 }
@@ -46,9 +50,10 @@ impl std::str::FromStr for LayoutKind {
             "custom" => LayoutKind::Custom,
             "coco" => LayoutKind::Coco,
             "yolo" | "ultralytics" => LayoutKind::Yolo,
+            "model" | "huggingface" | "transformers" => LayoutKind::Model,
             _ => {
                 return Err(format!(
-                    "unknown layout '{s}' (known: auto, cityscapes, voc, paired, imagefolder, coco, yolo, files, custom)"
+                    "unknown layout '{s}' (known: auto, cityscapes, voc, paired, imagefolder, coco, yolo, model, files, custom)"
                 ))
             }
         })

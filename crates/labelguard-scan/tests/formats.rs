@@ -491,3 +491,67 @@ fn a_grey_alpha_mask_has_an_extra_channel_and_non_utf8_names_are_flagged() {
     );
     assert!(has(&r, "x\u{fffd}.png", "LG614"));
 }
+
+/// A model directory: a BERT-like `config.json`, a WordPiece `tokenizer.json` of `tokens` ids
+/// (plus `added`, special), and a `model.safetensors` whose word embedding has `rows` rows.
+fn model_dir(root: &Path, rows: u64, tokens: u64, added: &[&str]) {
+    use serde_json::json;
+    let config = json!({"model_type": "bert", "architectures": ["BertForMaskedLM"], "vocab_size": rows,
+                        "max_position_embeddings": 16, "type_vocab_size": 2, "pad_token_id": 0});
+    put(root, "config.json", config.to_string().as_bytes());
+    let vocab: serde_json::Map<String, serde_json::Value> =
+        (0..tokens).map(|i| (format!("t{i}"), json!(i))).collect();
+    let added: Vec<_> = added
+        .iter()
+        .enumerate()
+        .map(|(i, t)| json!({"id": tokens + i as u64, "content": t, "special": true}))
+        .collect();
+    let tokenizer = json!({"model": {"type": "WordPiece", "vocab": vocab}, "added_tokens": added});
+    put(root, "tokenizer.json", tokenizer.to_string().as_bytes());
+    put(root, "tokenizer_config.json", br#"{"pad_token": "t0"}"#);
+    let header = json!({"bert.embeddings.word_embeddings.weight":
+                        {"dtype": "F32", "shape": [rows, 1], "data_offsets": [0, rows * 4]}})
+    .to_string();
+    let mut st = (header.len() as u64).to_le_bytes().to_vec();
+    st.extend(header.as_bytes());
+    st.resize(st.len() + rows as usize * 4, 0);
+    put(root, "model.safetensors", &st);
+}
+
+#[test]
+fn a_model_directory_is_scanned_as_a_model() {
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path();
+    model_dir(root, 30, 30, &[]);
+    let o = opts(Overrides::default());
+    let r = scan(root, &o);
+    assert_eq!(
+        r.settings.layouts,
+        [labelguard_scan::layout_kind::LayoutKind::Model]
+    );
+    assert!(codes(&r).is_empty(), "{:?}", codes(&r));
+
+    // Tokens added without resizing the embedding: LG809, and LG810 for the special one.
+    model_dir(root, 30, 30, &["<|im_start|>"]);
+    let r = scan(root, &o);
+    assert_eq!(
+        codes(&r),
+        [
+            ("config.json".into(), "LG809".into()),
+            ("config.json".into(), "LG810".into())
+        ]
+    );
+    assert!(r.has_errors());
+
+    // A corrupt tokenizer.json is named, not a panic.
+    put(root, "tokenizer.json", b"{\"model\": ");
+    let r = scan(root, &o);
+    assert_eq!(codes(&r), [("tokenizer.json".into(), "LG602".into())]);
+
+    // Beside a dataset, the model is a dataset of its own.
+    let e = tempfile::tempdir().unwrap();
+    model_dir(&e.path().join("bert"), 30, 30, &["<new>"]);
+    put(e.path(), "masks/a.png", &png_gray8(4, 4, &[0; 16]));
+    let r = scan(e.path(), &o);
+    assert!(has(&r, "config.json", "LG809"), "{:?}", codes(&r));
+}

@@ -168,7 +168,9 @@ fn no_pad_token(spec: &ModelSpec) -> Option<Finding> {
         format!("the model's config names pad_token_id {id}, but the tokenizer does not know it")
     });
     Some(
-        Finding::new(&LG811, Verdict::Error, message)
+        // A warning, not an error: training without padding (packed or equal-length
+        // sequences) never needs one.
+        Finding::new(&LG811, Verdict::Silent, message)
             .maybe_hint(hint)
             .fix("tokenizer.pad_token = tokenizer.eos_token (and model.config.pad_token_id = tokenizer.pad_token_id), or add one with tokenizer.add_special_tokens({'pad_token': '[PAD]'}) followed by model.resize_token_embeddings(len(tokenizer))"),
     )

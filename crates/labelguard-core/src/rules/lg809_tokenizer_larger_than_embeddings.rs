@@ -23,6 +23,7 @@ declare_rule! {
     ///
     /// ## Checked by
     /// - [`crate::model::check_model`]
+    /// - `crates/labelguard-scan/src/analyze/model.rs` (`labelguard scan MODEL_DIR`), `python/labelguard/_model.py` (`labelguard.check_model`)
     /// - tests: `python/tests/test_model_check.py` (a grown tokenizer against transformers' own models)
     "LG809", "tokenizer-larger-than-embeddings", Error
 }

@@ -23,6 +23,7 @@ declare_rule! {
     ///
     /// ## Checked by
     /// - [`crate::model::check_model`]
+    /// - `crates/labelguard-scan/src/analyze/model.rs` (`labelguard scan MODEL_DIR`), `python/labelguard/_model.py` (`labelguard.check_model`)
     /// - [`crate::model::check_head_labels`]
     /// - tests: `python/tests/test_model_check.py`
     "LG812", "head-size-mismatch", Error

@@ -18,6 +18,7 @@ declare_rule! {
     ///
     /// ## Checked by
     /// - [`crate::model::check_model`]
-    /// - tests: `crates/labelguard-model/src/lib.rs`
+    /// - `crates/labelguard-scan/src/analyze/model.rs` (`labelguard scan MODEL_DIR`), `python/labelguard/_model.py` (`labelguard.check_model`)
+    /// - tests: `crates/labelguard-model/src/tests.rs`
     "LG813", "model-description-incomplete", Warning
 }

@@ -76,6 +76,7 @@ pub fn analyze_item(item: &Item, ctx: &Ctx<'_>, bufs: &mut Buffers) -> FileResul
             r
         }
         Task::ClassWeights => class_weights_file(item, ctx),
+        Task::Model => super::model::model_dir(item),
     };
     if item.non_utf8 {
         r.findings.push(lg614_non_utf8_path::finding());

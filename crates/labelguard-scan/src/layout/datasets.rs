@@ -131,6 +131,9 @@ pub(crate) fn partition<'a>(files: &[&'a Entry], opts: &ScanOptions) -> Vec<Grou
             VOC_DIRS.iter().map(|d| d.to_string()).collect(),
         );
     }
+    for (base, owned) in super::model::trees(files) {
+        add(base, LayoutKind::Model, owned);
+    }
     // Detection trees before the paired layout: COCO's `annotations/` and YOLO's `labels/`
     // beside `images/` would otherwise look like a mask folder beside an image folder.
     for (base, owned) in super::coco::trees(files) {

@@ -42,6 +42,9 @@ pub enum Task {
     },
     /// The `--class-weights` file.
     ClassWeights,
+    /// A model directory's `config.json`: the directory is read as a model and its tokenizer
+    /// checked against it (LG809-LG813).
+    Model,
     /// Something found while discovering, reported as is.
     Problem(Finding),
     /// A problem of the dataset as a whole (its class folders, its splits): reported with the

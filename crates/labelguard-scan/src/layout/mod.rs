@@ -19,6 +19,8 @@
 //!   folder, or a Roboflow export's `train/_annotations.coco.json`), one item per file;
 //! * **yolo**: YOLO label files (`labels/**/*.txt` mirroring `images/`, classes from
 //!   `data.yaml`);
+//! * **model**: a Hugging Face model directory (`config.json` beside `tokenizer.json`, the
+//!   tokenizer's other files or the weights): its tokenizer checked against the model;
 //! * **imagefolder**: torchvision's `root/[split/]class/image.jpg`, recognised when the tree
 //!   holds JPEG photos one or two levels down and nothing else matched;
 //! * **files**: every mask, array and label table found, each on its own.
@@ -26,7 +28,7 @@
 //! Splits are named by the first path component that is a split name (`train`/`training`,
 //! `val`/`valid`/`validation`, `test`/`testing`), or `all`.
 //!
-//! One file per layout (`cityscapes`, `voc`, `coco`, `yolo`, `paired`, `image_folder`,
+//! One file per layout (`cityscapes`, `voc`, `coco`, `yolo`, `model`, `paired`, `image_folder`,
 //! `custom`, `files`);
 //! `discover` runs them over every scanned path, `datasets` splits a scanned folder into the
 //! datasets it holds, `item` holds what discovery produces (items, tasks), `pairing` the
@@ -41,6 +43,7 @@ mod discover;
 mod files;
 mod image_folder;
 pub mod item;
+pub(crate) mod model;
 mod paired;
 mod pairing;
 pub mod paths;

@@ -1,0 +1,45 @@
+//! A Hugging Face model directory: `config.json` beside the tokenizer's files or the weights.
+//! One item, its `config.json`; the analysis reads the whole directory as a model
+//! (`labelguard-model`) and checks the tokenizer against it.
+
+use super::item::{RootScan, Task};
+use super::paths::components;
+use crate::walk::Entry;
+use std::collections::BTreeMap;
+
+const CONFIG: &str = "config.json";
+
+/// The model directories among `files`: each folder (relative path, `""` the root) whose file
+/// names mark it as a model's, with the files directly in it, which the model owns (its
+/// sub-folders are left to other layouts: checkpoints, a dataset kept beside it).
+pub(crate) fn trees(files: &[&Entry]) -> Vec<(String, Vec<String>)> {
+    let mut folders: BTreeMap<String, Vec<&str>> = BTreeMap::new();
+    for e in files {
+        let comps = components(&e.rel);
+        if let Some((name, dir)) = comps.split_last() {
+            folders.entry(dir.join("/")).or_default().push(name);
+        }
+    }
+    folders
+        .into_iter()
+        .filter(|(_, names)| labelguard_model::marks_model_dir(names.iter().copied()))
+        .map(|(dir, names)| (dir, names.iter().map(|n| n.to_string()).collect()))
+        .collect()
+}
+
+/// One item for the model directory at the scan's root: its `config.json`; without one (a
+/// folder scanned with `--layout model`), the LG601 finding that names it.
+pub(crate) fn collect(scan: &mut RootScan<'_>) {
+    let item = match scan.files.iter().find(|e| e.rel == CONFIG) {
+        Some(e) => scan.item(e, String::new(), Task::Model),
+        None => {
+            let missing = std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                "missing: a model directory needs config.json",
+            );
+            let finding = crate::checks::lg601_unreadable_file::io_problem(CONFIG, &missing);
+            scan.synthetic(CONFIG, String::new(), finding)
+        }
+    };
+    scan.items.push(item);
+}
