@@ -124,7 +124,7 @@ bench-broken:
 ## fuzz: every parser's fuzz target for FUZZ_SECONDS each (a debug build: overflow checks on),
 ## under a 4 GiB address-space cap; crashers land in crates/labelguard-fuzz/crashes/<target>/,
 ## which `make test` replays. FUZZ_TARGETS names a subset (npy npz safetensors png_fast png tiff
-## csv tsv jsonl parquet diagnose config).
+## csv tsv jsonl parquet diagnose config model_config tokenizer_json tokenizer_config).
 FUZZ_SECONDS ?= 30
 fuzz:
 	cargo build -p labelguard-fuzz

@@ -264,7 +264,64 @@ pub const TARGETS: &[Target] = &[
             }
         },
     },
+    Target {
+        name: "model_config",
+        ext: "json",
+        seeds: || model_file_seed("config.json"),
+        run: |b, f| model_dir(b, f, "config.json"),
+    },
+    Target {
+        name: "tokenizer_json",
+        ext: "json",
+        seeds: || model_file_seed("tokenizer.json"),
+        run: |b, f| model_dir(b, f, "tokenizer.json"),
+    },
+    Target {
+        name: "tokenizer_config",
+        ext: "json",
+        seeds: || model_file_seed("tokenizer_config.json"),
+        run: |b, f| model_dir(b, f, "tokenizer_config.json"),
+    },
 ];
+
+/// A model directory of valid files with `file` replaced by the input, read and checked (the
+/// directory is the scratch path's sibling `model/`, rewritten for every input).
+fn model_dir(b: &[u8], scratch: &Path, file: &str) {
+    let dir = scratch.with_file_name("model");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    for (name, seed) in model_seeds() {
+        write(&dir.join(name), if name == file { b } else { &seed });
+    }
+    if let Ok(spec) = labelguard_model::read_model_dir(&dir) {
+        let _ = labelguard_core::model::check_model(&spec);
+    }
+}
+
+/// The files of a small model directory: a VLM config (nested `text_config`, image tokens), a
+/// WordPiece `tokenizer.json` with added tokens, a v4 `tokenizer_config.json`.
+fn model_seeds() -> [(&'static str, Vec<u8>); 3] {
+    [
+        ("config.json", br#"{"model_type": "llava", "architectures": ["LlavaForConditionalGeneration"], "image_token_index": 9, "image_seq_length": 4, "text_config": {"model_type": "llama", "vocab_size": 10, "max_position_embeddings": 64, "rope_theta": 10000.0, "eos_token_id": [2, 3], "pad_token_id": null}, "id2label": {"0": "a", "1": "b"}}"#.to_vec()),
+        ("tokenizer.json", br#"{"version": "1.0", "added_tokens": [{"id": 0, "content": "[PAD]", "special": true}, {"id": 9, "content": "<image>", "special": true}, {"id": 10, "content": "new", "special": false}], "padding": {"pad_id": 0, "pad_token": "[PAD]"}, "model": {"type": "WordPiece", "vocab": {"[PAD]": 0, "a": 1, "b": 2, "c": 3, "d": 4, "e": 5, "f": 6, "g": 7, "h": 8}}}"#.to_vec()),
+        ("tokenizer_config.json", br#"{"added_tokens_decoder": {"11": {"content": "<x>", "special": true}}, "pad_token": {"content": "[PAD]"}, "extra_special_tokens": {"image_token": "<image>"}, "model_max_length": 1e30}"#.to_vec()),
+    ]
+}
+
+fn model_file_seed(file: &str) -> Vec<Vec<u8>> {
+    let mut seeds: Vec<Vec<u8>> = model_seeds()
+        .into_iter()
+        .filter(|(name, _)| *name == file)
+        .map(|(_, s)| s)
+        .collect();
+    // A Unigram vocabulary and an old GPT-2 style config, for the other shapes of each file.
+    seeds.push(match file {
+        "config.json" => br#"{"model_type": "roberta", "n_positions": 20, "n_vocab": 12, "pad_token_id": 1, "eos_token_id": 2, "type_vocab_size": 1}"#.to_vec(),
+        "tokenizer.json" => br#"{"model": {"type": "Unigram", "vocab": [["<pad>", 0.0], ["a", -1.0], ["a", -2.0]]}, "added_tokens": []}"#.to_vec(),
+        _ => br#"{"pad_token": "<pad>", "additional_special_tokens": ["<y>", {"content": "<z>"}]}"#.to_vec(),
+    });
+    seeds
+}
 
 /// Every step the YOLO analysis takes on a line: the parse, its shape, the class id and the
 /// duplicate hash.

@@ -295,8 +295,12 @@ fn learned_positions(c: &Config, lm_type: &str, has_positions: bool) -> Option<b
 }
 
 /// A classification head's class count: `id2label`'s size, else `num_labels`, else 2 (the
-/// `PreTrainedConfig` default) for a `...Classification` architecture; `None` otherwise.
+/// `PreTrainedConfig` default) for a `...Classification` architecture; `None` for an
+/// architecture without such a head (a language model's `id2label` is the default's, unused).
 fn num_labels(c: &Config, architecture: Option<&str>) -> Result<Option<u64>, ModelDirError> {
+    if architecture.is_some_and(|a| !a.contains("Classification")) {
+        return Ok(None);
+    }
     if let Some(Value::Object(labels)) = c.top.get("id2label") {
         return Ok(Some(labels.len() as u64));
     }

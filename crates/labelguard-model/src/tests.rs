@@ -445,3 +445,35 @@ fn slow_tokenizer_files_are_counted() {
     assert!(s.tokenizer.is_none());
     assert!(s.gaps[0].contains("tokenizer.model"), "{:?}", s.gaps);
 }
+
+#[test]
+fn num_labels_belongs_to_classification_heads() {
+    let d = tempfile::tempdir().unwrap();
+    let labels = json!({"0": "neg", "1": "neu", "2": "pos"});
+    let read = |arch: Option<&str>, extra: serde_json::Value| {
+        let mut c = json!({"model_type": "bert", "vocab_size": 4});
+        if let Some(a) = arch {
+            c["architectures"] = json!([a]);
+        }
+        for (k, v) in extra.as_object().unwrap() {
+            c[k] = v.clone();
+        }
+        write_json(d.path(), "config.json", c);
+        read_model_dir(d.path()).unwrap().num_labels
+    };
+    let with_labels = json!({"id2label": labels});
+    assert_eq!(
+        read(Some("BertForSequenceClassification"), with_labels.clone()),
+        Some(3)
+    );
+    assert_eq!(read(None, with_labels.clone()), Some(3));
+    assert_eq!(read(Some("BertForMaskedLM"), with_labels), None);
+    assert_eq!(
+        read(Some("BertForTokenClassification"), json!({"num_labels": 5})),
+        Some(5)
+    );
+    assert_eq!(
+        read(Some("BertForSequenceClassification"), json!({})),
+        Some(2)
+    );
+}
