@@ -4,6 +4,7 @@
     labelguard.enable()          # every loss/indexing call is checked on its real tensors
     report = labelguard.check("cross_entropy", input=logits, target=mask, ignore_index=255)
     labelguard.check_cross_entropy(logits, mask)   # raises TargetError, PyTorch's signature
+    labelguard.check_model(model, tokenizer)   # tokens added without resize_token_embeddings, ...
     labelguard.guarded_ops()     # what enable() wraps: each op's PyTorch sites, modules, parameters
 
 The work happens in Rust (the same engine as the `labelguard` command); CPU tensors and numpy
@@ -27,6 +28,7 @@ from ._check import (
 )
 from ._data import GuardedDataset, guard_collate
 from ._enable import disable, enable, enabled, is_enabled
+from ._model import check_model, model_spec
 from ._native import __version__
 from ._ops import guarded_ops
 from ._remap import Remap, remap, remap_table
@@ -35,7 +37,7 @@ from ._report import Finding, Location, Report, TargetError, TargetWarning
 __all__ = [
     "Finding", "GuardedDataset", "Location", "Remap", "Report", "TargetError", "TargetWarning", "__version__",
     "capture", "check", "check_binary_cross_entropy", "check_binary_cross_entropy_with_logits",
-    "check_cross_entropy", "check_ctc_loss", "check_embedding", "check_gather", "check_index_select",
+    "check_cross_entropy", "check_ctc_loss", "check_embedding", "check_gather", "check_index_select", "check_model",
     "check_multinomial", "check_nll_loss", "check_one_hot", "check_scatter", "disable", "enable",
-    "enabled", "guard_collate", "guarded_ops", "is_enabled", "remap", "remap_table", "replay",
+    "enabled", "guard_collate", "guarded_ops", "is_enabled", "model_spec", "remap", "remap_table", "replay",
 ]

@@ -197,6 +197,42 @@ fn check_class_targets(
     Ok(report_json(&Report::new("targets", findings)))
 }
 
+/// A model directory read offline (`labelguard_model::read_model_dir`): its `ModelSpec` as JSON.
+/// Raises ValueError naming the file that cannot be read.
+#[pyfunction]
+fn read_model_dir(py: Python<'_>, path: std::path::PathBuf) -> PyResult<String> {
+    let spec = py
+        .detach(|| labelguard_model::read_model_dir(&path))
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok(serde_json::to_string(&spec).expect("a ModelSpec serializes"))
+}
+
+/// The `ModelSpec` a configuration describes, from its JSON (a live model's
+/// `config.to_dict()`): the parser of `config.json`, so that both sources agree.
+#[pyfunction]
+fn model_spec_of_config(config: &str, source: &str) -> PyResult<String> {
+    let value: serde_json::Value = serde_json::from_str(config)
+        .map_err(|e| PyValueError::new_err(format!("{source}: {e}")))?;
+    let spec = labelguard_model::read_config(&value, source)
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok(serde_json::to_string(&spec).expect("a ModelSpec serializes"))
+}
+
+/// Checks a model's tokenizer against it (LG809-LG813) from its `ModelSpec` as JSON, and with
+/// `labels`, its classification head against them (LG812): a report as JSON.
+#[pyfunction]
+#[pyo3(signature = (spec, labels=None))]
+fn check_model(spec: &str, labels: Option<Vec<i64>>) -> PyResult<String> {
+    use labelguard_core::model::{check_head_labels, check_model, ModelSpec};
+    let spec: ModelSpec = serde_json::from_str(spec)
+        .map_err(|e| PyValueError::new_err(format!("not a model description: {e}")))?;
+    let mut findings = check_model(&spec);
+    if let Some(labels) = labels {
+        findings.extend(check_head_labels(&spec, &labels));
+    }
+    Ok(report_json(&Report::new("model", findings)))
+}
+
 /// Writes tensors and string metadata to a .safetensors file, atomically.
 #[pyfunction]
 fn save_safetensors(
@@ -360,6 +396,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bound::valid_index, m)?)?;
     m.add_function(wrap_pyfunction!(check_class_targets, m)?)?;
     m.add_function(wrap_pyfunction!(save_safetensors, m)?)?;
+    m.add_function(wrap_pyfunction!(read_model_dir, m)?)?;
+    m.add_function(wrap_pyfunction!(model_spec_of_config, m)?)?;
+    m.add_function(wrap_pyfunction!(check_model, m)?)?;
     m.add_function(wrap_pyfunction!(replay, m)?)?;
     #[cfg(feature = "command")]
     m.add_function(wrap_pyfunction!(cli, m)?)?;
