@@ -15,6 +15,8 @@ pub enum LayoutKind {
     Coco,
     /// YOLO labels (`labels/**/*.txt` beside `images/`, `data.yaml`).
     Yolo,
+    /// A `datasets` folder saved with `save_to_disk` (token data).
+    HfDataset,
 }
 
 impl LayoutKind {
@@ -29,6 +31,7 @@ impl LayoutKind {
             LayoutKind::Custom => "custom",
             LayoutKind::Coco => "coco",
             LayoutKind::Yolo => "yolo",
+            LayoutKind::HfDataset => "hfdataset",
         }
     }
 }
@@ -46,9 +49,10 @@ impl std::str::FromStr for LayoutKind {
             "custom" => LayoutKind::Custom,
             "coco" => LayoutKind::Coco,
             "yolo" | "ultralytics" => LayoutKind::Yolo,
+            "hfdataset" | "hf" | "datasets" | "arrow" => LayoutKind::HfDataset,
             _ => {
                 return Err(format!(
-                    "unknown layout '{s}' (known: auto, cityscapes, voc, paired, imagefolder, coco, yolo, files, custom)"
+                    "unknown layout '{s}' (known: auto, cityscapes, voc, paired, imagefolder, coco, yolo, hfdataset, files, custom)"
                 ))
             }
         })

@@ -31,6 +31,7 @@ pub mod result;
 pub mod table;
 #[cfg(test)]
 mod tests;
+pub mod tokens;
 
 pub use buffers::Buffers;
 pub use ctx::Ctx;

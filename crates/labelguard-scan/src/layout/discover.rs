@@ -177,6 +177,7 @@ pub fn discover(roots: &[PathBuf], opts: &ScanOptions) -> Result<Discovery, Conf
                     class_names = found.names;
                     num_classes = found.nc;
                 }
+                LayoutKind::HfDataset => super::hf_dataset::collect(&mut scan),
                 LayoutKind::Files | LayoutKind::Auto => super::files::collect(&mut scan),
             }
             if scan.items.is_empty() && !group.keep_empty {
@@ -431,6 +432,9 @@ fn detect(scan: &RootScan<'_>, opts: &ScanOptions) -> LayoutKind {
         })
     {
         return LayoutKind::Voc;
+    }
+    if super::hf_dataset::is_hf_dataset(&scan.files) {
+        return LayoutKind::HfDataset;
     }
     if !super::coco::trees(&scan.files).is_empty() {
         return LayoutKind::Coco;

@@ -23,6 +23,7 @@ fn summary(d: &Discovery) -> Vec<String> {
                 Task::Table(_) => "table".into(),
                 Task::Image { class_index, .. } => format!("image:{class_index}"),
                 Task::ClassWeights => "weights".into(),
+                Task::Tokens { files, .. } => format!("tokens:{}", files.len()),
                 Task::Coco { images } => format!("coco images:{}", images.is_some()),
                 Task::Yolo { image, .. } => format!("yolo image:{}", image.is_some()),
                 Task::VocXml { image, .. } => format!("vocxml image:{}", image.is_some()),
