@@ -8,6 +8,9 @@
 
 use serde::{Deserialize, Serialize};
 
+mod check;
+pub use check::{check_head_labels, check_model};
+
 /// The token-facing tables of one model, and its tokenizer where one was found.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ModelSpec {
@@ -26,6 +29,10 @@ pub struct ModelSpec {
     pub head_rows: Option<u64>,
     /// `max_position_embeddings` as the config states it.
     pub max_position_embeddings: Option<u64>,
+    /// Whether positions are rows of a learned table (BERT, GPT-2: a longer sequence indexes past
+    /// it) rather than computed (rotary, relative, ALiBi: Llama, T5: no lookup, no crash);
+    /// `None` when the architecture does not say.
+    pub learned_positions: Option<bool>,
     /// Positions the model reserves before the first token: RoBERTa-style models count positions
     /// from `padding_idx + 1`, so a sequence may hold `max_position_embeddings - offset` tokens.
     pub position_offset: u64,
@@ -45,6 +52,11 @@ pub struct ModelSpec {
     pub tokens_per_image: Option<u64>,
     /// The tokenizer found beside the model, if any.
     pub tokenizer: Option<TokenizerSpec>,
+    /// What the reader looked for and did not find (`config.json: no vocab_size ...`), each
+    /// naming its file: the checks that need it cannot run (LG813 says so).
+    pub gaps: Vec<String>,
+    /// Where `embedding_rows` was read (`model.safetensors`, `get_input_embeddings()`), for messages.
+    pub embedding_source: Option<String>,
 }
 
 /// What the tokenizer can emit.
@@ -56,8 +68,11 @@ pub struct TokenizerSpec {
     pub len: u64,
     /// The largest id the tokenizer can emit (usually `len - 1`).
     pub max_id: u64,
-    /// Special and added tokens with their ids, in id order.
+    /// Special tokens with their ids, in id order: the special added tokens and those the
+    /// tokenizer's configuration names (pad, bos, eos, unk, ...).
     pub special_tokens: Vec<(String, i64)>,
+    /// Added tokens that are not special (`tokenizer.add_tokens([...])`), in id order.
+    pub added_tokens: Vec<(String, i64)>,
     /// The padding token's id, when the tokenizer has one.
     pub pad_token_id: Option<i64>,
     /// `model_max_length` of `tokenizer_config.json`, when it is a real bound (not 1e30).
@@ -68,6 +83,21 @@ impl ModelSpec {
     /// The rows a token lookup may use: the stored table when known, else the config's count.
     pub fn token_rows(&self) -> Option<u64> {
         self.embedding_rows.or(self.vocab_size)
+    }
+
+    /// Where [`ModelSpec::token_rows`] comes from, for messages: `the input embedding's 32000 rows
+    /// (model.safetensors)` or `vocab_size 32000 (config.json)`.
+    pub fn token_rows_described(&self) -> Option<String> {
+        use crate::finding::thousands;
+        match (self.embedding_rows, self.vocab_size) {
+            (Some(rows), _) => Some(format!(
+                "the input embedding's {} rows ({})",
+                thousands(rows),
+                self.embedding_source.as_deref().unwrap_or(&self.source)
+            )),
+            (None, Some(v)) => Some(format!("vocab_size {} ({})", thousands(v), self.source)),
+            (None, None) => None,
+        }
     }
 
     /// The longest sequence the position table holds, after the offset of RoBERTa-style models.

@@ -145,17 +145,42 @@ fn file_reader(path: &Path) -> Result<std::io::BufReader<std::fs::File>, ReadErr
 
 /// Metadata stored beside the tensors (safetensors' `__metadata__`), empty for NumPy files.
 pub fn read_metadata(path: &Path) -> Result<Vec<(String, String)>, ReadError> {
+    match safetensors_header_bytes(path)? {
+        Some(bytes) => safetensors::metadata(path, &bytes),
+        None => Ok(Vec::new()),
+    }
+}
+
+/// The name, dtype and shape of every tensor of a `.safetensors` file, from its header alone:
+/// the tensors' data is never read (a model's weights are gigabytes; its header is kilobytes).
+pub fn read_safetensors_shapes(path: &Path) -> Result<Vec<TensorShape>, ReadError> {
+    let bytes = safetensors_header_bytes(path)?.ok_or_else(|| ReadError::UnknownFormat {
+        path: path.to_path_buf(),
+    })?;
+    safetensors::shapes(path, &bytes)
+}
+
+/// A tensor as a safetensors header describes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TensorShape {
+    pub name: String,
+    pub dtype: String,
+    pub shape: Vec<u64>,
+}
+
+/// The first bytes of a `.safetensors` file up to the end of its header (the length prefix
+/// bounds it, and the format's own 100 MB limit), or `None` for a file of another format.
+fn safetensors_header_bytes(path: &Path) -> Result<Option<Vec<u8>>, ReadError> {
     let mut file = std::fs::File::open(path).map_err(|error| ReadError::Io {
         path: path.to_path_buf(),
         error,
     })?;
     let mut bytes = Vec::new();
     load::read_up_to(path, &mut file, &mut bytes, load::HEAD_BYTES)?;
-    if safetensors::looks_like(&bytes) {
-        // Only the header holds metadata: read up to its end, not the tensors.
-        let n = u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes"));
-        load::read_up_to(path, &mut file, &mut bytes, 8 + n)?;
-        return safetensors::metadata(path, &bytes);
+    if !safetensors::looks_like(&bytes) {
+        return Ok(None);
     }
-    Ok(Vec::new())
+    let n = u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes"));
+    load::read_up_to(path, &mut file, &mut bytes, 8 + n)?;
+    Ok(Some(bytes))
 }

@@ -174,6 +174,36 @@ pub(crate) fn metadata(path: &Path, bytes: &[u8]) -> Result<Vec<(String, String)
         .unwrap_or_default())
 }
 
+/// Every tensor's name, dtype and shape, in name order (`__metadata__` left out).
+pub(crate) fn shapes(path: &Path, bytes: &[u8]) -> Result<Vec<crate::TensorShape>, ReadError> {
+    let (entries, _) = header(path, bytes)?;
+    let mut out = Vec::new();
+    for (name, info) in entries {
+        if name == "__metadata__" {
+            continue;
+        }
+        let shape = info
+            .get("shape")
+            .and_then(|s| s.as_array())
+            .and_then(|a| a.iter().map(|d| d.as_u64()).collect::<Option<Vec<u64>>>())
+            .ok_or_else(|| {
+                let shown = labelguard_core::clip::echo(&name);
+                ReadError::malformed(
+                    path,
+                    format!("tensor '{shown}': no shape (a list of sizes)"),
+                )
+            })?;
+        let dtype = info
+            .get("dtype")
+            .and_then(|d| d.as_str())
+            .unwrap_or("")
+            .to_string();
+        out.push(crate::TensorShape { name, dtype, shape });
+    }
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(out)
+}
+
 fn st_name(d: DType) -> &'static str {
     match d {
         DType::Bool => "BOOL",
