@@ -21,47 +21,10 @@ pub fn scan(ids: &Col<'_>, first_row: u64, max_len: u64, t: &mut Tally) {
     });
 }
 
-/// Model types whose positions are a learned table (an `nn.Embedding` the positions index);
-/// the others (rotary, ALiBi, relative) do not crash past `max_position_embeddings`.
-const LEARNED_POSITIONS: &[&str] = &[
-    "bert",
-    "roberta",
-    "xlm-roberta",
-    "camembert",
-    "distilbert",
-    "electra",
-    "albert",
-    "gpt2",
-    "opt",
-    "bart",
-    "mbart",
-    "blip",
-    "clip",
-    "clip_text_model",
-    "siglip",
-    "mpnet",
-    "layoutlm",
-    "ernie",
-    "xlm",
-    "data2vec-text",
-    "bert-generation",
-    "megatron-bert",
-    "big_bird",
-    "longformer",
-    "gpt_neo",
-    "biogpt",
-    "whisper",
-    "nezha",
-    "splinter",
-    "markuplm",
-];
-
 pub fn finding(t: &Tally, max_len: u64, spec: &ModelSpec, split: &str) -> Finding {
     let longest = t.max().unwrap_or(0);
-    let learned = spec
-        .model_type
-        .as_deref()
-        .is_some_and(|m| LEARNED_POSITIONS.contains(&m));
+    // Computed positions (rotary, relative) do not crash; unknown is taken as a table.
+    let learned = spec.learned_positions.unwrap_or(true);
     let offset = if spec.position_offset > 0 {
         format!(
             " (max_position_embeddings {} less the {} positions the model reserves)",

@@ -7,7 +7,7 @@
 //! The format (Arrow columnar spec, "Serialization and Interprocess Communication"): a sequence
 //! of messages, each `0xFFFFFFFF`, a little-endian `i32` metadata length, the metadata (a
 //! flatbuffer `Message`, `format/Message.fbs`), then `bodyLength` bytes of body; a length of 0
-//! ends the stream (so does the end of the file). Streams written before Arrow 0.15 have no
+//! ends the stream (a file that ends without it was cut short). Streams written before Arrow 0.15 have no
 //! `0xFFFFFFFF`. The first message is the `Schema` (`format/Schema.fbs`), then `RecordBatch`es
 //! whose `nodes` (one per field, pre-order) and `buffers` (offset and length in the body) follow
 //! the schema's fields in order. The IPC *file* format is the same stream after the 8 bytes
@@ -590,15 +590,14 @@ impl StreamReader {
     /// The next message; its body is in `self.body`.
     fn message(&mut self) -> Result<Message, IpcError> {
         if self.left == 0 {
-            return Ok(Message::End);
+            // Writers close a stream with its end marker: without it the file was cut short
+            // (possibly right between two messages).
+            return err("the stream ends without its end-of-stream marker: the file is cut short");
         }
         let mut word = [0u8; 4];
         self.read_exact(&mut word)?;
         let mut len = u32::from_le_bytes(word);
         if len == u32::MAX {
-            if self.left == 0 {
-                return Ok(Message::End);
-            }
             self.read_exact(&mut word)?;
             len = u32::from_le_bytes(word);
         }
