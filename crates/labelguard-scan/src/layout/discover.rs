@@ -67,6 +67,14 @@ pub fn discover(roots: &[PathBuf], opts: &ScanOptions) -> Result<Discovery, Conf
                         },
                         LayoutKind::Coco,
                     ),
+                    // One Arrow shard of a `datasets` folder, scanned on its own.
+                    "arrow" => (
+                        Task::Tokens {
+                            files: vec![root.clone()],
+                            format: crate::read::tokens::TokenFormat::Arrow,
+                        },
+                        LayoutKind::HfDataset,
+                    ),
                     "xml" => (
                         Task::VocXml {
                             image: None,
