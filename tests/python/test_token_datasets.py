@@ -51,12 +51,10 @@ def by_code(found):
     return out
 
 
-def tokenizer(dirname):
+def tokenizer():
     """A WordPiece tokenizer of VOCAB tokens ([PAD] 0), saved beside the model."""
-    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + [f"w{i}" for i in range(VOCAB - 5)]
-    path = dirname / "vocab.txt"
-    path.write_text("\n".join(vocab) + "\n")
-    tok = transformers.BertTokenizerFast(vocab_file=str(path))
+    words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + [f"w{i}" for i in range(VOCAB - 5)]
+    tok = transformers.BertTokenizerFast(vocab={w: i for i, w in enumerate(words)})
     assert len(tok) == VOCAB
     return tok
 
@@ -72,7 +70,7 @@ def bert_model(tmp_path):
         vocab_size=VOCAB, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
         intermediate_size=32, max_position_embeddings=32, type_vocab_size=2, pad_token_id=0,
     )
-    return save_model(transformers.BertForMaskedLM(cfg), tokenizer(tmp_path), tmp_path / "bert")
+    return save_model(transformers.BertForMaskedLM(cfg), tokenizer(), tmp_path / "bert")
 
 
 def llama_model(tmp_path):
@@ -81,7 +79,7 @@ def llama_model(tmp_path):
         num_key_value_heads=2, intermediate_size=32, max_position_embeddings=48, pad_token_id=0,
         bos_token_id=2, eos_token_id=3,
     )
-    return save_model(transformers.LlamaForCausalLM(cfg), tokenizer(tmp_path), tmp_path / "llama")
+    return save_model(transformers.LlamaForCausalLM(cfg), tokenizer(), tmp_path / "llama")
 
 
 IMAGE_TOKEN = VOCAB - 1
@@ -100,7 +98,7 @@ def llava_model(tmp_path):
         vision_config=vision, text_config=text, image_token_index=IMAGE_TOKEN, image_seq_length=4,
     )
     model = transformers.LlavaForConditionalGeneration(cfg)
-    return save_model(model, tokenizer(tmp_path), tmp_path / "llava")
+    return save_model(model, tokenizer(), tmp_path / "llava")
 
 
 def rows_of(rng, n, max_len, types=False, images=False):
@@ -243,7 +241,7 @@ def test_the_model_findings_appear_once(labelguard, tmp_path):
     for a DatasetDict of two splits."""
     import random
     rng = random.Random(5)
-    tok = tokenizer(tmp_path)
+    tok = tokenizer()
     tok.add_tokens(["<new1>", "<new2>"])
     cfg = transformers.LlamaConfig(vocab_size=VOCAB, hidden_size=16, num_hidden_layers=1,
                                    num_attention_heads=2, num_key_value_heads=2,
