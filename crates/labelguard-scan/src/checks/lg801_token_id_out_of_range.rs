@@ -12,13 +12,13 @@ pub fn finding(t: &Tally, rows: Option<u64>, spec: Option<&ModelSpec>, split: &s
     let negative = t.values.keys().next().is_some_and(|&v| v < 0);
     let message = match rows {
         Some(n) => format!(
-            "{} in input_ids {} outside [0, {n}) of the embedding ({}): largest {top}",
+            "{} of input_ids {} outside [0, {n}) of the embedding ({}): largest {top}",
             t.counted("token id"),
             labelguard_core::finding::is_are(t.count),
             t.rows_text(split),
         ),
         None => format!(
-            "{} in input_ids {} negative ({})",
+            "{} of input_ids {} negative ({})",
             t.counted("token id"),
             labelguard_core::finding::is_are(t.count),
             t.rows_text(split),

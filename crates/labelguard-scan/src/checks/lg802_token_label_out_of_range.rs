@@ -59,7 +59,7 @@ pub fn finding(t: &Tally, column: &str, target: LabelTarget, split: &str) -> Fin
     };
     let negative = t.values.keys().next().is_some_and(|&v| v < 0);
     let message = format!(
-        "{} in {column} {} outside [0, {n}) for {what} ({}): largest {top}",
+        "{} of {column} {} outside [0, {n}) for {what} ({}): largest {top}",
         t.counted("label"),
         labelguard_core::finding::is_are(t.count),
         t.rows_text(split),

@@ -8,7 +8,7 @@ use labelguard_core::{Finding, Verdict};
 pub fn finding(t: &Tally, column: &str, ignore_index: i64, split: &str) -> Finding {
     let shown: Vec<String> = t.values.keys().take(5).map(i64::to_string).collect();
     let message = format!(
-        "{} in {column} {} negative ({}) but not the ignore index {ignore_index} ({})",
+        "{} of {column} {} negative ({}) but not the ignore index {ignore_index} ({})",
         t.counted("label"),
         labelguard_core::finding::is_are(t.count),
         shown.join(", "),

@@ -13,7 +13,7 @@ pub fn finding(t: &Tally, types: Option<u64>, split: &str) -> Finding {
         None => "negative".to_string(),
     };
     let message = format!(
-        "{} in token_type_ids {} {bound} ({}): largest {top}",
+        "{} of token_type_ids {} {bound} ({}): largest {top}",
         t.counted("value"),
         labelguard_core::finding::is_are(t.count),
         t.rows_text(split),

@@ -25,7 +25,7 @@ pub fn lengths(ids: &Col<'_>, other: &Col<'_>, name: &str, first_row: u64, t: &m
 pub fn values(t: &Tally, split: &str) -> Finding {
     let shown: Vec<String> = t.values.keys().take(5).map(i64::to_string).collect();
     let message = format!(
-        "{} in attention_mask {} not 0 or 1 ({}; {})",
+        "{} of attention_mask {} not 0 or 1 ({}; {})",
         t.counted("value"),
         labelguard_core::finding::is_are(t.count),
         shown.join(", "),

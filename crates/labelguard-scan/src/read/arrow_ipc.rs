@@ -21,6 +21,9 @@ use std::io::Read;
 
 /// The longest metadata message read (a schema of many columns is a few KB).
 const MAX_METADATA: u64 = 16 << 20;
+/// The largest record batch read at once: 4 GiB (`datasets` writes batches of 1000 rows, a few
+/// MB; memory is one batch, so a larger claim is refused rather than allocated).
+const MAX_BODY: u64 = 4 << 30;
 /// Deepest nesting of fields, and most fields, accepted in a schema.
 const MAX_DEPTH: usize = 32;
 const MAX_FIELDS: usize = 10_000;
@@ -620,6 +623,11 @@ impl StreamReader {
         let m = Table::root(meta)?;
         let kind = m.u8(MESSAGE_HEADER_TYPE, 0)?;
         let body_len = m.i64(MESSAGE_BODY_LENGTH, 0)?;
+        if body_len as u64 > MAX_BODY && body_len as u64 <= self.left {
+            return err(format!(
+                "a record batch of {body_len} bytes: more than the {MAX_BODY} bytes read at once"
+            ));
+        }
         if body_len < 0 || body_len as u64 > self.left {
             return err(format!(
                 "a message claims a body of {body_len} bytes; {} bytes are left in the file",
