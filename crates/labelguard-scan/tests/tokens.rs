@@ -179,3 +179,18 @@ fn corrupt_parquet_and_jsonl_are_refused_without_a_panic() {
         }
     }
 }
+
+#[test]
+fn the_ignore_index_setting_decides_what_label_padding_is() {
+    // With --ignore-index -1, row 2's -1 is ignored and row 3's -100s are negative labels.
+    let report = scan(&data("disk"), &opts(common::classes(2, -1)));
+    let mut found: BTreeMap<&str, BTreeSet<usize>> = BTreeMap::new();
+    for f in report.all_findings() {
+        found
+            .entry(f.finding.code)
+            .or_default()
+            .extend(f.finding.locations.iter().map(|l| l.index[0]));
+    }
+    assert_eq!(found.get("LG803"), Some(&BTreeSet::from([3])));
+    assert_eq!(found.get("LG804"), None);
+}

@@ -524,7 +524,7 @@ fn json_cell(
         None if x.is_f64() || x.is_u64() => {
             Err(bad(Cow::Owned(format!("the number {x}")), x.is_f64()))
         }
-        None => Err(bad(Cow::Owned(format!("{}", kind_of(x))), false)),
+        None => Err(bad(Cow::Borrowed(kind_of(x)), false)),
     };
     match (v, list) {
         (serde_json::Value::Array(a), true) => a.iter().try_for_each(|x| one(x, out)),
