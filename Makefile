@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: test lint venv python wheel bench bench-python bench-hot bench-compiled bench-scan bench-diagnose bench-diagnose-matching bench-run bench-fix bench-coco bench-ranks bench-many-files bench-broken bench-yolo docs fuzz
+.PHONY: test lint venv python wheel bench bench-python bench-hot bench-compiled bench-scan bench-diagnose bench-diagnose-matching bench-run bench-fix bench-coco bench-ranks bench-many-files bench-broken bench-yolo bench-tokens docs fuzz
 
 ## venv: the Python environment of the tests (torch from PyPI; pip's cache keeps reruns fast)
 venv: $(VENV)/.installed
@@ -104,6 +104,11 @@ bench-ranks: venv
 bench-many-files:
 	cargo build --release -p labelguard-cli
 	python3 bench/many_files.py --bin target/release/labelguard
+
+## bench-tokens: scan --model on >= 1 GiB of token ids vs the datasets + numpy loop, one core each
+bench-tokens: venv
+	cargo build --release -p labelguard-cli
+	$(PY) bench/tokens.py
 
 ## bench-yolo: a 100,000-file YOLO label set (generated under bench/out/yolo-100k if absent):
 ## labelguard scan against a per-file Python parser in multiprocessing.Pool, same cores (issue 24)

@@ -23,6 +23,7 @@ const SCAN_HELP: &str = "Examples:
   labelguard scan coco --num-classes 80 --framework detectron2   (categories mapped to 0..79)
   labelguard scan yolo                                           (nc = len(names) of data.yaml)
   labelguard scan my-finetuned-llama/                            (tokenizer against the model)
+  labelguard scan tokenized/ --model llama-dir                   (datasets save_to_disk, .parquet, .jsonl)
 
 Presets:
   cityscapes (19 trainIds, void 255), ade20k (150 classes, reduce_zero_label),
@@ -34,6 +35,7 @@ Layouts:
   coco         annotations/instances_*.json (+ train2017/ ...), or *_annotations.coco.json
   yolo         labels/**/*.txt mirroring images/ (ultralytics, Roboflow), data.yaml
   model        config.json beside tokenizer.json / model.safetensors (Hugging Face)
+  hfdataset    a datasets save_to_disk folder (state.json, dataset_dict.json): token data
   paired       annotations|masks|labels beside images (ADE20K)
   imagefolder  class folders of photos
   files        every mask, array and table found

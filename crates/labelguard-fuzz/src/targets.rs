@@ -3,6 +3,7 @@
 
 use labelguard_scan::fixtures as fx;
 use labelguard_scan::read::table::{read_labels, TableFormat};
+use labelguard_scan::read::tokens::{read_tokens, TokenFormat};
 use std::io::Write;
 use std::path::Path;
 
@@ -122,6 +123,26 @@ fn coco(b: &[u8], _: &Path) {
     let _ = labelguard_scan::analyze::detection::coco::coco_bytes(b, "instances.json", &ctx);
 }
 
+/// Token data as `datasets` 5.2.0 writes it (`labelguard-scan/tests/data/tokens/make.py`).
+macro_rules! token_seed {
+    ($rel:literal) => {
+        include_bytes!(concat!("../../labelguard-scan/tests/data/tokens/", $rel)).to_vec()
+    };
+}
+
+/// Reads every batch of a token file of `format`.
+fn tokens(bytes: &[u8], file: &Path, format: TokenFormat) {
+    write(file, bytes);
+    let _ = read_tokens(file, format, 0, &mut |b| {
+        let _ = b
+            .cols
+            .iter()
+            .flatten()
+            .map(|c| c.values.view().numel())
+            .sum::<usize>();
+    });
+}
+
 pub const TARGETS: &[Target] = &[
     Target {
         name: "npy",
@@ -191,6 +212,24 @@ pub const TARGETS: &[Target] = &[
         ext: "parquet",
         seeds: || vec![fx::parquet_labels(&[Some(1), None, Some(7), Some(-3)])],
         run: |b, f| table(b, f, TableFormat::Parquet),
+    },
+    Target {
+        name: "arrow_tokens",
+        ext: "arrow",
+        seeds: || vec![token_seed!("disk/data-00000-of-00001.arrow")],
+        run: |b, f| tokens(b, f, TokenFormat::Arrow),
+    },
+    Target {
+        name: "parquet_tokens",
+        ext: "parquet",
+        seeds: || vec![token_seed!("tokens.parquet")],
+        run: |b, f| tokens(b, f, TokenFormat::Parquet),
+    },
+    Target {
+        name: "jsonl_tokens",
+        ext: "jsonl",
+        seeds: || vec![token_seed!("tokens.jsonl")],
+        run: |b, f| tokens(b, f, TokenFormat::Jsonl),
     },
     Target {
         name: "coco",

@@ -206,6 +206,8 @@ pub struct ScanOptions {
     pub void_colours: Vec<[u8; 3]>,
     pub class_weights: Option<PathBuf>,
     pub label_column: Option<String>,
+    /// The model directory token data is checked against (`--model`).
+    pub model: Option<PathBuf>,
     pub layout: LayoutKind,
     pub include: Vec<Glob>,
     pub exclude: Vec<Glob>,
@@ -252,6 +254,7 @@ impl Default for ScanOptions {
             void_colours: Vec::new(),
             class_weights: None,
             label_column: None,
+            model: None,
             layout: LayoutKind::Auto,
             include: Vec::new(),
             exclude: Vec::new(),
@@ -343,6 +346,7 @@ impl ScanOptions {
         }
         s.class_weights = o.class_weights.clone();
         s.label_column = o.label_column.clone();
+        s.model = o.model.clone();
         if let Some(l) = &o.layout {
             s.layout = l.parse().map_err(invalid)?;
         }

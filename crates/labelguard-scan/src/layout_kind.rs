@@ -18,6 +18,8 @@ pub enum LayoutKind {
     /// A Hugging Face model directory (`config.json` beside tokenizer files or weights): the
     /// tokenizer checked against the model.
     Model,
+    /// A `datasets` folder saved with `save_to_disk` (token data).
+    HfDataset,
 }
 
 impl LayoutKind {
@@ -33,6 +35,7 @@ impl LayoutKind {
             LayoutKind::Coco => "coco",
             LayoutKind::Yolo => "yolo",
             LayoutKind::Model => "model",
+            LayoutKind::HfDataset => "hfdataset",
         }
     }
 }
@@ -51,9 +54,10 @@ impl std::str::FromStr for LayoutKind {
             "coco" => LayoutKind::Coco,
             "yolo" | "ultralytics" => LayoutKind::Yolo,
             "model" | "huggingface" | "transformers" => LayoutKind::Model,
+            "hfdataset" | "hf" | "datasets" | "arrow" => LayoutKind::HfDataset,
             _ => {
                 return Err(format!(
-                    "unknown layout '{s}' (known: auto, cityscapes, voc, paired, imagefolder, coco, yolo, model, files, custom)"
+                    "unknown layout '{s}' (known: auto, cityscapes, voc, paired, imagefolder, coco, yolo, model, hfdataset, files, custom)"
                 ))
             }
         })

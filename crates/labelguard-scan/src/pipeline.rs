@@ -4,12 +4,14 @@
 //! for every file, so memory is `threads x largest file` plus the report, which holds only
 //! files with findings; clean files leave nothing behind but their histogram counts.
 
+use crate::analyze::result::{FileKind, FileResult};
 use crate::analyze::{analyze_item_isolated, Buffers, Ctx};
 use crate::config::{ConfigError, ScanOptions, Shard};
 use crate::framework::Framework;
 use crate::layout::{discover, DatasetInfo, Item, LayoutKind};
 use crate::progress::Progress;
 use crate::report::{ScanReport, Settings};
+use labelguard_core::model::ModelSpec;
 use rayon::prelude::*;
 use std::cell::RefCell;
 use std::path::PathBuf;
@@ -65,6 +67,9 @@ pub fn scan(
     progress.start(items.len() as u64);
     let single = kept.len() == 1;
     let mut parts = Vec::with_capacity(kept.len());
+    // Each model directory read once; its own findings reported once, with the first dataset
+    // checked against it.
+    let mut models: Vec<(PathBuf, ModelSpec)> = Vec::new();
     for &i in &kept {
         let info = &discovery.datasets[i];
         let mut o = info.options.clone().unwrap_or_else(|| opts.clone());
@@ -92,15 +97,39 @@ pub fn scan(
         if o.num_classes.is_none() || (given.is_some() && given != suggested) {
             settings.suggested_preset = suggested.map(String::from);
         }
+        let model_result = match &o.model {
+            Some(dir) if !models.iter().any(|(d, _)| d == dir) => {
+                let spec = labelguard_model::read_model_dir(dir)
+                    .map_err(|e| ConfigError::Invalid(format!("--model: {e}")))?;
+                let mut r = FileResult::named(
+                    dir.to_string_lossy().into_owned(),
+                    String::new(),
+                    FileKind::Other,
+                );
+                r.findings = labelguard_core::model::check_model(&spec);
+                models.push((dir.clone(), spec));
+                Some(r)
+            }
+            _ => None,
+        };
+        let spec = o
+            .model
+            .as_ref()
+            .and_then(|dir| models.iter().find(|(d, _)| d == dir))
+            .map(|(_, s)| s);
         let mut ctx = Ctx::new(o, &class_names);
+        ctx.model = spec;
         ctx.framework = o.framework.unwrap_or(match info.layout {
             // The framework a format is trained with unless told otherwise.
             LayoutKind::Yolo => Framework::Ultralytics,
             _ => Framework::Torchvision,
         });
-        parts.push(scan_items(
-            &pool, &mine, &ctx, settings, opts.shard, progress,
-        ));
+        let mut part = scan_items(&pool, &mine, &ctx, settings, opts.shard, progress);
+        // In a sharded scan, shard 1 carries them (a merge adds the shards' findings up).
+        if let Some(r) = model_result.filter(|_| opts.shard.is_none_or(|s| s.index == 1)) {
+            part.add_result(r);
+        }
+        parts.push(part);
     }
     progress.finish();
     let mut report = if single {

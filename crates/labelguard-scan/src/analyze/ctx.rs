@@ -17,6 +17,8 @@ pub struct Ctx<'a> {
     /// The detection framework whose head reads the labels: `--framework`, else the layout's
     /// own (set by the pipeline).
     pub framework: Framework,
+    /// The model the token data is checked against (`--model`).
+    pub model: Option<&'a labelguard_core::model::ModelSpec>,
 }
 
 impl<'a> Ctx<'a> {
@@ -39,6 +41,7 @@ impl<'a> Ctx<'a> {
                 .collect(),
             palette,
             framework: opts.framework.unwrap_or(Framework::Torchvision),
+            model: None,
         }
     }
 

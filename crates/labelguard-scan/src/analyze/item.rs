@@ -17,6 +17,17 @@ use crate::checks::lg707_annotation_without_image as lg707;
 use crate::isolate::isolated;
 use crate::layout::{Item, Task};
 use crate::read::header::image_header;
+use crate::read::table::TableFormat;
+use crate::read::tokens::{has_input_ids, TokenFormat};
+
+/// The token format of a label table that may hold token data (an `input_ids` column).
+fn token_format(format: TableFormat) -> Option<TokenFormat> {
+    match format {
+        TableFormat::Jsonl => Some(TokenFormat::Jsonl),
+        TableFormat::Parquet => Some(TokenFormat::Parquet),
+        TableFormat::Csv | TableFormat::Tsv => None,
+    }
+}
 
 /// Analyses one item.
 pub fn analyze_item(item: &Item, ctx: &Ctx<'_>, bufs: &mut Buffers) -> FileResult {
@@ -52,7 +63,13 @@ pub fn analyze_item(item: &Item, ctx: &Ctx<'_>, bufs: &mut Buffers) -> FileResul
             array_file(&mut r, item, ctx);
             r
         }
-        Task::Table(format) => table_file(item, *format, ctx),
+        Task::Table(format) => match token_format(*format) {
+            Some(f) if has_input_ids(&item.path, f) => {
+                super::tokens::token_files(item, std::slice::from_ref(&item.path), f, ctx)
+            }
+            _ => table_file(item, *format, ctx),
+        },
+        Task::Tokens { files, format } => super::tokens::token_files(item, files, *format, ctx),
         Task::Image { class, .. } => image_sample(item, class, ctx),
         Task::Coco { images } => super::detection::coco::coco_file(item, images.as_deref(), ctx),
         Task::Yolo {

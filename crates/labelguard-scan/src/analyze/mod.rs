@@ -32,6 +32,7 @@ pub mod result;
 pub mod table;
 #[cfg(test)]
 mod tests;
+pub mod tokens;
 
 pub use buffers::Buffers;
 pub use ctx::Ctx;

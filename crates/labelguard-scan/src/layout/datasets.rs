@@ -136,6 +136,9 @@ pub(crate) fn partition<'a>(files: &[&'a Entry], opts: &ScanOptions) -> Vec<Grou
     }
     // Detection trees before the paired layout: COCO's `annotations/` and YOLO's `labels/`
     // beside `images/` would otherwise look like a mask folder beside an image folder.
+    for (base, owned) in super::hf_dataset::trees(files) {
+        add(base, LayoutKind::HfDataset, owned);
+    }
     for (base, owned) in super::coco::trees(files) {
         add(base, LayoutKind::Coco, owned);
     }

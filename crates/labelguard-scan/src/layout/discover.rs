@@ -67,6 +67,14 @@ pub fn discover(roots: &[PathBuf], opts: &ScanOptions) -> Result<Discovery, Conf
                         },
                         LayoutKind::Coco,
                     ),
+                    // One Arrow shard of a `datasets` folder, scanned on its own.
+                    "arrow" => (
+                        Task::Tokens {
+                            files: vec![root.clone()],
+                            format: crate::read::tokens::TokenFormat::Arrow,
+                        },
+                        LayoutKind::HfDataset,
+                    ),
                     "xml" => (
                         Task::VocXml {
                             image: None,
@@ -178,6 +186,7 @@ pub fn discover(roots: &[PathBuf], opts: &ScanOptions) -> Result<Discovery, Conf
                     num_classes = found.nc;
                 }
                 LayoutKind::Model => super::model::collect(&mut scan),
+                LayoutKind::HfDataset => super::hf_dataset::collect(&mut scan),
                 LayoutKind::Files | LayoutKind::Auto => super::files::collect(&mut scan),
             }
             if scan.items.is_empty() && !group.keep_empty {
@@ -438,6 +447,9 @@ fn detect(scan: &RootScan<'_>, opts: &ScanOptions) -> LayoutKind {
         .any(|(base, _)| base.is_empty())
     {
         return LayoutKind::Model;
+    }
+    if super::hf_dataset::is_hf_dataset(&scan.files) {
+        return LayoutKind::HfDataset;
     }
     if !super::coco::trees(&scan.files).is_empty() {
         return LayoutKind::Coco;

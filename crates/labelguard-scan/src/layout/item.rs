@@ -3,6 +3,7 @@
 
 use super::paths::{display, ext_of, ARRAY_EXTS};
 use crate::read::table::TableFormat;
+use crate::read::tokens::TokenFormat;
 use crate::walk::Entry;
 use labelguard_core::Finding;
 use std::collections::HashSet;
@@ -39,6 +40,12 @@ pub enum Task {
     VocXml {
         image: Option<PathBuf>,
         missing_image: Option<String>,
+    },
+    /// Tokenized data: the files of one split, in row order (a `datasets` directory's
+    /// shards, or one Parquet/JSONL file with an `input_ids` column).
+    Tokens {
+        files: Vec<PathBuf>,
+        format: TokenFormat,
     },
     /// The `--class-weights` file.
     ClassWeights,

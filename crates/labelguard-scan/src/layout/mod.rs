@@ -23,12 +23,14 @@
 //!   tokenizer's other files or the weights): its tokenizer checked against the model;
 //! * **imagefolder**: torchvision's `root/[split/]class/image.jpg`, recognised when the tree
 //!   holds JPEG photos one or two levels down and nothing else matched;
+//! * **hfdataset**: a folder saved by `datasets`' `save_to_disk` (`state.json`, or
+//!   `dataset_dict.json` with a folder per split): one token-data item per split;
 //! * **files**: every mask, array and label table found, each on its own.
 //!
 //! Splits are named by the first path component that is a split name (`train`/`training`,
 //! `val`/`valid`/`validation`, `test`/`testing`), or `all`.
 //!
-//! One file per layout (`cityscapes`, `voc`, `coco`, `yolo`, `model`, `paired`, `image_folder`,
+//! One file per layout (`cityscapes`, `voc`, `coco`, `yolo`, `model`, `hf_dataset`, `paired`, `image_folder`,
 //! `custom`, `files`);
 //! `discover` runs them over every scanned path, `datasets` splits a scanned folder into the
 //! datasets it holds, `item` holds what discovery produces (items, tasks), `pairing` the
@@ -41,6 +43,7 @@ mod custom;
 mod datasets;
 mod discover;
 mod files;
+mod hf_dataset;
 mod image_folder;
 pub mod item;
 pub(crate) mod model;

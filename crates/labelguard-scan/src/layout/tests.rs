@@ -24,6 +24,7 @@ fn summary(d: &Discovery) -> Vec<String> {
                 Task::Image { class_index, .. } => format!("image:{class_index}"),
                 Task::ClassWeights => "weights".into(),
                 Task::Model => "model".into(),
+                Task::Tokens { files, .. } => format!("tokens:{}", files.len()),
                 Task::Coco { images } => format!("coco images:{}", images.is_some()),
                 Task::Yolo { image, .. } => format!("yolo image:{}", image.is_some()),
                 Task::VocXml { image, .. } => format!("vocxml image:{}", image.is_some()),
@@ -312,4 +313,63 @@ fn yolo_roboflow_export_is_one_dataset_with_three_splits() {
             "valid/labels/b_jpg.rf.2.txt val yolo image:true",
         ]
     );
+}
+
+#[test]
+fn a_datasets_dict_is_one_token_item_per_split_beside_other_datasets() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("r");
+    touch(
+        &root,
+        &[
+            "tok/dataset_dict.json",
+            "tok/train/data-00000-of-00002.arrow",
+            "tok/train/data-00001-of-00002.arrow",
+            "tok/train/dataset_info.json",
+            "tok/validation/data-00000-of-00001.arrow",
+            "tok/validation/dataset_info.json",
+            "single/data-00000-of-00001.arrow",
+            "single/dataset_info.json",
+            "labels.csv",
+        ],
+    );
+    let state = |files: &[&str]| {
+        let list: Vec<String> = files
+            .iter()
+            .map(|f| format!("{{\"filename\": \"{f}\"}}"))
+            .collect();
+        format!(
+            "{{\"_data_files\": [{}], \"_split\": null}}",
+            list.join(", ")
+        )
+    };
+    let put = |rel: &str, text: String| std::fs::write(root.join(rel), text).unwrap();
+    put(
+        "tok/train/state.json",
+        state(&["data-00000-of-00002.arrow", "data-00001-of-00002.arrow"]),
+    );
+    put(
+        "tok/validation/state.json",
+        state(&["data-00000-of-00001.arrow"]),
+    );
+    put(
+        "single/state.json",
+        state(&["data-00000-of-00001.arrow", "gone.arrow"]),
+    );
+    let d = discover(std::slice::from_ref(&root), &ScanOptions::default()).unwrap();
+    let s = summary(&d);
+    assert!(
+        d.layouts.contains(&LayoutKind::HfDataset),
+        "{:?}",
+        d.layouts
+    );
+    for want in [
+        "tok/train train tokens:2",
+        "tok/validation validation tokens:1",
+        "single/state.json all LG602",
+    ] {
+        assert!(s.iter().any(|x| x == want), "{want} in {s:?}");
+    }
+    // The shards are not scanned again as loose files.
+    assert!(!s.iter().any(|x| x.contains(".arrow")), "{s:?}");
 }

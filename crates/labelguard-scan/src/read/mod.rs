@@ -9,9 +9,11 @@
 //! turns array read errors into findings, [`header`] reads image headers, [`table`] label
 //! tables (with [`line_cap`], [`parquet_source`] and [`thrift_check`]), [`class_weights`] the
 //! class-weight file, [`voc_xml`] Pascal VOC annotation XML, [`coco`] COCO instances JSON
-//! (streamed).
+//! (streamed), [`tokens`] tokenized datasets (with [`arrow_ipc`] for `datasets`' Arrow
+//! files and `parquet_lists` for Parquet list columns).
 
 pub mod array;
+pub mod arrow_ipc;
 pub mod class_weights;
 pub mod coco;
 pub mod data_yaml;
@@ -25,8 +27,11 @@ pub mod mask;
 #[cfg(feature = "parquet")]
 pub mod parquet_columns;
 #[cfg(feature = "parquet")]
+pub mod parquet_lists;
+#[cfg(feature = "parquet")]
 pub mod parquet_source;
 pub mod table;
 pub mod thrift_check;
+pub mod tokens;
 pub mod voc_xml;
 pub mod yolo;

@@ -40,6 +40,9 @@ pub struct Settings {
     pub class_names: Vec<String>,
     pub label_column: Option<String>,
     pub class_weights: Option<String>,
+    /// The model directory token data was checked against (`--model`).
+    #[serde(default)]
+    pub model: Option<String>,
     pub max_pixels: u64,
     pub imbalance_ratio: f64,
     pub strict: bool,
@@ -74,6 +77,10 @@ impl Settings {
             label_column: opts.label_column.clone(),
             class_weights: opts
                 .class_weights
+                .as_ref()
+                .map(|p| p.to_string_lossy().into_owned()),
+            model: opts
+                .model
                 .as_ref()
                 .map(|p| p.to_string_lossy().into_owned()),
             max_pixels: opts.max_pixels,

@@ -1,0 +1,192 @@
+//! What the token checks (LG801-LG808) share: a [`Tally`] of the offending values of a
+//! dataset, with the first rows where they are, and the one-pass range test over a batch's
+//! column that finds them (the core's vectorised `scan_int` first; the row-by-row pass only
+//! when it found something).
+
+use labelguard_core::finding::{count, ValueCount};
+use labelguard_core::kernels::{scan_int, IntRange};
+use labelguard_core::{Finding, Location, TensorView};
+use std::collections::BTreeMap;
+
+/// The most distinct offending values counted.
+const MAX_VALUES: usize = 64;
+/// The most rows listed in a message.
+const SHOWN_ROWS: usize = 5;
+
+/// Offending elements (or rows) of one kind over the whole dataset.
+#[derive(Clone, Debug, Default)]
+pub struct Tally {
+    /// Offending elements.
+    pub count: u64,
+    /// Rows with at least one.
+    pub rows: u64,
+    /// The first offending elements: column, `[row, position]` (or `[row]`), value.
+    pub first: Vec<Location>,
+    /// Offending values with their counts (the first [`MAX_VALUES`] distinct ones).
+    pub values: BTreeMap<i64, u64>,
+    /// The first offending rows.
+    pub first_rows: Vec<u64>,
+    last_row: Option<u64>,
+}
+
+impl Tally {
+    /// Records one offending element of `column` at `row` (and `pos` in a list row).
+    pub fn add(&mut self, column: &str, row: u64, pos: Option<usize>, value: i64) {
+        self.count += 1;
+        if self.last_row != Some(row) {
+            self.rows += 1;
+            self.last_row = Some(row);
+            if self.first_rows.len() < SHOWN_ROWS {
+                self.first_rows.push(row);
+            }
+        }
+        if self.first.len() < labelguard_core::finding::MAX_LOCATIONS {
+            let mut index = vec![row as usize];
+            index.extend(pos);
+            self.first.push(Location {
+                tensor: column.to_string(),
+                index,
+                value: value.to_string(),
+            });
+        }
+        if let Some(c) = self.values.get_mut(&value) {
+            *c += 1;
+        } else if self.values.len() < MAX_VALUES {
+            self.values.insert(value, 1);
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// `rows 3, 17, 40 and 12 more` (with the split when there is one).
+    pub fn rows_text(&self, split: &str) -> String {
+        let shown: Vec<String> = self.first_rows.iter().map(u64::to_string).collect();
+        let more = self.rows.saturating_sub(shown.len() as u64);
+        let rows = if self.rows == 1 { "row" } else { "rows" };
+        let split = if split.is_empty() {
+            String::new()
+        } else {
+            format!(" of split '{split}'")
+        };
+        let more = if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        };
+        format!("{rows} {}{more}{split}", shown.join(", "))
+    }
+
+    /// The finding with this tally's evidence attached.
+    pub fn evidence(&self, f: Finding) -> Finding {
+        let values = self
+            .values
+            .iter()
+            .map(|(v, c)| ValueCount {
+                value: v.to_string(),
+                count: *c,
+            })
+            .collect();
+        f.evidence(self.first.clone(), self.count, values)
+    }
+
+    /// `3 values in 2 rows`.
+    pub fn counted(&self, noun: &str) -> String {
+        format!("{} in {}", count(self.count, noun), count(self.rows, "row"))
+    }
+
+    /// The largest and smallest offending values.
+    pub fn max(&self) -> Option<i64> {
+        self.values.keys().next_back().copied()
+    }
+}
+
+/// Values of `col` outside `[lo, hi]` (the `ignore` value excepted), in rows from `first_row`:
+/// each goes to the tally of `tallies` that `route` picks (`None`: not counted).
+pub fn out_of_range(
+    col: &Col<'_>,
+    name: &str,
+    first_row: u64,
+    range: IntRange,
+    tallies: &mut [&mut Tally],
+    route: impl Fn(i64) -> Option<usize>,
+) {
+    let view = col.values.view();
+    let stats = scan_int(&view, range);
+    if stats.bad == 0 {
+        return;
+    }
+    each_row(col, |row, start, end| {
+        for i in start..end {
+            let v = view.read_i64(i);
+            if range.is_bad(v) {
+                if let Some(t) = route(v) {
+                    let pos = col.offsets.as_ref().map(|_| i - start);
+                    tallies[t].add(name, first_row + row as u64, pos, v);
+                }
+            }
+        }
+    });
+}
+
+/// Calls `f(row, start, end)` for each row's range of values.
+pub fn each_row(col: &Col<'_>, mut f: impl FnMut(usize, usize, usize)) {
+    match &col.offsets {
+        Some(o) => {
+            for (row, w) in o.windows(2).enumerate() {
+                f(row, w[0], w[1]);
+            }
+        }
+        None => {
+            for row in 0..col.values.view().numel() {
+                f(row, row, row + 1);
+            }
+        }
+    }
+}
+
+/// The values of one integer column of a batch.
+pub enum Values<'a> {
+    /// Borrowed from the file's bytes as stored.
+    View(TensorView<'a>),
+    /// Converted (JSONL, Parquet, unsigned 32/64-bit Arrow columns).
+    Owned(Vec<i64>),
+}
+
+impl Values<'_> {
+    pub fn view(&self) -> TensorView<'_> {
+        match self {
+            Values::View(v) => v.clone(),
+            Values::Owned(v) => TensorView::of_i64(v),
+        }
+    }
+}
+
+/// One integer column of a batch.
+pub struct Col<'a> {
+    pub values: Values<'a>,
+    /// For a list column, `rows + 1` positions in `values` where each row starts (and the
+    /// last ends); `None` for one value per row.
+    pub offsets: Option<Vec<usize>>,
+}
+
+impl Col<'_> {
+    /// The length of row `r` (1 for a scalar column).
+    pub fn row_len(&self, r: usize) -> usize {
+        match &self.offsets {
+            Some(o) => o[r + 1] - o[r],
+            None => 1,
+        }
+    }
+}
+
+/// A column that is not what a token dataset needs there: a float, a string, a ragged list.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ColumnProblem {
+    pub column: String,
+    /// What the column holds (`list<float>`, `a nested list`).
+    pub holds: String,
+    /// Floating-point numbers (an id column stored as floats), rather than another shape.
+    pub float: bool,
+}
