@@ -98,7 +98,7 @@ pub fn masked_scatter(call: &Call<'_>) -> Vec<Finding> {
 /// vectors of the hidden size (the last dimension of both), when the counts divide by it.
 fn vlm_hint(ones: u64, available: u64, shape: &[usize], source: &[usize]) -> String {
     let hidden = shape.last().copied().unwrap_or(0) as u64;
-    if hidden > 1 && source.last() == Some(&(hidden as usize)) && ones % hidden == 0 {
+    if hidden > 1 && source.last() == Some(&(hidden as usize)) && ones.is_multiple_of(hidden) {
         return format!(
             "as a vision-language model's merge of image features into the text embeddings: {} image placeholder tokens in input_ids for {} image feature vectors (of size {hidden})",
             thousands(ones / hidden),
