@@ -96,10 +96,19 @@ def _known_only(report: Report, abstract: frozenset) -> Report:
     return Report(op=report.op, verdict=verdict, findings=kept)
 
 
+def _distinct(t: Any) -> Any:
+    """`t` without the repeats of its broadcast (stride-0) dimensions: an expanded mask (a VLM's
+    `(input_ids == id).unsqueeze(-1).expand_as(inputs_embeds)`) travels as [B, L, 1], not as
+    [B, L, hidden]; the host copy is expanded back."""
+    if t.dim() and any(s == 0 and n > 1 for n, s in zip(t.shape, t.stride())):
+        return t.as_strided([1 if s == 0 else n for n, s in zip(t.shape, t.stride())], t.stride())
+    return t
+
+
 def _fetch(tensors: List[Any]) -> List[Any]:
     """Copies small device tensors to the host with one synchronisation."""
     torch = sys.modules["torch"]
-    out = [t.to("cpu", non_blocking=True) for t in tensors]
+    out = [_distinct(t).to("cpu", non_blocking=True).expand(t.shape) for t in tensors]
     devices = {t.device for t in tensors if t.device.type == "cuda"}
     for d in devices:
         torch.cuda.synchronize(d)

@@ -16,7 +16,7 @@ import functools
 import sys
 from typing import Any, Callable, Dict, Iterable, Iterator, Optional, Tuple
 
-from . import _compiled, _indexing, _native
+from . import _compiled, _indexing, _native, _placeholders
 from ._guard import binding, check_or_raise, compiling_test, module_forwards
 from ._guard import config as _config
 from ._guard import state as _state
@@ -215,6 +215,9 @@ def enable(mode: str = "raise", ops: Optional[Iterable[str]] = None, finite: boo
             _originals[("torch.nn." + name, "__call__")] = cls.__dict__.get("__call__", _INHERITED)
             module_forwards[cls.forward.__code__] = "nn." + name
             setattr(cls, "__call__", _wrap_module(cls, cls.__call__))
+    if wanted is None or "masked_scatter" in wanted:
+        # Libraries that check a VLM's merge themselves before masked_scatter (_libraries.py).
+        _placeholders.install(is_compiling)
     _config.update(mode=mode, active=True, finite=finite)
 
 
@@ -234,6 +237,7 @@ def disable() -> None:
         else:
             setattr(_resolve(path), attr, original)
     _originals.clear()
+    _placeholders.remove()
     module_forwards.clear()
     _compiled.release_autograd_cache()
     _config["active"] = False

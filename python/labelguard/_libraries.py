@@ -2,7 +2,11 @@
 modules are libraries (so that an error can name the user's frame that led into one), and the
 library-level fix for a rule when the bad call is made at a known place inside it.
 
-An entry matches when the library is the one the call went through, the rule (and op) are
+`PLACEHOLDER_STEPS` names the library methods that pair placeholder tokens with feature vectors
+before a vision-language model merges them with `masked_scatter` (and check the counts
+themselves): `enable()` checks the merge there, before the library's check and torch's.
+
+An entry of `FIXES` matches when the library is the one the call went through, the rule (and op) are
 among its `rules` (`ops`), and, where given, `function` matches the qualified name of one of
 the library's frames on the way and `line` that frame's source line. The first match wins, so
 specific entries come before general ones.
@@ -39,6 +43,48 @@ class LibraryFix:
     line: str = ""  # regex searched in that frame's source line
 
 
+@dataclasses.dataclass(frozen=True)
+class PlaceholderStep:
+    """A method (`method`, on any subclass of the library's `base` class that defines it) whose
+    arguments hold a merge `embeddings.masked_scatter((tokens == id).unsqueeze(-1), features)`:
+    for each `(features argument, config attributes that may hold its token id)` given, the
+    placeholder tokens must number exactly the feature vectors."""
+
+    library: str
+    method: str
+    tokens: str
+    embeddings: str
+    features: Tuple[Tuple[str, Tuple[str, ...]], ...]
+    base: str  # the library's model class, as `module:attribute`
+
+
+# transformers 5.x: the vision-language models' `get_placeholder_mask(input_ids, inputs_embeds,
+# image_features=None, video_features=None, audio_features=None)` (97 models in 5.23: LLaVA,
+# LLaVA-NeXT, Qwen2-VL, Qwen2.5-VL, Gemma 3, PaliGemma, Mistral 3, ...) counts
+# `input_ids == config.image_token_id` and raises `ValueError: Image features and image tokens
+# do not match` (through `torch_compilable_check`, which TRANSFORMERS_DISABLE_TORCH_CHECK=1
+# turns off: the merge then reaches masked_scatter's CUDA assert). Idefics2/3 and SmolVLM do the
+# same in `inputs_merger(input_ids, inputs_embeds, image_hidden_states)`. The others (ColQwen2's
+# forward; Qwen2-Audio, which checks inline in its forward) reach masked_scatter directly, where
+# its own wrapper checks the call (more placeholders than features: the CUDA assert).
+PLACEHOLDER_STEPS: Tuple[PlaceholderStep, ...] = (
+    PlaceholderStep(
+        "transformers", "get_placeholder_mask", tokens="input_ids", embeddings="inputs_embeds",
+        features=(
+            ("image_features", ("image_token_id", "image_token_index")),
+            ("video_features", ("video_token_id", "video_token_index")),
+            ("audio_features", ("audio_token_id", "audio_token_index")),
+        ),
+        base="transformers:PreTrainedModel",
+    ),
+    PlaceholderStep(
+        "transformers", "inputs_merger", tokens="input_ids", embeddings="inputs_embeds",
+        features=(("image_hidden_states", ("image_token_id",)),),
+        base="transformers:PreTrainedModel",
+    ),
+)
+
+
 # Facts from the libraries' sources: transformers' BertEmbeddings.forward
 # (models/bert/modeling_bert.py: word_, token_type_ and position_embeddings), timm's
 # loss/cross_entropy.py (gather on target.unsqueeze(1)) and data/mixup.py (one_hot via
@@ -65,6 +111,11 @@ FIXES: Tuple[LibraryFix, ...] = (
     # position ids start at padding_idx + 1 (create_position_ids_from_input_ids).
     LibraryFix("transformers", "the sequence is longer than config.max_position_embeddings (with generate(): the prompt plus max_new_tokens): truncate when tokenizing (tokenizer(..., truncation=True, max_length=N)) or generate fewer tokens; RoBERTa-style models count positions from padding_idx + 1, so N is max_position_embeddings - padding_idx - 1 (512 for roberta-base's 514)",
                rules=("LG401", "LG402", "LG415"), line=r"position_embeddings|self\.wpe\(|index=position_ids"),
+    # Vision-language models merge the image features into the text embeddings at the image
+    # placeholder tokens (`inputs_embeds.masked_scatter(special_image_mask, image_features)`);
+    # their processors expand each `<image>` to the model's number of image tokens.
+    LibraryFix("transformers", "the image (video) placeholder tokens in input_ids must match the image features one for one: build the inputs with the model's processor (processor(text=..., images=...) expands each <image> to the model's number of image tokens), one image per placeholder, and never truncate through image tokens (truncation=False, or a max_length that keeps them all)",
+               rules=("LG419",)),
     LibraryFix("transformers", "labels must be class ids below config.num_labels, with -100 for the positions to skip (DataCollatorForTokenClassification pads with -100)",
                rules=("LG101", "LG102", "LG103", "LG104", "LG107", "LG416", "LG418")),
     LibraryFix("timm", "timm.data.Mixup(num_classes=N) and the model's num_classes (timm.create_model(..., num_classes=N)) must both be the dataset's class count",

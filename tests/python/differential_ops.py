@@ -295,6 +295,49 @@ def gen_multi_margin_loss(r: random.Random) -> Case:
     return Case("multi_margin_loss", tensors, {"p": p, "margin": margin, "reduction": red}, call)
 
 
+def gen_masked_scatter(r: random.Random) -> Case:
+    """masked_scatter: a mask of self's shape, a shape that broadcasts to it (or grows it: the
+    out-of-place call broadcasts both), or one that does not; bool masks mostly, uint8, int64
+    and float ones (refused); a source with as many elements as True entries, one fewer, one
+    more, none, in self's dtype or another. The in-place call where it agrees with the
+    out-of-place one (the broadcast shape is self's); a VLM-shaped merge ([B, L, H] embeddings,
+    a [B, L, 1] placeholder mask, [N, H] features) in a quarter of the draws."""
+    if r.random() < 0.25:
+        b, length, hidden = r.choice([1, 2]), r.randint(1, 6), r.choice([1, 4])
+        x = torch.randn(b, length, hidden)
+        mask = torch.tensor([r.random() < 0.4 for _ in range(b * length)]).reshape(b, length, 1)
+        features = int(mask.sum()) + r.choice([-1, 0, 0, 1])
+        src = torch.randn(max(features, 0), hidden)
+        return Case("masked_scatter", {"input": x, "mask": mask, "source": src}, {}, lambda: x.masked_scatter(mask, src))
+    rank = r.choice([0, 1, 1, 2, 2, 3])
+    shp = edge_shape(r, rank)
+    x = torch.randn(shp).to(r.choice([torch.float32] * 6 + [torch.float64, torch.int64, torch.bool]))
+    form = r.random()
+    if form < 0.55:
+        mshp = list(shp)
+    elif form < 0.75:
+        mshp = [d if r.random() < 0.5 else 1 for d in shp][r.randint(0, rank):]
+    elif form < 0.85:
+        mshp = [r.choice([1, 2])] + list(shp)
+    else:
+        mshp = [d + r.choice([1, 2]) for d in shp] or [2]
+    mdtype = r.choice([torch.bool] * 8 + [torch.uint8, torch.int64, torch.float32])
+    p_true = r.choice([0.0, 0.3, 0.7, 1.0])
+    mask = int_tensor([int(r.random() < p_true) for _ in range(math.prod(mshp))], mshp, mdtype)
+    try:
+        out = torch.broadcast_shapes(tuple(mshp), tuple(shp))
+        ones = int((mask != 0).expand(out).sum())
+    except RuntimeError:
+        out, ones = None, r.randint(0, 4)
+    n = max(ones + r.choice([-1, 0, 0, 0, 1, 3]), 0) if r.random() < 0.9 else 0
+    src = torch.randn(r.choice([[n], [n], [n, 1]])).to(x.dtype if r.random() < 0.9 else torch.float64)
+    if out is not None and list(out) == list(shp) and r.random() < 0.4:
+        call = lambda: x.clone().masked_scatter_(mask, src)
+    else:
+        call = lambda: torch.masked_scatter(x, mask, src)
+    return Case("masked_scatter", {"input": x, "mask": mask, "source": src}, {}, call)
+
+
 def with_edges(op: str, edges) -> object:
     """The op's generator: its base generator, or with EDGE_SHARE its edge generator."""
     plain = {**base.GENERATORS, **indexing.GENERATORS}[op]
@@ -338,6 +381,7 @@ GENERATORS = {
     "index": with_edges("index", _of(gen_edges_advanced, "index")),
     "index_put": with_edges("index_put", _of(gen_edges_advanced, "index_put")),
     "multi_margin_loss": gen_multi_margin_loss,
+    "masked_scatter": gen_masked_scatter,
 }
 
 

@@ -46,6 +46,9 @@ DEVICE_ASSERT_MESSAGES = {
     "scatter_reduce": r"is out of bounds for dimension",
     # MultiMarginLoss.cu asserts `target_k >= 0 && target_k < dim`; the CPU raises this.
     "multi_margin_loss": r"^RuntimeError: target out of range",
+    # cuda/IndexKernel.cu masked_scatter_size_check asserts `totalElements <= srcSize`; the CPU
+    # kernel (cpu/IndexKernel.cpp) raises this.
+    "masked_scatter": r"Number of elements of source < number of ones in mask",
     "embedding_bag": r"which is not in the valid range|Expected i < index_size|Expected idx >= 0 && idx < num_embeddings|index out of range in self",
 }
 

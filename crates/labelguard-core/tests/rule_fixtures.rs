@@ -636,6 +636,35 @@ fixture!(
     []
 );
 fixture!(
+    lg419_more_ones_than_source,
+    "LG419",
+    "masked_scatter",
+    [
+        ("input", logits(&[2, 3])),
+        (
+            "mask",
+            t(DType::Bool, &[2, 3], &[1.0, 0.0, 1.0, 1.0, 1.0, 1.0])
+        ),
+        ("source", f32s(&[4], &[1.0, 2.0, 3.0, 4.0]))
+    ],
+    []
+);
+// A VLM's merge: three image placeholder tokens in input_ids, two image feature vectors.
+fixture!(
+    lg419_placeholders_disagree_with_features,
+    "LG419",
+    "masked_scatter",
+    [
+        ("input", logits(&[1, 6, 4])),
+        (
+            "mask",
+            t(DType::Bool, &[1, 6, 1], &[0.0, 1.0, 1.0, 1.0, 0.0, 0.0])
+        ),
+        ("source", logits(&[2, 4]))
+    ],
+    [("exact", Value::Bool(true))]
+);
+fixture!(
     lg107_ctc_padding_minus_one,
     "LG107",
     "ctc_loss",

@@ -20,6 +20,7 @@ pub(crate) mod index_along_dim;
 mod index_range;
 pub(crate) mod indexing;
 pub mod label_target;
+pub(crate) mod masked_scatter;
 pub(crate) mod multinomial;
 pub(crate) mod nll_loss2d;
 pub(crate) mod one_hot;

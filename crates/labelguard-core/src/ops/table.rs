@@ -13,7 +13,7 @@
 use super::surface::{arg, exposed, PyParam, Use, INTERNAL};
 use super::{
     advanced_index, bce, bincount, classification, ctc, embedding, embedding_bag, index_along_dim,
-    indexing, multi_margin, multinomial, nll_loss2d, one_hot, take_put, OpSpec,
+    indexing, masked_scatter, multi_margin, multinomial, nll_loss2d, one_hot, take_put, OpSpec,
 };
 use crate::call::{Default as D, Kind, Param, TensorParam};
 use crate::rule::Rule;
@@ -450,6 +450,22 @@ pub const OPS: &[OpSpec] = &[
                 arg("source").uses(Use::Shape),
                 arg("accumulate").or("False"),
             ],
+        ),
+    },
+    OpSpec {
+        name: "masked_scatter",
+        note: "(exact=true: one source element per True entry, as transformers' vision-language models require)",
+        tensors: &[t("input"), t("mask"), t("source")],
+        params: &[p("exact", Kind::Bool, Some(D::Bool(false)))],
+        check: masked_scatter::masked_scatter,
+        rules: &[LG205, LG209, LG211, LG419],
+        surface: exposed(
+            &[
+                "torch.Tensor.masked_scatter",
+                "torch.Tensor.masked_scatter_",
+                "torch.masked_scatter",
+            ],
+            &[INDEXED_INPUT, arg("mask"), arg("source").uses(Use::Shape), OUT],
         ),
     },
     OpSpec {

@@ -5,7 +5,8 @@ declare_rule! {
     ///
     /// ## What it checks
     /// `x[mask]`, `x[:, mask] = v`, `x.index_put_((mask,), v)`: a `bool` (or deprecated `uint8`) index tensor of `k`
-    /// dimensions selects along `k` dimensions of `x`, and its shape must equal theirs exactly.
+    /// dimensions selects along `k` dimensions of `x`, and its shape must equal theirs exactly. The mask of
+    /// `x.masked_scatter(mask, source)` must broadcast with `x`.
     ///
     /// ## Why it fails
     /// PyTorch raises on the host: `IndexError: The shape of the mask [3] at index 0 does not match the shape of
@@ -17,6 +18,7 @@ declare_rule! {
     ///
     /// ## Checked by
     /// - [`crate::ops::advanced_index::place`]
+    /// - [`crate::ops::masked_scatter::masked_scatter`] (a mask that does not broadcast to the tensor)
     /// - fixture: `lg211_mask_shape` in `tests/rule_fixtures.rs`
     "LG211", "mask-shape-mismatch", Error, Metadata
 }

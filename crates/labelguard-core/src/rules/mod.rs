@@ -68,6 +68,7 @@ catalogue! {
     lg416_label_index_equals_classes as LG416,
     lg417_label_set_gap as LG417,
     lg418_background_not_counted as LG418,
+    lg419_masked_scatter_count as LG419,
     lg501_bce_input_out_of_range as LG501,
     lg502_bce_target_out_of_range as LG502,
     lg503_logits_target_out_of_range as LG503,
