@@ -278,3 +278,23 @@ def test_each_configuration_class_is_read_as_transformers_reads_it(model_type, t
     assert spec["tokens_per_image"] == next((n for n in per_image if n is not None), None)
     offset = text.pad_token_id + 1 if model_type in ("xlm-roberta", "camembert") else 0
     assert spec["position_offset"] == offset
+
+
+def test_llava_tokens_per_image_are_the_processors(tmp_path):
+    """Without `image_seq_length` in config.json, the count is LlavaProcessor's own: the image
+    placeholder repeated once per patch, as the processor expands it."""
+    import numpy as np
+
+    model, tok = llava()
+    image_processor = transformers.CLIPImageProcessor(crop_size={"height": 42, "width": 28}, size={"shortest_edge": 42})
+    processor = transformers.LlavaProcessor(image_processor=image_processor, tokenizer=tok, patch_size=14, image_token="<image>",
+                                            vision_feature_select_strategy="default", num_additional_image_tokens=1)
+    save(model, tok, tmp_path)
+    processor.save_pretrained(tmp_path)
+    config = json.loads((tmp_path / "config.json").read_text())
+    del config["image_seq_length"]
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    out = processor(text="<image> a cat", images=np.zeros((50, 50, 3), dtype=np.uint8))
+    expanded = out["input_ids"][0].count(model.config.image_token_index)
+    assert expanded == 6
+    assert labelguard.model_spec(tmp_path)["tokens_per_image"] == expanded
