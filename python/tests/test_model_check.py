@@ -250,3 +250,51 @@ def test_a_bad_directory_is_an_error_naming_the_file(tmp_path):
     (tmp_path / "config.json").unlink()
     with pytest.raises(ValueError, match="config.json"):
         labelguard.model_spec(tmp_path)
+
+
+CONFIGS = ["llava", "llava_next", "llava_onevision", "video_llava", "qwen2_vl", "qwen2_5_vl", "gemma3", "paligemma",
+           "idefics3", "smolvlm", "mllama", "internvl", "aya_vision", "mistral3", "blip-2", "got_ocr2", "janus",
+           "xlm-roberta", "camembert", "gpt2", "t5", "bart", "qwen2", "mistral"]
+
+
+@pytest.mark.parametrize("model_type", CONFIGS)
+def test_each_configuration_class_is_read_as_transformers_reads_it(model_type, tmp_path):
+    """Every family's default configuration, saved by transformers: the text config's numbers and
+    the multimodal ids where transformers keeps them (a nested text_config or the top level)."""
+    config = transformers.AutoConfig.for_model(model_type)
+    config.save_pretrained(tmp_path)
+    spec = labelguard.model_spec(tmp_path)
+    text = config.get_text_config()
+    assert spec["model_type"] == config.model_type
+    assert spec["vocab_size"] == text.vocab_size
+    assert spec["pad_token_id"] == text.pad_token_id
+    eos = text.eos_token_id
+    assert spec["eos_token_id"] == ([] if eos is None else eos if isinstance(eos, list) else [eos])
+    assert spec["max_position_embeddings"] == getattr(text, "max_position_embeddings", getattr(text, "n_positions", None))
+    image = getattr(config, "image_token_index", getattr(config, "image_token_id", None))
+    assert spec["image_token_id"] == image
+    per_image = [getattr(config, k, None) for k in ("image_seq_length", "mm_tokens_per_image", "num_query_tokens")]
+    per_image.append(getattr(text, "num_image_tokens", None))
+    assert spec["tokens_per_image"] == next((n for n in per_image if n is not None), None)
+    offset = text.pad_token_id + 1 if model_type in ("xlm-roberta", "camembert") else 0
+    assert spec["position_offset"] == offset
+
+
+def test_llava_tokens_per_image_are_the_processors(tmp_path):
+    """Without `image_seq_length` in config.json, the count is LlavaProcessor's own: the image
+    placeholder repeated once per patch, as the processor expands it."""
+    import numpy as np
+
+    model, tok = llava()
+    image_processor = transformers.CLIPImageProcessor(crop_size={"height": 42, "width": 28}, size={"shortest_edge": 42})
+    processor = transformers.LlavaProcessor(image_processor=image_processor, tokenizer=tok, patch_size=14, image_token="<image>",
+                                            vision_feature_select_strategy="default", num_additional_image_tokens=1)
+    save(model, tok, tmp_path)
+    processor.save_pretrained(tmp_path)
+    config = json.loads((tmp_path / "config.json").read_text())
+    del config["image_seq_length"]
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    out = processor(text="<image> a cat", images=np.zeros((50, 50, 3), dtype=np.uint8))
+    expanded = out["input_ids"][0].count(model.config.image_token_index)
+    assert expanded == 6
+    assert labelguard.model_spec(tmp_path)["tokens_per_image"] == expanded

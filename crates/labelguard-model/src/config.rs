@@ -317,26 +317,68 @@ fn num_labels(c: &Config, architecture: Option<&str>) -> Result<Option<u64>, Mod
 }
 
 /// How many placeholder tokens one image expands to, from the processor's configuration
-/// (`processor_config.json`: Idefics3's `image_seq_len`, PaliGemma's and LLaVA's
-/// `image_seq_length`/`num_image_tokens`; `preprocessor_config.json` likewise).
-pub(crate) fn tokens_per_image_of_processor(dir: &Path) -> Result<Option<u64>, ModelDirError> {
+/// (`processor_config.json`, whose `image_processor` transformers 5 nests in it, and
+/// `preprocessor_config.json`): a count it states (Idefics3's `image_seq_len`, PaliGemma's
+/// `image_seq_length`, `num_image_tokens`), else, for LLaVA, the count `LlavaProcessor`
+/// computes: `(crop height // patch_size) * (crop width // patch_size)
+/// + num_additional_image_tokens`, minus 1 when `vision_feature_select_strategy` is `default`.
+pub(crate) fn tokens_per_image_of_processor(
+    dir: &Path,
+    model_type: Option<&str>,
+) -> Result<Option<u64>, ModelDirError> {
     const KEYS: &[&str] = &["image_seq_length", "image_seq_len", "num_image_tokens"];
+    let mut files = Vec::new();
     for name in ["processor_config.json", "preprocessor_config.json"] {
         let path = dir.join(name);
-        let Some(value) = read_json::<Value>(&path, CONFIG_LIMIT)? else {
-            continue;
-        };
-        let top = value
-            .as_object()
-            .ok_or_else(|| ModelDirError::new(&path, Problem::Corrupt, "not a JSON object"))?;
-        let c = Config {
-            path: &path,
-            top,
-            text: None,
-        };
+        if let Some(value) = read_json::<Value>(&path, CONFIG_LIMIT)? {
+            if !value.is_object() {
+                return Err(ModelDirError::new(
+                    &path,
+                    Problem::Corrupt,
+                    "not a JSON object",
+                ));
+            }
+            files.push((path, value));
+        }
+    }
+    let configs: Vec<Config> = files
+        .iter()
+        .map(|(path, value)| {
+            let top = value.as_object().expect("checked above");
+            let nested = top.get("image_processor").and_then(Value::as_object);
+            Config {
+                path,
+                top,
+                text: nested,
+            }
+        })
+        .collect();
+    for c in &configs {
         if let Some(n) = c.count(c.find(KEYS))? {
             return Ok(Some(n));
         }
     }
-    Ok(None)
+    if model_type != Some("llava") {
+        return Ok(None);
+    }
+    let first = |key: &'static str| configs.iter().find_map(|c| c.find(&[key]).map(|f| (c, f)));
+    let Some((c, patch)) = first("patch_size") else {
+        return Ok(None);
+    };
+    let Some(patch) = c.count(Some(patch))?.filter(|p| *p > 0) else {
+        return Ok(None);
+    };
+    let side = |crop: &Value, key: &str| crop.get(key).and_then(Value::as_u64).or(crop.as_u64());
+    let Some((h, w)) = first("crop_size")
+        .and_then(|(_, (_, crop))| Some((side(crop, "height")?, side(crop, "width")?)))
+    else {
+        return Ok(None);
+    };
+    let additional = match first("num_additional_image_tokens") {
+        Some((c, found)) => c.count(Some(found))?.unwrap_or(0),
+        None => 0,
+    };
+    let drops_cls = first("vision_feature_select_strategy")
+        .is_some_and(|(_, (_, v))| v.as_str() == Some("default"));
+    Ok(((h / patch) * (w / patch) + additional).checked_sub(u64::from(drops_cls)))
 }

@@ -119,8 +119,9 @@ pub fn read_model_dir(dir: &Path) -> Result<ModelSpec, ModelDirError> {
     weights::read(dir, &mut spec)?;
     spec.tokenizer = tokenizer::read(dir, &mut spec.gaps)?;
     if spec.tokens_per_image.is_none() && spec.image_token_id.is_some() {
-        spec.tokens_per_image = config::tokens_per_image_of_processor(dir)?
-            .or(config::tokens_per_image_default(spec.model_type.as_deref()));
+        spec.tokens_per_image =
+            config::tokens_per_image_of_processor(dir, spec.model_type.as_deref())?
+                .or(config::tokens_per_image_default(spec.model_type.as_deref()));
     }
     if spec.token_rows().is_none() {
         spec.gaps.push(format!(

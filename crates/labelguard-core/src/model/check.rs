@@ -104,8 +104,11 @@ fn special_beyond_table(spec: &ModelSpec) -> Option<Finding> {
     let mut named: Vec<(String, i64)> = Vec::new();
     if let Some(tok) = &spec.tokenizer {
         named.extend(tok.special_tokens.iter().cloned());
+        // A pad id that no special token names (a live tokenizer's `pad_token_id`).
+        let unnamed = |id: &i64| !tok.special_tokens.iter().any(|(_, s)| s == id);
         named.extend(
             tok.pad_token_id
+                .filter(unnamed)
                 .map(|id| ("tokenizer pad_token_id".to_string(), id)),
         );
     }
@@ -345,6 +348,33 @@ mod tests {
             found[0].message
         );
         assert!(found[0].hint.as_deref().unwrap().contains("negative"));
+    }
+
+    #[test]
+    fn a_pad_token_beyond_the_table_is_named_once() {
+        let mut s = bert();
+        let tok = s.tokenizer.as_mut().unwrap();
+        tok.special_tokens[0].1 = 150;
+        tok.pad_token_id = Some(150);
+        tok.max_id = 150;
+        let found = check_model(&s);
+        let lg810 = found.iter().find(|f| f.code == "LG810").unwrap();
+        assert!(
+            lg810.message.starts_with("a special token id is outside"),
+            "{}",
+            lg810.message
+        );
+        assert!(lg810.message.ends_with("[PAD] (150)"), "{}", lg810.message);
+        // A live tokenizer's pad id that no special token names is reported under its own name.
+        let tok = s.tokenizer.as_mut().unwrap();
+        tok.special_tokens.remove(0);
+        let found = check_model(&s);
+        let lg810 = found.iter().find(|f| f.code == "LG810").unwrap();
+        assert!(
+            lg810.message.ends_with("tokenizer pad_token_id (150)"),
+            "{}",
+            lg810.message
+        );
     }
 
     #[test]

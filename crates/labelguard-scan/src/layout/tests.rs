@@ -178,6 +178,44 @@ fn image_folder_numbers_each_split_and_flags_differences() {
 }
 
 #[test]
+fn a_model_directory_is_one_item_beside_other_datasets() {
+    let (d, s) = run(
+        &[
+            "config.json",
+            "tokenizer.json",
+            "model.safetensors",
+            "special_tokens_map.json",
+        ],
+        &ScanOptions::default(),
+    );
+    assert_eq!(d.layouts, vec![LayoutKind::Model]);
+    assert_eq!(s, vec!["config.json  model"]);
+    // Below a folder of other data, the model owns its own folder's files only.
+    let (d, s) = run(
+        &[
+            "bert/config.json",
+            "bert/vocab.txt",
+            "bert/ckpt/x.npy",
+            "masks/a.png",
+        ],
+        &ScanOptions::default(),
+    );
+    assert!(d.layouts.contains(&LayoutKind::Model), "{:?}", d.layouts);
+    assert!(s.contains(&"bert/config.json  model".to_string()), "{s:?}");
+    assert!(s.iter().any(|x| x.starts_with("bert/ckpt/x.npy")), "{s:?}");
+    // A dataset's config.json alone is not a model.
+    let (d, _) = run(&["config.json", "a.png"], &ScanOptions::default());
+    assert!(!d.layouts.contains(&LayoutKind::Model));
+    // Forced, without config.json: the missing file is named.
+    let opts = ScanOptions {
+        layout: LayoutKind::Model,
+        ..ScanOptions::default()
+    };
+    let (_, s) = run(&["tokenizer.json"], &opts);
+    assert_eq!(s, vec!["config.json  LG601"]);
+}
+
+#[test]
 fn files_and_custom_templates() {
     let (d, s) = run(
         &["a/x.npy", "b.csv", "c.png", "notes.txt"],
