@@ -166,6 +166,8 @@ struct Listing {
 }
 
 /// One name of a listing, decided as far as it can be without knowing the walk's order.
+// `Done` is nearly every name: boxing its entry would cost an allocation per file.
+#[allow(clippy::large_enum_variant)]
 enum Name {
     /// A file kept by the filter, or a finding (a dangling link, a FIFO, a name whose type
     /// could not be read).
@@ -293,7 +295,7 @@ fn read_names(dir: &Path, rel: &[u8], filter: &Filter<'_>) -> std::io::Result<Ve
             }
         }
     };
-    let mut names: Vec<(bool, Name)> = if listed.len() >= 4096 {
+    let names: Vec<(bool, Name)> = if listed.len() >= 4096 {
         listed
             .par_iter()
             .with_min_len(1024)
@@ -304,9 +306,18 @@ fn read_names(dir: &Path, rel: &[u8], filter: &Filter<'_>) -> std::io::Result<Ve
     };
     drop(listed);
     // The paths share the directory's path: their order is their names' order. A name is
-    // listed once, so the order is total.
-    names.sort_unstable_by(|a, b| (a.0, a.1.path()).cmp(&(b.0, b.1.path())));
-    Ok(names.into_iter().map(|(_, n)| n).collect())
+    // listed once, so the order is total. The names are sorted as indices, then moved once
+    // (an entry is a few hundred bytes: a sort would move each of them many times).
+    let mut order: Vec<usize> = (0..names.len()).collect();
+    order.sort_unstable_by(|&a, &b| {
+        let (a, b) = (&names[a], &names[b]);
+        (a.0, a.1.path()).cmp(&(b.0, b.1.path()))
+    });
+    let mut slots: Vec<Option<Name>> = names.into_iter().map(|(_, n)| Some(n)).collect();
+    Ok(order
+        .into_iter()
+        .map(|i| slots[i].take().expect("each index once"))
+        .collect())
 }
 
 /// Decides one listed name of type `kind`: a regular file from the listing's type (no stat:
