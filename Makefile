@@ -111,11 +111,11 @@ bench-tokens: venv
 	$(PY) bench/tokens.py
 
 ## bench-yolo: a 100,000-file YOLO label set (generated under bench/out/yolo-100k if absent):
-## labelguard scan against a per-file Python parser in multiprocessing.Pool, same cores (issue 24)
+## labelguard scan against a per-file Python parser in multiprocessing.Pool and the floor (list + read), same cores (issue 24)
 YOLO_JOBS ?= $(shell nproc)
 bench-yolo:
-	cargo build --release -p labelguard-cli
-	$(PY) bench/yolo.py --bin target/release/labelguard --jobs $(YOLO_JOBS)
+	cargo build --release -p labelguard-cli -p labelguard-bench
+	$(PY) bench/yolo.py --bin target/release/labelguard --floor-bin target/release/labelguard-bench --jobs $(YOLO_JOBS) --runs 5
 
 ## bench-broken: BROKEN_N mutants of every fuzz target's seeds through the release command line,
 ## one file per run: exit codes, slowest run, peak RSS, inputs unchanged (issue 8)

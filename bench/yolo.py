@@ -2,7 +2,8 @@
 """`labelguard scan` on a 100,000-file YOLO label set against a per-file Python parser in a
 multiprocessing pool, on the same cores (see BENCHMARKS.md, issue 24).
 
-    python3 bench/yolo.py --bin target/release/labelguard [--files 100000] [--jobs 2] [--runs 3]
+    python3 bench/yolo.py --bin target/release/labelguard --floor-bin target/release/labelguard-bench
+                          [--files 100000] [--jobs 2] [--runs 3]
 
 The tree (under --dir, default bench/out/yolo-100k) is generated if absent, deterministically
 (random.Random(24)): an ultralytics layout, `data.yaml` with 80 names, `images/train/NNNNNN.jpg`
@@ -20,10 +21,14 @@ Each round runs, in turn (interleaved, so that both see the same machine load):
                checks it: column count, numbers, integer class id within [0, nc), coordinates
                within ultralytics' [-0.01, 1.01], w and h > 0 and finite, duplicate lines, boxes
                vs polygons; the per-class object counts and per-rule file counts are folded.
+  floor        `labelguard-bench floor DIR .txt N`: the tree listed on N threads and every label
+               file opened, read to its end and closed on N threads, nothing else: what the
+               kernel's listing and file reads alone cost, the floor of any scan of the tree.
 
 Prints each run's wall and CPU seconds (user + sys, the tool's and its workers'), the medians
-and the ratios python / labelguard, and checks that both counted the same objects per class and
-found the same files per rule.
+and the ratios python / labelguard and python / floor, and checks that both scans counted the
+same objects per class and found the same files per rule, and that the floor read every label
+file.
 """
 import argparse
 import json
@@ -173,6 +178,10 @@ def labelguard_scan(binary, root, jobs, out):
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode not in (0, 1):
         raise SystemExit(f"{cmd} failed ({p.returncode}): {p.stderr[-2000:]}")
+
+
+def labelguard_counts(out):
+    """(per-class counts, files per rule, files scanned) of labelguard's JSON report."""
     with open(out) as f:
         report = json.load(f)
     counts = {
@@ -187,14 +196,30 @@ def labelguard_scan(binary, root, jobs, out):
     return counts, rules, report["summary"]["files_scanned"]
 
 
+def floor_scan(binary, root, jobs):
+    p = subprocess.run([binary, "floor", root, ".txt", str(jobs)], capture_output=True, text=True)
+    if p.returncode != 0:
+        raise SystemExit(f"{binary} floor failed ({p.returncode}): {p.stderr[-2000:]}")
+    return json.loads(p.stdout)
+
+
 def cpu(who):
     r = resource.getrusage(who)
     return r.ru_utime + r.ru_stime
 
 
+def timed(run):
+    """(result, wall s, CPU s of this process and its children) of run()."""
+    kids, me = resource.RUSAGE_CHILDREN, resource.RUSAGE_SELF
+    t, c = time.perf_counter(), cpu(kids) + cpu(me)
+    out = run()
+    return out, time.perf_counter() - t, cpu(kids) + cpu(me) - c
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", default="target/release/labelguard")
+    ap.add_argument("--floor-bin", default="target/release/labelguard-bench")
     ap.add_argument("--dir", default="bench/out/yolo-100k")
     ap.add_argument("--files", type=int, default=100_000)
     ap.add_argument("--jobs", type=int, default=os.cpu_count())
@@ -205,33 +230,42 @@ def main():
         t = time.perf_counter()
         generate(a.dir, a.files)
         print(f"generated {a.files} label files under {a.dir} in {time.perf_counter() - t:.1f} s")
-    # Warm the page cache: both tools then read from memory.
+    # Warm the page cache: every side then reads from memory.
     subprocess.run(["sh", "-c", f"find {a.dir} -type f -exec cat {{}} + > /dev/null"], check=True)
     out = tempfile.NamedTemporaryFile(suffix=".json", delete=False).name
-    lg, py, lg_cpu, py_cpu = [], [], [], []
-    kids, me = resource.RUSAGE_CHILDREN, resource.RUSAGE_SELF
+    sides = {"labelguard": [], "python": [], "floor": []}
     for i in range(a.runs):
-        t, c = time.perf_counter(), cpu(kids)
-        lg_counts, lg_rules, scanned = labelguard_scan(a.bin, a.dir, a.jobs, out)
-        lg.append(time.perf_counter() - t)
-        lg_cpu.append(cpu(kids) - c)
-        t, c = time.perf_counter(), cpu(kids) + cpu(me)
-        py_counts, py_rules = python_scan(a.dir, a.jobs)
-        py.append(time.perf_counter() - t)
-        py_cpu.append(cpu(kids) + cpu(me) - c)
-        print(f"run {i + 1}: labelguard {lg[-1]:.2f} s ({lg_cpu[-1]:.2f} s CPU), python {py[-1]:.2f} s ({py_cpu[-1]:.2f} s CPU)")
+        _, *lg = timed(lambda: labelguard_scan(a.bin, a.dir, a.jobs, out))
+        lg_counts, lg_rules, scanned = labelguard_counts(out)
+        (py_counts, py_rules), *py = timed(lambda: python_scan(a.dir, a.jobs))
+        floor, *fl = timed(lambda: floor_scan(a.floor_bin, a.dir, a.jobs))
+        for name, t in (("labelguard", lg), ("python", py), ("floor", fl)):
+            sides[name].append(t)
+        print(
+            f"run {i + 1}: labelguard {lg[0]:.2f} s ({lg[1]:.2f} s CPU), python {py[0]:.2f} s ({py[1]:.2f} s CPU), "
+            f"floor {fl[0]:.2f} s ({fl[1]:.2f} s CPU: listing {floor['list_seconds']:.2f} s, reading {floor['read_seconds']:.2f} s)"
+        )
     os.unlink(out)
     same = lg_counts == py_counts and lg_rules == py_rules
-    print(f"labelguard scanned {scanned} files; objects {sum(lg_counts.values())} (python {sum(py_counts.values())})")
+    print(f"labelguard scanned {scanned} files; objects {sum(lg_counts.values())} (python {sum(py_counts.values())}); "
+          f"the floor read {floor['files']} files, {floor['bytes']} bytes")
     print(f"files per rule: labelguard {dict(sorted(lg_rules.items()))}")
     print(f"                python     {dict(sorted(py_rules.items()))}")
-    ml, mp = statistics.median(lg), statistics.median(py)
-    print(f"median over {a.runs} runs, --jobs {a.jobs}: labelguard {ml:.2f} s, python Pool({a.jobs}) {mp:.2f} s, ratio {mp / ml:.1f}x")
-    cl, cp = statistics.median(lg_cpu), statistics.median(py_cpu)
-    print(f"CPU seconds (user + sys), medians: labelguard {cl:.2f}, python {cp:.2f}, ratio {cp / cl:.1f}x")
+    med = {k: (statistics.median(t[0] for t in v), statistics.median(t[1] for t in v)) for k, v in sides.items()}
+    (lw, lc), (pw, pc), (fw, fc) = med["labelguard"], med["python"], med["floor"]
+    print(f"medians over {a.runs} runs, --jobs {a.jobs}     wall s   CPU s")
+    print(f"  labelguard                         {lw:7.2f} {lc:7.2f}")
+    print(f"  python Pool({a.jobs})                     {pw:7.2f} {pc:7.2f}")
+    print(f"  floor (list + open/read/close)     {fw:7.2f} {fc:7.2f}")
+    print(f"ratio python / labelguard: {pw / lw:.1f}x wall, {pc / lc:.1f}x CPU")
+    print(f"ratio python / floor:      {pw / fw:.1f}x wall, {pc / fc:.1f}x CPU (the most any scan can reach)")
+    print(f"ratio labelguard / floor:  {lw / fw:.1f}x wall, {lc / fc:.1f}x CPU")
     print(f"load average after the runs: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     if not same:
         print("MISMATCH: the two scans disagree")
+        sys.exit(1)
+    if floor["files"] != sum(1 for _ in os.scandir(os.path.join(a.dir, "labels", "train"))):
+        print("MISMATCH: the floor did not read every label file")
         sys.exit(1)
 
 

@@ -5,6 +5,10 @@
 //!   labelguard-bench bandwidth MIB REPS
 //!   labelguard-bench non-finite DTYPE MIB REPS   (float16, bfloat16, float32: the NaN/inf scan
 //!                                                 of logits, bit patterns vs the float scan)
+//!   labelguard-bench floor DIR EXT JOBS            (list a tree and read every *EXT file: the
+//!                                                 floor of a label-set scan, bench/yolo.py)
+
+mod floor;
 
 use labelguard_core::kernels::{non_finite_counts, scan_float, scan_int, IntRange};
 use labelguard_core::{DType, TensorView};
@@ -19,7 +23,8 @@ fn main() {
         Some("range-scan") if args.len() == 6 => range_scan(&args[1..]),
         Some("bandwidth") if args.len() == 3 => bandwidth(&args[1..]),
         Some("non-finite") if args.len() == 4 => non_finite(&args[1..]),
-        _ => Err("usage: labelguard-bench range-scan FILE LO HI IGNORE REPS | bandwidth MIB REPS | non-finite DTYPE MIB REPS".into()),
+        Some("floor") if args.len() == 4 => floor::floor(&args[1..]),
+        _ => Err("usage: labelguard-bench range-scan FILE LO HI IGNORE REPS | bandwidth MIB REPS | non-finite DTYPE MIB REPS | floor DIR EXT JOBS".into()),
     };
     match out {
         Ok(json) => println!("{json}"),

@@ -43,7 +43,13 @@ pub fn scan(
     for root in roots {
         labelguard_io::fault::panic_in_phase_if_chosen("discover", &root.to_string_lossy());
     }
-    let discovery = discover(roots, opts)?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(opts.jobs.unwrap_or(0))
+        .thread_name(|i| format!("labelguard-scan-{i}"))
+        .build()
+        .map_err(|e| ConfigError::Invalid(format!("cannot start worker threads: {e}")))?;
+    // On the pool: the walk lists directories on its threads.
+    let discovery = pool.install(|| discover(roots, opts))?;
     if discovery.items.is_empty() {
         return Err(ConfigError::Invalid(format!(
             "nothing to scan under {}: no masks (.png, .tif), arrays (.npy, .npz, .safetensors), label tables (.csv, .tsv, .jsonl, .parquet), detection annotations (COCO .json, YOLO labels/*.txt, VOC Annotations/*.xml) or ImageFolder class folders were found{}",
@@ -59,11 +65,6 @@ pub fn scan(
     if let Some(Shard { index, count }) = opts.shard {
         items.retain(|it| shard_of(&it.key, count) == index);
     }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(opts.jobs.unwrap_or(0))
-        .thread_name(|i| format!("labelguard-scan-{i}"))
-        .build()
-        .map_err(|e| ConfigError::Invalid(format!("cannot start worker threads: {e}")))?;
     progress.start(items.len() as u64);
     let single = kept.len() == 1;
     let mut parts = Vec::with_capacity(kept.len());

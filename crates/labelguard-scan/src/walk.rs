@@ -2,24 +2,33 @@
 //! reported instead of followed, FIFOs and devices are reported without being opened, and
 //! names that are not UTF-8 are kept byte-exact (and flagged).
 //!
-//! `walkdir` lists, sorts and descends (iteratively: no recursion per level, no open
-//! descriptors kept, since a sorted listing is read whole). It runs with `follow_links(false)`
-//! and this module follows directory symlinks itself, with a nested walk per link, because
-//! walkdir's own following opens each link target with a plain `open(2)` (not `O_DIRECTORY`)
-//! for its loop check, which blocks if the target is swapped for a FIFO, and reports a target
-//! it cannot open without the link's path. Kept here, as before: the loop check against the
-//! ancestors (by device and inode, bind mounts included), the "reached twice through links,
-//! scanned once" rule, the depth limit, the filters, and the findings with their messages.
+//! Two passes. The first lists the tree ahead on all the threads of the current rayon pool
+//! ([`list_ahead`]): each directory read whole and sorted by the bytes of its names, its
+//! sub-directories listed in parallel, every name that is not a directory decided there (a
+//! file's [`Entry`] built, a link followed, a special file reported). The second, sequential,
+//! goes through the listings depth-first ([`Walker::consume`]) and decides each directory in
+//! order: the loop check against the ancestors (by device and inode, bind mounts included),
+//! "reached twice through links, scanned once" (which depends on the order), the depth limit
+//! and the filters. The first pass lists only what the second would enter, as far as it can
+//! know it (real directories, not pruned, not an ancestor, not too deep); a directory symlink
+//! is listed when the second pass follows it, by a nested walk, and a directory the first
+//! pass did not list is listed then. So the entries and their order are those of a plain
+//! sequential walk; only the listing and the per-name work run in parallel.
+//!
+//! Listings are read with `std::fs::read_dir` and closed before any sub-directory is listed
+//! (no descriptors held per level). A directory symlink is opened only by listing it, never
+//! with a plain `open(2)` (which blocks if the target is swapped for a FIFO).
 
 use crate::checks::lg601_unreadable_file::{self as lg601, io_problem, special_file_problem};
 use crate::glob::Glob;
 use labelguard_core::Finding;
+use rayon::prelude::*;
 use std::collections::HashSet;
-use std::fs::Metadata;
+use std::fs::{FileType, Metadata};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use walkdir::WalkDir;
+use std::sync::OnceLock;
 
 /// One path under the root.
 #[derive(Clone, Debug)]
@@ -32,6 +41,17 @@ pub struct Entry {
     pub rel_bytes: Vec<u8>,
     pub non_utf8: bool,
     pub kind: EntryKind,
+    /// The answers of [`Entry::sniffed`], once asked.
+    sniffs: [OnceLock<bool>; 2],
+}
+
+/// The questions about a file's first bytes that discovery asks more than once (the
+/// partition, the layout detection and the layout itself each ask whether a `.json` is a
+/// COCO file): each is answered once per file, by [`Entry::sniffed`].
+#[derive(Clone, Copy)]
+pub(crate) enum Sniff {
+    CocoJson,
+    DataYaml,
 }
 
 #[derive(Clone, Debug)]
@@ -39,6 +59,33 @@ pub enum EntryKind {
     /// A regular file (or a link to one).
     File,
     Problem(Finding),
+}
+
+impl Entry {
+    fn new(path: PathBuf, rel_bytes: Vec<u8>, kind: EntryKind) -> Entry {
+        let (rel, non_utf8) = match std::str::from_utf8(&rel_bytes) {
+            Ok(s) => (s.to_string(), false),
+            Err(_) => (String::from_utf8_lossy(&rel_bytes).into_owned(), true),
+        };
+        Entry {
+            path,
+            rel,
+            rel_bytes,
+            non_utf8,
+            kind,
+            sniffs: Default::default(),
+        }
+    }
+
+    /// `sniff(path)`, the answer to the question `what`, read from the file the first time
+    /// it is asked only (a copy of the entry keeps the answers given before it was made).
+    pub(crate) fn sniffed(&self, what: Sniff, sniff: fn(&Path) -> bool) -> bool {
+        *self.sniffs[what as usize].get_or_init(|| sniff(&self.path))
+    }
+
+    fn problem(path: PathBuf, rel_bytes: Vec<u8>, p: Finding) -> Entry {
+        Entry::new(path, rel_bytes, EntryKind::Problem(p))
+    }
 }
 
 /// Directories that hold version-control data, never labels.
@@ -53,7 +100,8 @@ fn dir_id(meta: &Metadata) -> DirId {
 }
 
 /// Walks `root` depth-first in byte order of the names, which makes the order (and so the
-/// report) the same on every run and every machine.
+/// report) the same on every run and every machine. The listing runs on the current rayon
+/// pool's threads (the global pool outside one).
 pub fn walk(root: &Path, include: &[Glob], exclude: &[Glob]) -> Vec<Entry> {
     let mut walker = Walker {
         filter: Filter { include, exclude },
@@ -98,6 +146,238 @@ impl Filter<'_> {
     }
 }
 
+/// The relative path of the name `name` in the folder whose relative path is `parent`.
+fn child_rel(parent: &[u8], name: &[u8]) -> Vec<u8> {
+    let mut v = Vec::with_capacity(parent.len() + 1 + name.len());
+    v.extend_from_slice(parent);
+    if !v.is_empty() {
+        v.push(b'/');
+    }
+    v.extend_from_slice(name);
+    v
+}
+
+/// A directory read ahead: its path, its relative path, and its names sorted (or why it could
+/// not be listed).
+struct Listing {
+    path: PathBuf,
+    rel_bytes: Vec<u8>,
+    names: std::io::Result<Vec<Name>>,
+}
+
+/// One name of a listing, decided as far as it can be without knowing the walk's order.
+// `Done` is nearly every name: boxing its entry would cost an allocation per file.
+#[allow(clippy::large_enum_variant)]
+enum Name {
+    /// A file kept by the filter, or a finding (a dangling link, a FIFO, a name whose type
+    /// could not be read).
+    Done(Entry),
+    /// A directory, or a link to one: the sequential pass decides it.
+    Dir(Box<DirName>),
+}
+
+struct DirName {
+    path: PathBuf,
+    rel_bytes: Vec<u8>,
+    meta: Metadata,
+    is_link: bool,
+    /// Its listing, when the first pass could tell that it will be entered.
+    listing: Option<Listing>,
+}
+
+impl Name {
+    fn path(&self) -> &[u8] {
+        match self {
+            Name::Done(e) => e.path.as_os_str().as_bytes(),
+            Name::Dir(d) => d.path.as_os_str().as_bytes(),
+        }
+    }
+}
+
+/// The ancestors of a directory being listed ahead, itself included: those listed ahead
+/// above it, innermost first (a list on the stack of the recursion: no allocation per level),
+/// then those on the walk's stack.
+struct Chain<'a> {
+    id: Option<DirId>,
+    up: Option<&'a Chain<'a>>,
+    stack: &'a [DirId],
+}
+
+impl Chain<'_> {
+    fn contains(&self, id: DirId) -> bool {
+        let mut at = Some(self);
+        while let Some(c) = at {
+            if c.id == Some(id) {
+                return true;
+            }
+            at = c.up;
+        }
+        self.stack.contains(&id)
+    }
+}
+
+/// Lists the directory `path` (relative path `rel_bytes`; `chain` its ancestors and itself,
+/// `depth` their number), and below it every directory the sequential pass will enter, in
+/// parallel.
+fn list_ahead(
+    path: PathBuf,
+    rel_bytes: Vec<u8>,
+    filter: &Filter<'_>,
+    chain: &Chain<'_>,
+    depth: usize,
+) -> Listing {
+    let mut names = match read_names(&path, &rel_bytes, filter) {
+        Ok(n) => n,
+        Err(e) => {
+            return Listing {
+                path,
+                rel_bytes,
+                names: Err(e),
+            }
+        }
+    };
+    let mut below: Vec<&mut DirName> = names
+        .iter_mut()
+        .filter_map(|n| match n {
+            Name::Dir(d) if !d.is_link && depth < MAX_DEPTH && enters(d, filter) => Some(&mut **d),
+            _ => None,
+        })
+        .filter(|d| !chain.contains(dir_id(&d.meta)))
+        .collect();
+    let list = |d: &mut &mut DirName| {
+        let inner = Chain {
+            id: Some(dir_id(&d.meta)),
+            up: Some(chain),
+            stack: chain.stack,
+        };
+        let l = list_ahead(
+            d.path.clone(),
+            d.rel_bytes.clone(),
+            filter,
+            &inner,
+            depth + 1,
+        );
+        d.listing = Some(l);
+    };
+    if below.len() > 1 {
+        below.par_iter_mut().for_each(list);
+    } else {
+        below.iter_mut().for_each(list);
+    }
+    Listing {
+        path,
+        rel_bytes,
+        names: Ok(names),
+    }
+}
+
+/// Whether a directory is one the walk enters unless it is a loop, seen already or too deep:
+/// not version-control data, not pruned by `--exclude`.
+fn enters(d: &DirName, filter: &Filter<'_>) -> bool {
+    let name = d.path.file_name().map(|n| n.as_bytes()).unwrap_or(b"");
+    !SKIPPED_DIRS.iter().any(|s| name == s.as_bytes())
+        && !filter.prunes_dir(&String::from_utf8_lossy(&d.rel_bytes))
+}
+
+/// The names of one directory, each decided as far as it can be, sorted by their bytes (the
+/// names whose type could not be read first). Large listings are decided in parallel.
+fn read_names(dir: &Path, rel: &[u8], filter: &Filter<'_>) -> std::io::Result<Vec<Name>> {
+    // The listing is read whole and closed before anything else is done with it.
+    let listed: Vec<std::fs::DirEntry> = std::fs::read_dir(dir)?.collect::<Result<_, _>>()?;
+    let decide = |e: &std::fs::DirEntry| -> Option<(bool, Name)> {
+        let path = e.path();
+        let rel_bytes = child_rel(rel, e.file_name().as_bytes());
+        match e.file_type() {
+            Ok(kind) => name_of(path, rel_bytes, kind, filter).map(|n| (true, n)),
+            Err(err) => {
+                let p = io_problem("cannot stat", &err);
+                Some((false, Name::Done(Entry::problem(path, rel_bytes, p))))
+            }
+        }
+    };
+    let names: Vec<(bool, Name)> = if listed.len() >= 4096 {
+        listed
+            .par_iter()
+            .with_min_len(1024)
+            .filter_map(decide)
+            .collect()
+    } else {
+        listed.iter().filter_map(decide).collect()
+    };
+    drop(listed);
+    // The paths share the directory's path: their order is their names' order. A name is
+    // listed once, so the order is total. The names are sorted as indices, then moved once
+    // (an entry is a few hundred bytes: a sort would move each of them many times).
+    let mut order: Vec<usize> = (0..names.len()).collect();
+    order.sort_unstable_by(|&a, &b| {
+        let (a, b) = (&names[a], &names[b]);
+        (a.0, a.1.path()).cmp(&(b.0, b.1.path()))
+    });
+    let mut slots: Vec<Option<Name>> = names.into_iter().map(|(_, n)| Some(n)).collect();
+    Ok(order
+        .into_iter()
+        .map(|i| slots[i].take().expect("each index once"))
+        .collect())
+}
+
+/// Decides one listed name of type `kind`: a regular file from the listing's type (no stat:
+/// a scan of 100,000 label files once spent a third of its time in such stats), a link by
+/// its target, anything else by its own metadata.
+fn name_of(path: PathBuf, rel_bytes: Vec<u8>, kind: FileType, filter: &Filter<'_>) -> Option<Name> {
+    let keeps = |rel: &[u8]| filter.keeps_file(&String::from_utf8_lossy(rel));
+    let is_link = kind.is_symlink();
+    let meta = if kind.is_file() {
+        return keeps(&rel_bytes).then(|| Name::Done(Entry::new(path, rel_bytes, EntryKind::File)));
+    } else if is_link {
+        // Follow symlinks: datasets are often assembled from links. The target's metadata
+        // says what it is; a loop or a dangling link is a finding.
+        match std::fs::metadata(&path) {
+            Ok(m) => m,
+            Err(e) => {
+                if !keeps(&rel_bytes) {
+                    return None;
+                }
+                let what = if e.raw_os_error() == Some(libc::ELOOP) {
+                    "symlink loop"
+                } else {
+                    "cannot follow the symlink"
+                };
+                return Some(Name::Done(Entry::problem(
+                    path,
+                    rel_bytes,
+                    io_problem(what, &e),
+                )));
+            }
+        }
+    } else {
+        match std::fs::symlink_metadata(&path) {
+            Ok(m) => m,
+            Err(e) => {
+                let p = io_problem("cannot stat", &e);
+                return Some(Name::Done(Entry::problem(path, rel_bytes, p)));
+            }
+        }
+    };
+    if meta.is_dir() {
+        return Some(Name::Dir(Box::new(DirName {
+            path,
+            rel_bytes,
+            meta,
+            is_link,
+            listing: None,
+        })));
+    }
+    if !keeps(&rel_bytes) {
+        return None;
+    }
+    let kind = if meta.is_file() {
+        EntryKind::File
+    } else {
+        EntryKind::Problem(special_file_problem(&meta.file_type()))
+    };
+    Some(Name::Done(Entry::new(path, rel_bytes, kind)))
+}
+
 struct Walker<'a> {
     filter: Filter<'a>,
     /// Every directory entered, so that one reached again through a link is scanned once.
@@ -107,194 +387,97 @@ struct Walker<'a> {
     out: Vec<Entry>,
 }
 
-/// The relative path of `path`, a path under `top` whose relative path is `top_rel`.
-fn rel_bytes_of(top: &Path, top_rel: &[u8], path: &Path) -> Vec<u8> {
-    // walkdir's paths are `top` joined with the names below it: a byte prefix, cut without
-    // parsing the path's components (which cost a twentieth of a 100,000-file scan).
-    let (p, t) = (path.as_os_str().as_bytes(), top.as_os_str().as_bytes());
-    let below = match p.strip_prefix(t) {
-        Some(rest) if t.ends_with(b"/") || rest.is_empty() || rest[0] == b'/' => {
-            rest.strip_prefix(b"/").unwrap_or(rest)
-        }
-        _ => path
-            .strip_prefix(top)
-            .unwrap_or(path)
-            .as_os_str()
-            .as_bytes(),
-    };
-    let mut v = Vec::with_capacity(top_rel.len() + 1 + below.len());
-    v.extend_from_slice(top_rel);
-    if !v.is_empty() && !below.is_empty() {
-        v.push(b'/');
-    }
-    v.extend_from_slice(below);
-    v
-}
-
-/// What a directory entry turned out to be, once its kind has been decided.
+/// What a directory turned out to be, once it has been decided.
 enum Step {
-    /// Not descended into (a file, a finding, a pruned or already scanned directory).
+    /// Not entered (pruned, a loop, already scanned, too deep).
     Leaf,
-    /// A real directory: walkdir descends into it.
+    /// A real directory: entered from its listing.
     Descend,
-    /// A symlink to a directory: walked here, by a nested walk.
+    /// A symlink to a directory: walked by a nested walk.
     Follow,
 }
 
 impl Walker<'_> {
-    /// A regular file the filter keeps.
-    fn file(&mut self, path: &Path, rel: String, rel_bytes: &[u8]) {
-        self.out.push(Entry {
-            path: path.to_path_buf(),
-            non_utf8: std::str::from_utf8(rel_bytes).is_err(),
-            rel,
-            rel_bytes: rel_bytes.to_vec(),
-            kind: EntryKind::File,
-        });
-    }
-
     fn problem(&mut self, path: &Path, rel_bytes: &[u8], p: Finding) {
-        self.out.push(Entry {
-            path: path.to_path_buf(),
-            rel: String::from_utf8_lossy(rel_bytes).into_owned(),
-            rel_bytes: rel_bytes.to_vec(),
-            non_utf8: std::str::from_utf8(rel_bytes).is_err(),
-            kind: EntryKind::Problem(p),
-        });
+        self.out
+            .push(Entry::problem(path.to_path_buf(), rel_bytes.to_vec(), p));
     }
 
     /// Walks the directory `top` (already checked and on the ancestor stack) whose relative
     /// path is `top_rel`.
     fn walk_tree(&mut self, top: &Path, top_rel: &[u8]) {
+        let listing = self.list(top.to_path_buf(), top_rel.to_vec());
+        self.consume(listing);
+    }
+
+    /// Lists `path` ahead, the directory on top of the ancestor stack.
+    fn list(&self, path: PathBuf, rel_bytes: Vec<u8>) -> Listing {
+        let ids: Vec<DirId> = self.ancestors.iter().map(|(id, _)| *id).collect();
+        let chain = Chain {
+            id: None,
+            up: None,
+            stack: &ids,
+        };
+        list_ahead(path, rel_bytes, &self.filter, &chain, ids.len())
+    }
+
+    /// Goes through `top`'s listing and those below it depth-first, in order.
+    fn consume(&mut self, top: Listing) {
         let base = self.ancestors.len();
-        let mut it = WalkDir::new(top)
-            .min_depth(1)
-            .follow_links(false)
-            .sort_by(|a, b| a.file_name().as_bytes().cmp(b.file_name().as_bytes()))
-            .into_iter();
-        // The directory whose listing walkdir reads next: its errors come first (a sorted
-        // listing puts them before the names).
-        let mut listing: PathBuf = top.to_path_buf();
-        while let Some(next) = it.next() {
-            let dent = match next {
-                Ok(d) => d,
-                Err(e) => {
-                    let at = e.path().map(Path::to_path_buf);
-                    // walkdir's errors here are io errors (no loops: links are followed here).
-                    let io = e
-                        .into_io_error()
-                        .unwrap_or_else(|| std::io::Error::other("directory loop"));
-                    match at {
-                        Some(p) if p != listing => {
-                            // A name in the listing whose type could not be read.
-                            let rel = rel_bytes_of(top, top_rel, &p);
-                            self.problem(&p, &rel, io_problem("cannot stat", &io));
-                        }
-                        _ => {
-                            // The directory could not be listed (in full): no names from it.
-                            let rel = rel_bytes_of(top, top_rel, &listing);
-                            let dir = listing.clone();
-                            self.problem(&dir, &rel, io_problem("cannot list the directory", &io));
-                            it.skip_current_dir();
-                        }
-                    }
-                    continue;
-                }
+        let mut stack: Vec<std::vec::IntoIter<Name>> = Vec::new();
+        self.open(top, &mut stack);
+        while let Some(names) = stack.last_mut() {
+            let Some(name) = names.next() else {
+                stack.pop();
+                continue;
             };
-            self.ancestors.truncate(base + dent.depth() - 1);
-            let rel_bytes = rel_bytes_of(top, top_rel, dent.path());
-            // walkdir has listed it already (it lists before it yields) and descends into it
-            // unless told not to.
-            let listed_dir = !dent.path_is_symlink() && dent.file_type().is_dir();
-            match self.entry(&dent, &rel_bytes) {
-                Step::Descend => listing = dent.path().to_path_buf(),
-                Step::Follow => self.walk_tree(dent.path(), &rel_bytes),
-                Step::Leaf => {
-                    if listed_dir {
-                        it.skip_current_dir();
+            self.ancestors.truncate(base + stack.len() - 1);
+            match name {
+                Name::Done(e) => self.out.push(e),
+                Name::Dir(d) => {
+                    let d = *d;
+                    match self.directory(&d) {
+                        Step::Leaf => {}
+                        Step::Follow => self.walk_tree(&d.path, &d.rel_bytes),
+                        Step::Descend => {
+                            let listing = match d.listing {
+                                Some(l) => l,
+                                None => self.list(d.path, d.rel_bytes),
+                            };
+                            self.open(listing, &mut stack);
+                        }
                     }
                 }
             }
         }
     }
 
-    /// Decides what one listed name is, records it, and says whether to descend.
-    fn entry(&mut self, dent: &walkdir::DirEntry, rel_bytes: &[u8]) -> Step {
-        let path = dent.path();
-        let rel = String::from_utf8_lossy(rel_bytes).into_owned();
-        let is_link = dent.path_is_symlink();
-        // Follow symlinks: datasets are often assembled from links. The target's metadata
-        // says what it is; a loop or a dangling link is a finding.
-        let meta = if is_link {
-            match std::fs::metadata(path) {
-                Ok(m) => m,
-                Err(e) => {
-                    if self.filter.keeps_file(&rel) {
-                        let what = if e.raw_os_error() == Some(libc::ELOOP) {
-                            "symlink loop"
-                        } else {
-                            "cannot follow the symlink"
-                        };
-                        self.problem(path, rel_bytes, io_problem(what, &e));
-                    }
-                    return Step::Leaf;
-                }
-            }
-        } else if dent.file_type().is_file() {
-            // A regular file, as the directory listing says (walkdir stats the entry itself
-            // when the file system does not say): no stat needed. A scan of 100,000 label
-            // files spent a third of its time in these stats.
-            if self.filter.keeps_file(&rel) {
-                self.file(path, rel, rel_bytes);
-            }
-            return Step::Leaf;
-        } else {
-            match std::fs::symlink_metadata(path) {
-                Ok(m) => m,
-                Err(e) => {
-                    self.problem(path, rel_bytes, io_problem("cannot stat", &e));
-                    return Step::Leaf;
-                }
-            }
-        };
-        if meta.is_dir() {
-            return self.directory(dent, &meta, rel, rel_bytes);
+    /// Enters a listing: its names onto the stack, or the finding that it could not be read.
+    fn open(&mut self, listing: Listing, stack: &mut Vec<std::vec::IntoIter<Name>>) {
+        match listing.names {
+            Ok(names) => stack.push(names.into_iter()),
+            // The directory could not be listed (in full): no names from it.
+            Err(e) => self.problem(
+                &listing.path,
+                &listing.rel_bytes,
+                io_problem("cannot list the directory", &e),
+            ),
         }
-        if !self.filter.keeps_file(&rel) {
-            return Step::Leaf;
-        }
-        if meta.is_file() {
-            self.file(path, rel, rel_bytes);
-        } else {
-            self.problem(path, rel_bytes, special_file_problem(&meta.file_type()));
-        }
-        Step::Leaf
     }
 
     /// A directory (or a link to one): pruned, a loop, seen before, too deep, or entered.
-    fn directory(
-        &mut self,
-        dent: &walkdir::DirEntry,
-        meta: &Metadata,
-        rel: String,
-        rel_bytes: &[u8],
-    ) -> Step {
-        let path = dent.path();
-        if SKIPPED_DIRS
-            .iter()
-            .any(|s| dent.file_name().as_bytes() == s.as_bytes())
-            || self.filter.prunes_dir(&rel)
-        {
+    fn directory(&mut self, d: &DirName) -> Step {
+        if !enters(d, &self.filter) {
             return Step::Leaf;
         }
-        let id = dir_id(meta);
+        let id = dir_id(&d.meta);
         if let Some((_, ancestor)) = self.ancestors.iter().find(|(a, _)| *a == id) {
             let target = if ancestor.is_empty() {
                 "the scan root".to_string()
             } else {
                 format!("'{ancestor}'")
             };
-            self.problem(path, rel_bytes, lg601::symlink_loop(&target));
+            self.problem(&d.path, &d.rel_bytes, lg601::symlink_loop(&target));
             return Step::Leaf;
         }
         if !self.visited.insert(id) {
@@ -302,11 +485,12 @@ impl Walker<'_> {
             return Step::Leaf;
         }
         if self.ancestors.len() >= MAX_DEPTH {
-            self.problem(path, rel_bytes, lg601::nesting_too_deep(MAX_DEPTH));
+            self.problem(&d.path, &d.rel_bytes, lg601::nesting_too_deep(MAX_DEPTH));
             return Step::Leaf;
         }
+        let rel = String::from_utf8_lossy(&d.rel_bytes).into_owned();
         self.ancestors.push((id, rel));
-        if dent.path_is_symlink() {
+        if d.is_link {
             Step::Follow
         } else {
             Step::Descend
@@ -319,16 +503,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn relative_paths_are_cut_from_the_top_as_bytes() {
-        let rel = |top: &str, top_rel: &[u8], p: &str| {
-            rel_bytes_of(Path::new(top), top_rel, Path::new(p))
-        };
-        assert_eq!(rel("a", b"", "a/x/y.txt"), b"x/y.txt");
-        assert_eq!(rel("a/", b"", "a/x"), b"x");
-        assert_eq!(rel(".", b"", "./x"), b"x");
-        assert_eq!(rel("a", b"r", "a/x"), b"r/x");
-        assert_eq!(rel("a", b"r", "a"), b"r");
-        assert_eq!(rel("/d/e", b"", "/d/e/f"), b"f");
+    fn relative_paths_join_the_names_as_bytes() {
+        assert_eq!(child_rel(b"", b"x"), b"x");
+        assert_eq!(child_rel(b"r", b"x"), b"r/x");
+        assert_eq!(child_rel(b"r/s", b"\xffy"), b"r/s/\xffy");
     }
     use std::ffi::OsStr;
     use std::os::unix::fs::symlink;
@@ -409,6 +587,42 @@ mod tests {
         symlink(root.join("c"), root.join("a")).unwrap();
         let rels: Vec<String> = walk(root, &[], &[]).into_iter().map(|e| e.rel).collect();
         assert_eq!(rels, vec!["a/x.png", "b/Z.png", "b/_.png", "b/a.png"]);
+    }
+
+    #[test]
+    fn a_large_listing_is_decided_in_parallel_and_walked_in_byte_order() {
+        // Over 4,096 names in one folder (their decisions run in parallel), folders beside
+        // and below it (listed in parallel): the order is the byte order of a plain walk.
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let mut expected = Vec::new();
+        for d in ["big", "b/c", "b/c/d", "a"] {
+            std::fs::create_dir_all(root.join(d)).unwrap();
+        }
+        for i in (0..5000).rev() {
+            let rel = format!("big/{i}.txt");
+            std::fs::write(root.join(&rel), b"0").unwrap();
+            expected.push(rel);
+        }
+        for rel in ["a/z", "b/c/d/y", "b/c/x", "b/w", "top"] {
+            std::fs::write(root.join(rel), b"1").unwrap();
+            expected.push(rel.to_string());
+        }
+        symlink(root.join("missing"), root.join("big/dangling.txt")).unwrap();
+        expected.sort_by(|a, b| {
+            let (a, b) = (a.split('/'), b.split('/'));
+            a.map(str::as_bytes).cmp(b.map(str::as_bytes))
+        });
+        let walked = walk(root, &[], &[]);
+        let rels: Vec<&str> = walked.iter().map(|e| e.rel.as_str()).collect();
+        let at = expected
+            .iter()
+            .position(|r| r.as_str() > "big/dangling.txt")
+            .unwrap();
+        expected.insert(at, "big/dangling.txt".to_string());
+        assert_eq!(rels, expected);
+        assert!(matches!(walked[at].kind, EntryKind::Problem(_)));
+        assert_eq!(walked[0].path, root.join("a/z"));
     }
 
     #[test]

@@ -5,8 +5,8 @@
 //! `images/`, or the JSON's own folder).
 
 use super::item::{RootScan, Task};
-use super::paths::{components, ext_of, loose_split, split_of, IMAGE_EXTS};
-use crate::walk::Entry;
+use super::paths::{components, ext_of, has_ext, loose_split, split_of, IMAGE_EXTS};
+use crate::walk::{Entry, Sniff};
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::Path;
@@ -40,12 +40,13 @@ pub(crate) fn is_coco_json(path: &Path) -> bool {
             .any(|k| body.contains(k))
 }
 
-/// The COCO JSON files among `files`.
+/// The COCO JSON files among `files` (each file's first bytes read once, however often
+/// discovery asks).
 fn coco_files<'a, 'e>(files: &'a [&'e Entry]) -> impl Iterator<Item = &'e Entry> + 'a {
     files
         .iter()
         .copied()
-        .filter(|e| ext_of(&e.rel) == "json" && is_coco_json(&e.path))
+        .filter(|e| has_ext(&e.rel, &["json"]) && e.sniffed(Sniff::CocoJson, is_coco_json))
 }
 
 /// A JSON's split folder part: `instances_train2017.json` -> `train2017`.
@@ -59,18 +60,27 @@ fn part_of(rel: &str) -> &str {
 /// `annotations/` makes that folder's parent the base, one in a split folder (Roboflow) the
 /// split folder's parent; the base owns the annotation folder and the image folders.
 pub(crate) fn trees(files: &[&Entry]) -> Vec<(String, Vec<String>)> {
-    let dirs: std::collections::BTreeSet<String> = files
+    let found: Vec<&Entry> = coco_files(files).collect();
+    if found.is_empty() {
+        return Vec::new();
+    }
+    // Every folder that holds a file, with the folders above it (each distinct folder split
+    // once: a folder's files are listed together).
+    let mut dirs: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+    let mut last = None;
+    for d in files
         .iter()
-        .filter_map(|e| e.rel.rsplit_once('/').map(|(d, _)| d.to_string()))
-        .flat_map(|d| {
-            let comps: Vec<&str> = d.split('/').collect();
-            (1..=comps.len())
-                .map(|i| comps[..i].join("/"))
-                .collect::<Vec<_>>()
-        })
-        .collect();
+        .filter_map(|e| e.rel.rsplit_once('/').map(|(d, _)| d))
+    {
+        if last == Some(d) {
+            continue;
+        }
+        last = Some(d);
+        let comps: Vec<&str> = d.split('/').collect();
+        dirs.extend((1..=comps.len()).map(|i| comps[..i].join("/")));
+    }
     let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for e in coco_files(files) {
+    for e in found {
         let comps = components(&e.rel);
         let parent = comps.len().checked_sub(2).map(|i| comps[i]);
         let (base, own): (String, String) = match parent {
@@ -141,7 +151,7 @@ pub(crate) fn collect(scan: &mut RootScan<'_>) {
         };
         scan.files.iter().any(|e| {
             e.rel.starts_with(&prefix)
-                && IMAGE_EXTS.contains(&ext_of(&e.rel).as_str())
+                && has_ext(&e.rel, IMAGE_EXTS)
                 && !e.rel[prefix.len()..].is_empty()
         })
     };

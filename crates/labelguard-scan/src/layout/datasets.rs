@@ -12,7 +12,7 @@
 
 use super::image_folder::looks_like_image_folder;
 use super::paired::paired_bases;
-use super::paths::{components, is_split_name};
+use super::paths::{components, folder_of, has_ext, is_split_name};
 use crate::config::ScanOptions;
 use crate::layout_kind::LayoutKind;
 use crate::read::table::TableFormat;
@@ -91,16 +91,18 @@ pub(crate) fn partition<'a>(files: &[&'a Entry], opts: &ScanOptions) -> Vec<Grou
     };
     let mut bases: BTreeMap<String, LayoutKind> = BTreeMap::new();
     for e in files {
+        // The name first: it rules out almost every file without splitting its path.
+        if !(e.rel.ends_with("_labelTrainIds.png") || e.rel.ends_with("_labelIds.png")) {
+            continue;
+        }
         let comps = components(&e.rel);
         if let Some(pos) = comps
             .iter()
             .position(|c| *c == "gtFine" || *c == "gtCoarse")
         {
-            if e.rel.ends_with("_labelTrainIds.png") || e.rel.ends_with("_labelIds.png") {
-                bases
-                    .entry(comps[..pos].join("/"))
-                    .or_insert(LayoutKind::Cityscapes);
-            }
+            bases
+                .entry(comps[..pos].join("/"))
+                .or_insert(LayoutKind::Cityscapes);
         }
     }
     for (base, kind) in std::mem::take(&mut bases) {
@@ -109,19 +111,14 @@ pub(crate) fn partition<'a>(files: &[&'a Entry], opts: &ScanOptions) -> Vec<Grou
             .to_vec();
         add(base, kind, owned);
     }
+    // VOC: class masks in `SegmentationClass/`, detection XML in `Annotations/`.
     for e in files {
-        let comps = components(&e.rel);
-        if comps.len() >= 2 && comps[comps.len() - 2] == "SegmentationClass" {
-            bases.insert(comps[..comps.len() - 2].join("/"), LayoutKind::Voc);
-        }
-    }
-    for e in files {
-        let comps = components(&e.rel);
-        if comps.len() >= 2
-            && comps[comps.len() - 2] == "Annotations"
-            && e.rel.to_ascii_lowercase().ends_with(".xml")
-        {
-            bases.insert(comps[..comps.len() - 2].join("/"), LayoutKind::Voc);
+        if let Some((base, folder)) = folder_of(&e.rel) {
+            if folder == "SegmentationClass"
+                || (folder == "Annotations" && has_ext(&e.rel, &["xml"]))
+            {
+                bases.entry(base.to_string()).or_insert(LayoutKind::Voc);
+            }
         }
     }
     for (base, _) in std::mem::take(&mut bases) {

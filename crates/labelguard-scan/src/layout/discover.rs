@@ -148,7 +148,7 @@ pub fn discover(roots: &[PathBuf], opts: &ScanOptions) -> Result<Discovery, Conf
                     root.join(&group.sub)
                 },
                 sub: group.sub.clone(),
-                present: own.iter().map(|e| e.rel.as_str()).collect(),
+                present: HashSet::new(),
                 files: own,
                 items: Vec::new(),
             };
@@ -169,6 +169,14 @@ pub fn discover(roots: &[PathBuf], opts: &ScanOptions) -> Result<Discovery, Conf
                 (LayoutKind::Auto, k) => k,
                 (k, _) => k,
             };
+            // The set of present paths, which the layouts that pair files by name look
+            // up (the detection layouts and loose files do not: 200,000 hashed names saved).
+            if !matches!(
+                kind,
+                LayoutKind::Yolo | LayoutKind::Coco | LayoutKind::Files | LayoutKind::Auto
+            ) {
+                scan.present = scan.files.iter().copied().map(|e| e.rel.as_str()).collect();
+            }
             let mut class_names = None;
             let mut num_classes = None;
             match kind {

@@ -29,9 +29,18 @@ pub(crate) fn paired_bases<'e>(
     rels: impl IntoIterator<Item = &'e str>,
 ) -> Vec<(String, String, String)> {
     let mut dirs: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for rel in rels {
-        let comps = components(rel);
-        for i in 0..comps.len().saturating_sub(1) {
+    // Each folder split once, with its first file (a folder's files are listed together).
+    let mut last = None;
+    for dir in rels
+        .into_iter()
+        .filter_map(|rel| rel.rsplit_once('/').map(|(d, _)| d))
+    {
+        if last == Some(dir) {
+            continue;
+        }
+        last = Some(dir);
+        let comps = components(dir);
+        for i in 0..comps.len() {
             dirs.entry(comps[..i].join("/"))
                 .or_default()
                 .insert(comps[i].to_string());

@@ -12,23 +12,50 @@ pub(crate) const IMAGE_EXTS: &[&str] = &[
 
 /// The split a path belongs to: the first component that names one.
 pub fn split_of(rel: &str) -> String {
-    for comp in rel.split('/') {
-        let c = comp.to_ascii_lowercase();
-        let s = match c.as_str() {
-            "train" | "training" | "trn" => "train",
-            "val" | "valid" | "validation" | "dev" => "val",
-            "test" | "testing" | "tst" => "test",
-            _ => continue,
-        };
-        return s.to_string();
-    }
-    "all".to_string()
+    rel.split('/')
+        .find_map(split_named)
+        .unwrap_or("all")
+        .to_string()
+}
+
+/// The split a folder name names, ignoring case (no allocation: it runs on every file).
+fn split_named(name: &str) -> Option<&'static str> {
+    const NAMES: &[(&str, &str)] = &[
+        ("train", "train"),
+        ("training", "train"),
+        ("trn", "train"),
+        ("val", "val"),
+        ("valid", "val"),
+        ("validation", "val"),
+        ("dev", "val"),
+        ("test", "test"),
+        ("testing", "test"),
+        ("tst", "test"),
+    ];
+    NAMES
+        .iter()
+        .find(|(n, _)| name.eq_ignore_ascii_case(n))
+        .map(|(_, s)| *s)
 }
 
 pub(crate) fn ext_of(name: &str) -> String {
     name.rsplit_once('.')
         .map(|(_, e)| e.to_ascii_lowercase())
         .unwrap_or_default()
+}
+
+/// Whether [`ext_of`]`(name)` is one of `exts` (lower case), without allocating: for the
+/// checks that run on every file of a tree.
+pub(crate) fn has_ext(name: &str, exts: &[&str]) -> bool {
+    name.rsplit_once('.')
+        .is_some_and(|(_, e)| exts.iter().any(|x| e.eq_ignore_ascii_case(x)))
+}
+
+/// (the folder above `rel`'s folder, the name of `rel`'s folder): `a/b/SegmentationClass/x.png`
+/// -> (`a/b`, `SegmentationClass`); `None` for a file at the top.
+pub(crate) fn folder_of(rel: &str) -> Option<(&str, &str)> {
+    let (dir, _) = rel.rsplit_once('/')?;
+    Some(dir.rsplit_once('/').unwrap_or(("", dir)))
 }
 
 pub(crate) fn stem_of(name: &str) -> &str {
@@ -51,22 +78,19 @@ pub(crate) fn components(rel: &str) -> Vec<&str> {
 }
 
 pub(crate) fn is_split_name(name: &str) -> bool {
-    split_of(name) != "all"
+    name.split('/').any(|c| split_named(c).is_some())
 }
 
 /// The split of a name such as `train2017` or `val`: its letters' split.
 pub(crate) fn loose_split(rel: &str) -> String {
-    let s = split_of(rel);
-    if s != "all" {
-        return s;
-    }
-    for comp in components(rel) {
-        let s = split_of(comp.trim_end_matches(|c: char| c.is_ascii_digit()));
-        if s != "all" {
-            return s;
-        }
-    }
-    "all".into()
+    rel.split('/')
+        .find_map(split_named)
+        .or_else(|| {
+            rel.split('/')
+                .find_map(|c| split_named(c.trim_end_matches(|c: char| c.is_ascii_digit())))
+        })
+        .unwrap_or("all")
+        .to_string()
 }
 
 /// A detection layout's trees as `partition` takes them: (base, owned paths sorted and

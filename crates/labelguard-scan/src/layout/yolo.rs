@@ -6,10 +6,11 @@
 //! A label file without its image is LG707; an image without a label file is a background
 //! sample, as ultralytics trains it, and no finding.
 
-use super::item::{RootScan, Task};
-use super::paths::{components, ext_of, stem_of, IMAGE_EXTS};
+use super::item::{Item, RootScan, Task};
+use super::paths::{has_ext, stem_of, IMAGE_EXTS};
 use crate::read::data_yaml::DataYaml;
-use crate::walk::Entry;
+use crate::walk::{Entry, Sniff};
+use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// Text files a `labels` folder may hold that are not label files.
@@ -19,10 +20,14 @@ const NOT_LABELS: &[&str] = &["classes.txt", "readme.txt", "license.txt", "notes
 /// a README or a licence). No allocation: it runs on every file of the tree.
 fn is_label_file(rel: &str) -> bool {
     let name = rel.rsplit('/').next().unwrap_or(rel);
+    is_label_name(name) && labels_dir(rel).is_some()
+}
+
+/// Whether a file named `name` in a `labels` folder is a label file.
+fn is_label_name(name: &str) -> bool {
     let b = name.as_bytes();
     b.len() > 4
         && b[b.len() - 4..].eq_ignore_ascii_case(b".txt")
-        && labels_dir(rel).is_some()
         && !NOT_LABELS.iter().any(|n| name.eq_ignore_ascii_case(n))
 }
 
@@ -34,16 +39,9 @@ fn labels_dir(rel: &str) -> Option<usize> {
         .find(|&i| i == 0 || rel.as_bytes()[i - 1] == b'/')
 }
 
-/// The position of the `labels` component that mirrors `images` (the last one).
-fn labels_at(comps: &[&str]) -> Option<usize> {
-    comps[..comps.len().saturating_sub(1)]
-        .iter()
-        .rposition(|c| *c == "labels")
-}
-
 /// Whether `rel` is a YOLO `data.yaml`: a YAML file whose first lines name the classes.
 fn is_data_yaml(e: &Entry) -> bool {
-    matches!(ext_of(&e.rel).as_str(), "yaml" | "yml") && DataYaml::sniff(&e.path)
+    has_ext(&e.rel, &["yaml", "yml"]) && e.sniffed(Sniff::DataYaml, DataYaml::sniff)
 }
 
 /// (base, owned folders and files below the base) of every YOLO tree among `files`: the
@@ -55,16 +53,30 @@ pub(crate) fn trees(files: &[&Entry]) -> Vec<(String, Vec<String>)> {
     let mut image_dirs: HashSet<&str> = HashSet::new();
     // The distinct `.../labels` folders that hold label files.
     let mut label_dirs: HashSet<&str> = HashSet::new();
+    // Each folder is looked at once, with its first file (a folder's files are listed
+    // together): its `images` and `labels` folders, and whether one of its files is a label.
+    let mut folder: Option<(&str, Option<&str>, bool)> = None;
     for e in files {
         let rel = e.rel.as_str();
-        for (i, _) in rel.match_indices("images/") {
-            if i == 0 || rel.as_bytes()[i - 1] == b'/' {
-                image_dirs.insert(&rel[..i + "images".len()]);
+        // The folder with its trailing `/` (`images/` ends within it).
+        let dir = &rel[..rel.rfind('/').map_or(0, |i| i + 1)];
+        let (labels, found) = match &mut folder {
+            Some((d, labels, found)) if *d == dir => (*labels, found),
+            _ => {
+                for (i, _) in dir.match_indices("images/") {
+                    if i == 0 || dir.as_bytes()[i - 1] == b'/' {
+                        image_dirs.insert(&dir[..i + "images".len()]);
+                    }
+                }
+                let labels = labels_dir(dir).map(|i| &dir[..i + "labels".len()]);
+                let (_, _, found) = folder.insert((dir, labels, false));
+                (labels, found)
             }
-        }
-        if is_label_file(rel) {
-            if let Some(i) = labels_dir(rel) {
-                label_dirs.insert(&rel[..i + "labels".len()]);
+        };
+        if let Some(l) = labels {
+            if !*found && is_label_name(&rel[dir.len()..]) {
+                *found = true;
+                label_dirs.insert(l);
             }
         }
     }
@@ -145,41 +157,37 @@ pub(crate) fn collect(scan: &mut RootScan<'_>) -> YoloClasses {
         .files
         .iter()
         .copied()
-        .filter(|e| IMAGE_EXTS.contains(&ext_of(&e.rel).as_str()))
+        .filter(|e| has_ext(&e.rel, IMAGE_EXTS))
         .map(|e| (stem_of(&e.rel), e.rel.as_str()))
         .collect();
-    let labels: Vec<&Entry> = scan
+    // One item per label file, made on the pool's threads (in the files' order).
+    let this = &*scan;
+    let items: Vec<Item> = this
         .files
-        .iter()
-        .copied()
+        .par_iter()
+        .with_min_len(1024)
         .filter(|e| is_label_file(&e.rel))
+        .filter_map(|e| {
+            let at = labels_dir(&e.rel)?;
+            // The image's path without its extension: the last `labels` folder replaced by
+            // `images` (`labels/train/x.txt` -> `images/train/x`).
+            let below = stem_of(&e.rel[at + "labels".len()..]);
+            let mut key = String::with_capacity(e.rel.len());
+            key.push_str(&e.rel[..at]);
+            key.push_str("images");
+            key.push_str(below);
+            let image = images.get(key.as_str()).copied();
+            let missing_image = image
+                .is_none()
+                .then(|| super::paths::display(&this.root, &format!("{key}.jpg")));
+            let split = super::paths::loose_split(&e.rel);
+            let task = Task::Yolo {
+                image: image.map(|p| this.root.join(p)),
+                missing_image,
+            };
+            Some(this.item(e, split, task))
+        })
         .collect();
-    for e in labels {
-        let comps = components(&e.rel);
-        let Some(at) = labels_at(&comps) else {
-            continue;
-        };
-        let mut parts: Vec<&str> = comps.clone();
-        parts[at] = "images";
-        let last = parts.len() - 1;
-        let stem = stem_of(comps[last]);
-        let dir = parts[..last].join("/");
-        let key = if dir.is_empty() {
-            stem.to_string()
-        } else {
-            format!("{dir}/{stem}")
-        };
-        let image = images.get(key.as_str()).copied();
-        let missing_image = image
-            .is_none()
-            .then(|| super::paths::display(&scan.root, &format!("{key}.jpg")));
-        let split = super::paths::loose_split(&e.rel);
-        let task = Task::Yolo {
-            image: image.map(|p| scan.root.join(p)),
-            missing_image,
-        };
-        let item = scan.item(e, split, task);
-        scan.items.push(item);
-    }
+    scan.items.extend(items);
     classes
 }

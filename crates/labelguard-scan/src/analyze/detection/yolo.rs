@@ -84,7 +84,9 @@ pub fn label_file(
     };
     let mut invalid = lg705::YoloInvalid::default();
     let (mut boxes, mut polygons) = (0u64, 0u64);
-    let mut first_boxes: Vec<Location> = Vec::new();
+    // The first box lines, as (line number, byte range): shown only if the file turns out to
+    // mix boxes and polygons (LG710), so not made into locations for every clean file.
+    let mut first_boxes: Vec<(usize, usize, usize)> = Vec::new();
     // Row hash -> (line number, byte range) of the first line with those numbers.
     let mut seen: HashMap<u64, (usize, usize, usize)> = HashMap::new();
     let (mut repeats, mut first_repeats) = (0u64, Vec::new());
@@ -146,9 +148,12 @@ pub fn label_file(
                 keep(&mut invalid.first, n, text);
             }
         }
+        let start = text.as_ptr() as usize - bytes.as_ptr() as usize;
         if is_box {
             boxes += 1;
-            keep(&mut first_boxes, n, text);
+            if first_boxes.len() < MAX_LOCATIONS {
+                first_boxes.push((n, start, start + text.len()));
+            }
         } else {
             polygons += 1;
         }
@@ -157,7 +162,6 @@ pub fn label_file(
         } else {
             *tally.counts.entry(id).or_insert(0) += 1;
         }
-        let start = text.as_ptr() as usize - bytes.as_ptr() as usize;
         match seen.entry(row_hash(&values)) {
             std::collections::hash_map::Entry::Vacant(v) => {
                 v.insert((n, start, start + text.len()));
@@ -185,6 +189,10 @@ pub fn label_file(
     r.findings.extend(lg706::yolo_outside(&outside));
     r.findings.extend(lg705::yolo_invalid(&invalid));
     if boxes > 0 && polygons > 0 {
+        let first_boxes = first_boxes
+            .iter()
+            .map(|&(n, a, b)| location(n, &bytes[a..b]))
+            .collect();
         r.findings
             .push(lg710::yolo_file_mixes(boxes, polygons, first_boxes));
     }
