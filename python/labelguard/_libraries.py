@@ -63,7 +63,7 @@ class PlaceholderStep:
 # LLaVA-NeXT, Qwen2-VL, Qwen2.5-VL, Gemma 3, PaliGemma, Mistral 3, ...) counts
 # `input_ids == config.image_token_id` and raises `ValueError: Image features and image tokens
 # do not match` (through `torch_compilable_check`, which TRANSFORMERS_DISABLE_TORCH_CHECK=1
-# turns off: the merge then reaches masked_scatter's CUDA assert). Idefics2/3 and SmolVLM do the
+# turns off: the merge then reaches masked_scatter's CUDA assert). Idefics2 and Idefics3 do the
 # same in `inputs_merger(input_ids, inputs_embeds, image_hidden_states)`. The others (ColQwen2's
 # forward; Qwen2-Audio, which checks inline in its forward) reach masked_scatter directly, where
 # its own wrapper checks the call (more placeholders than features: the CUDA assert).
