@@ -493,18 +493,40 @@ fn llava_tokens_per_image_follow_its_processor() {
         json!({"patch_size": 14, "num_additional_image_tokens": 1, "vision_feature_select_strategy": "default",
                "image_processor": {"crop_size": {"height": 336, "width": 336}}}),
     );
-    assert_eq!(read_model_dir(d.path()).unwrap().tokens_per_image, Some(576));
+    assert_eq!(
+        read_model_dir(d.path()).unwrap().tokens_per_image,
+        Some(576)
+    );
     // transformers 4: the image processor's own file; the "full" strategy keeps the CLS token.
-    write_json(d.path(), "processor_config.json", json!({"patch_size": 14, "vision_feature_select_strategy": "full"}));
-    write_json(d.path(), "preprocessor_config.json", json!({"crop_size": {"height": 28, "width": 42}}));
+    write_json(
+        d.path(),
+        "processor_config.json",
+        json!({"patch_size": 14, "vision_feature_select_strategy": "full"}),
+    );
+    write_json(
+        d.path(),
+        "preprocessor_config.json",
+        json!({"crop_size": {"height": 28, "width": 42}}),
+    );
     assert_eq!(read_model_dir(d.path()).unwrap().tokens_per_image, Some(6));
     // A count the processor states wins; without a processor, LlavaConfig's default.
-    write_json(d.path(), "preprocessor_config.json", json!({"image_seq_length": 9}));
+    write_json(
+        d.path(),
+        "preprocessor_config.json",
+        json!({"image_seq_length": 9}),
+    );
     assert_eq!(read_model_dir(d.path()).unwrap().tokens_per_image, Some(9));
     fs::remove_file(d.path().join("preprocessor_config.json")).unwrap();
     fs::remove_file(d.path().join("processor_config.json")).unwrap();
-    assert_eq!(read_model_dir(d.path()).unwrap().tokens_per_image, Some(576));
+    assert_eq!(
+        read_model_dir(d.path()).unwrap().tokens_per_image,
+        Some(576)
+    );
     fs::write(d.path().join("processor_config.json"), "[]").unwrap();
     let e = read_model_dir(d.path()).unwrap_err();
-    assert!(e.to_string().contains("processor_config.json: not a JSON object"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("processor_config.json: not a JSON object"),
+        "{e}"
+    );
 }
