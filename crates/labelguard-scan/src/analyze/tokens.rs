@@ -139,6 +139,9 @@ impl TokenChecks {
             );
         }
         for c in [ATTENTION_MASK, LABELS, TOKEN_TYPE_IDS] {
+            if c == LABELS && !lg807::labels_follow_inputs(spec) {
+                continue;
+            }
             if let Some(other) = &b.cols[c] {
                 lg807::lengths(ids, other, COLUMNS[c], first, &mut self.lengths[c]);
             }
