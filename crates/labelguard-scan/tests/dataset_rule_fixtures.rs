@@ -667,3 +667,89 @@ fn lg711_duplicate_annotation_yolo() {
     let dir = yolo(&[("a", "0 0.5 0.5 0.2 0.2\n1 0.3 0.3 0.1 0.1\n0 0.50 0.5 0.2 0.20\n2 0.7 0.7 0.1 0.2\n0 0.5 0.5 0.2 0.2\n")]);
     insta::assert_snapshot!(finding(dir.path(), Overrides::default(), "LG711"));
 }
+
+/// A BERT-like model directory (50 ids, 8 positions, 2 token types) and one tokenized JSONL
+/// file: a clean row and `bad`, scanned with `--model`.
+const BERT: &str = r#"{"model_type": "bert", "architectures": ["BertForMaskedLM"], "vocab_size": 50,
+    "max_position_embeddings": 8, "type_vocab_size": 2, "hidden_size": 8, "num_hidden_layers": 1,
+    "num_attention_heads": 2, "pad_token_id": 0}"#;
+
+fn token_finding(config: &str, bad: &str, code: &str) -> String {
+    let clean = r#"{"input_ids": [1, 2, 3], "labels": [-100, 2, 3], "attention_mask": [1, 1, 1], "token_type_ids": [0, 0, 1]}"#;
+    let dir = tree(&[
+        ("data.jsonl", format!("{clean}\n{bad}\n").into_bytes()),
+        ("model/config.json", config.as_bytes().to_vec()),
+    ]);
+    let o = Overrides {
+        model: Some(dir.path().join("model")),
+        ..Overrides::default()
+    };
+    finding(&dir.path().join("data.jsonl"), o, code)
+}
+
+#[test]
+fn lg801_token_id_out_of_range() {
+    let bad = r#"{"input_ids": [1, 60, 3], "labels": [-100, 2, 3], "attention_mask": [1, 1, 1], "token_type_ids": [0, 0, 1]}"#;
+    insta::assert_snapshot!(token_finding(BERT, bad, "LG801"));
+}
+
+#[test]
+fn lg802_token_label_out_of_range() {
+    let bad = r#"{"input_ids": [1, 2, 3], "labels": [-100, 2, 70], "attention_mask": [1, 1, 1], "token_type_ids": [0, 0, 1]}"#;
+    insta::assert_snapshot!(token_finding(BERT, bad, "LG802"));
+}
+
+#[test]
+fn lg803_label_padding_not_ignored() {
+    let bad = r#"{"input_ids": [1, 2, 3], "labels": [-100, 2, -1], "attention_mask": [1, 1, 1], "token_type_ids": [0, 0, 1]}"#;
+    insta::assert_snapshot!(token_finding(BERT, bad, "LG803"));
+}
+
+#[test]
+fn lg804_all_labels_ignored() {
+    let bad = r#"{"input_ids": [1, 2, 3], "labels": [-100, -100, -100], "attention_mask": [1, 1, 1], "token_type_ids": [0, 0, 1]}"#;
+    insta::assert_snapshot!(token_finding(BERT, bad, "LG804"));
+}
+
+#[test]
+fn lg805_sequence_beyond_positions() {
+    let ten = "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]";
+    let bad = format!(
+        r#"{{"input_ids": {ten}, "labels": {ten}, "attention_mask": [1, 1, 1, 1, 1, 1, 1, 1, 1, 1], "token_type_ids": [0, 0, 0, 0, 0, 0, 0, 0, 0, 0]}}"#
+    );
+    insta::assert_snapshot!(token_finding(BERT, &bad, "LG805"));
+}
+
+#[test]
+fn lg806_token_type_out_of_range() {
+    let bad = r#"{"input_ids": [1, 2, 3], "labels": [-100, 2, 3], "attention_mask": [1, 1, 1], "token_type_ids": [0, 2, 1]}"#;
+    insta::assert_snapshot!(token_finding(BERT, bad, "LG806"));
+}
+
+#[test]
+fn lg807_attention_mask_invalid() {
+    let bad = r#"{"input_ids": [1, 2, 3], "labels": [-100, 2, 3], "attention_mask": [1, 2, 1], "token_type_ids": [0, 0, 1]}"#;
+    insta::assert_snapshot!(token_finding(BERT, bad, "LG807"));
+}
+
+#[test]
+fn lg808_image_placeholder_mismatch() {
+    // LLaVA: placeholder 49, two tokens per image once expanded; the row has one image and
+    // three placeholders (neither 1 nor 2).
+    let llava = r#"{"model_type": "llava", "architectures": ["LlavaForConditionalGeneration"],
+        "image_token_index": 49, "image_seq_length": 2,
+        "text_config": {"model_type": "llama", "vocab_size": 50, "max_position_embeddings": 64,
+                        "hidden_size": 8, "num_hidden_layers": 1, "num_attention_heads": 2},
+        "vision_config": {"model_type": "clip_vision_model"}}"#;
+    let clean = r#"{"input_ids": [49, 2, 3], "labels": [-100, 2, 3], "attention_mask": [1, 1, 1], "images": ["a.png"]}"#;
+    let bad = r#"{"input_ids": [49, 49, 49, 5], "labels": [-100, -100, -100, 5], "attention_mask": [1, 1, 1, 1], "images": ["a.png"]}"#;
+    let dir = tree(&[
+        ("data.jsonl", format!("{clean}\n{bad}\n").into_bytes()),
+        ("model/config.json", llava.as_bytes().to_vec()),
+    ]);
+    let o = Overrides {
+        model: Some(dir.path().join("model")),
+        ..Overrides::default()
+    };
+    insta::assert_snapshot!(finding(&dir.path().join("data.jsonl"), o, "LG808"));
+}

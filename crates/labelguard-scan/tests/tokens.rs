@@ -194,3 +194,30 @@ fn the_ignore_index_setting_decides_what_label_padding_is() {
     assert_eq!(found.get("LG803"), Some(&BTreeSet::from([3])));
     assert_eq!(found.get("LG804"), None);
 }
+
+#[test]
+fn sequence_classification_labels_are_checked_against_num_labels_once() {
+    // One label per row: LG802 against num_labels (2), not against the vocabulary; -1 (an
+    // unlabeled test row) is a class outside the head too, not label padding.
+    let dir = model_dir();
+    std::fs::write(
+        dir.path().join("config.json"),
+        r#"{"model_type": "bert", "architectures": ["BertForSequenceClassification"],
+            "vocab_size": 50, "max_position_embeddings": 8, "type_vocab_size": 2,
+            "id2label": {"0": "neg", "1": "pos"}, "hidden_size": 8, "num_hidden_layers": 1,
+            "num_attention_heads": 2, "pad_token_id": 0}"#,
+    )
+    .expect("config");
+    let data = dir.path().join("cls.jsonl");
+    std::fs::write(
+        &data,
+        "{\"input_ids\": [1, 2], \"label\": 1}\n{\"input_ids\": [3], \"label\": 2}\n\
+         {\"input_ids\": [4, 5], \"label\": 0}\n{\"input_ids\": [6], \"label\": -1}\n",
+    )
+    .expect("data");
+    let found = rows_by_code(&data, Some(dir.path()));
+    assert_eq!(
+        found,
+        BTreeMap::from([("LG802".to_string(), BTreeSet::from([1, 3]))])
+    );
+}

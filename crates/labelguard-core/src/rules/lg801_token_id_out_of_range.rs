@@ -7,6 +7,8 @@ declare_rule! {
     /// Every id of the `input_ids` column of a tokenized dataset (a `datasets` directory saved with `save_to_disk`,
     /// Parquet or JSONL with list columns) against `[0, rows)`, where `rows` is the input embedding's row count
     /// (the stored weight's, else the config's `vocab_size`). Negative ids are checked without `--model` too.
+    /// Gemma3 and PaliGemma replace their image placeholder by 0 before the lookup when it is beyond the
+    /// vocabulary, so that id is accepted for them.
     ///
     /// ## Why it crashes
     /// `nn.Embedding` looks each id up: on CUDA the `index_select` kernel asserts `srcIndex < srcSelectDimSize`

@@ -5,8 +5,8 @@ declare_rule! {
     ///
     /// ## What it checks
     /// Every value of the `attention_mask` column is 0 or 1, and each row has the length of its `input_ids` row
-    /// (also `labels` and `token_type_ids` rows, which must match `input_ids` too). Checked with or without
-    /// `--model`.
+    /// (so must `token_type_ids` rows, and `labels` rows with `--model` when the model is not an encoder-decoder,
+    /// whose labels are a target sequence of their own length). Checked with or without `--model`.
     ///
     /// ## Why it matters
     /// A row of another length fails when the collator stacks the batch (`ValueError: expected sequence of length

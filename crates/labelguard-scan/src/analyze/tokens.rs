@@ -77,13 +77,19 @@ impl TokenChecks {
         };
         self.tokens += ids.values.view().numel() as u64;
         let rows = spec.and_then(ModelSpec::token_rows);
+        // Gemma3 and PaliGemma replace image placeholders beyond the vocabulary by 0 before the
+        // lookup (transformers `modeling_gemma3.py`, `modeling_paligemma.py`:
+        // `llm_input_ids[special_image_mask] = 0`): such a placeholder is not out of range.
+        let replaced = spec
+            .filter(|s| matches!(s.model_type.as_deref(), Some("gemma3" | "paligemma")))
+            .and_then(|s| s.image_token_id);
         out_of_range(
             ids,
             COLUMNS[INPUT_IDS],
             first,
             Self::below(rows, None),
             &mut [&mut self.ids],
-            |_| Some(0),
+            |v| (Some(v) != replaced).then_some(0),
         );
         let labels = b.cols[LABELS]
             .as_ref()
@@ -139,6 +145,9 @@ impl TokenChecks {
             );
         }
         for c in [ATTENTION_MASK, LABELS, TOKEN_TYPE_IDS] {
+            if c == LABELS && !lg807::labels_follow_inputs(spec) {
+                continue;
+            }
             if let Some(other) = &b.cols[c] {
                 lg807::lengths(ids, other, COLUMNS[c], first, &mut self.lengths[c]);
             }

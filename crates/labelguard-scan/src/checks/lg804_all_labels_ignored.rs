@@ -2,7 +2,7 @@
 //! Documentation: `labelguard_core::rules::lg804_all_labels_ignored`.
 
 use super::token_rows::Col;
-use super::token_rows::{each_row, Tally};
+use super::token_rows::{all_equal, each_row, Tally};
 use labelguard_core::rules::LG804;
 use labelguard_core::{Finding, Verdict};
 
@@ -17,7 +17,7 @@ pub fn scan(labels: &Col<'_>, first_row: u64, ignore: i64, ignored: u64, t: &mut
     }
     let view = labels.values.view();
     each_row(labels, |row, start, end| {
-        if (start..end).all(|i| view.read_i64(i) == ignore) {
+        if all_equal(&view, start, end, ignore) {
             t.add("labels", first_row + row as u64, None, (end - start) as i64);
         }
     });

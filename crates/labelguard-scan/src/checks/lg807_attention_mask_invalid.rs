@@ -21,6 +21,43 @@ pub fn lengths(ids: &Col<'_>, other: &Col<'_>, name: &str, first_row: u64, t: &m
     }
 }
 
+/// Model types whose `labels` are a target sequence of its own length (encoder-decoder models,
+/// transformers' `is_encoder_decoder`): their rows are not compared with `input_ids`.
+const ENCODER_DECODER: &[&str] = &[
+    "t5",
+    "mt5",
+    "umt5",
+    "longt5",
+    "bart",
+    "mbart",
+    "pegasus",
+    "pegasus_x",
+    "marian",
+    "led",
+    "blenderbot",
+    "blenderbot-small",
+    "m2m_100",
+    "nllb-moe",
+    "fsmt",
+    "prophetnet",
+    "bigbird_pegasus",
+    "switch_transformers",
+    "plbart",
+    "whisper",
+    "speech_to_text",
+    "encoder-decoder",
+];
+
+/// Whether `labels` rows must be as long as `input_ids` rows: a model is known and its labels
+/// are per input token (not an encoder-decoder's target sequence).
+pub fn labels_follow_inputs(spec: Option<&labelguard_core::model::ModelSpec>) -> bool {
+    spec.is_some_and(|s| {
+        !s.model_type
+            .as_deref()
+            .is_some_and(|m| ENCODER_DECODER.contains(&m))
+    })
+}
+
 /// The finding for mask values other than 0/1.
 pub fn values(t: &Tally, split: &str) -> Finding {
     let shown: Vec<String> = t.values.keys().take(5).map(i64::to_string).collect();
