@@ -6,7 +6,8 @@ declare_rule! {
     /// ## What it checks
     /// Every value of the `attention_mask` column is 0 or 1, and each row has the length of its `input_ids` row
     /// (also `labels` and `token_type_ids` rows, which must match `input_ids` too). Checked with or without
-    /// `--model`.
+    /// `--model`; against an encoder-decoder model (T5, BART: `is_encoder_decoder`) `labels` are the decoder's
+    /// targets, of their own length, and are not compared.
     ///
     /// ## Why it matters
     /// A row of another length fails when the collator stacks the batch (`ValueError: expected sequence of length
@@ -22,6 +23,6 @@ declare_rule! {
     ///
     /// ## Checked by
     /// - `crates/labelguard-scan/src/checks/lg807_attention_mask_invalid.rs` (same name, in the scan crate)
-    /// - tests: `crates/labelguard-scan/tests/tokens.rs`, `tests/python/test_token_datasets.py`
+    /// - tests: `crates/labelguard-scan/tests/tokens.rs`, `tests/python/test_token_datasets.py`, `tests/python/test_token_judge.py`
     "LG807", "attention-mask-invalid", Error
 }

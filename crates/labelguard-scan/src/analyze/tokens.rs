@@ -138,7 +138,12 @@ impl TokenChecks {
                 |_| Some(0),
             );
         }
+        // An encoder-decoder's labels are the decoder's targets, of their own length.
+        let seq2seq = spec.is_some_and(|s| s.is_encoder_decoder);
         for c in [ATTENTION_MASK, LABELS, TOKEN_TYPE_IDS] {
+            if c == LABELS && seq2seq {
+                continue;
+            }
             if let Some(other) = &b.cols[c] {
                 lg807::lengths(ids, other, COLUMNS[c], first, &mut self.lengths[c]);
             }
