@@ -155,6 +155,28 @@ def _install(owner: Any, path: str, attr: str, wrapper: Callable) -> None:
         # trace the wrapper (nor put its check into the graph).
         wrapper.__name__ = f"{attr}_labelguard"
     setattr(owner, attr, wrapper)
+    if path == "torch.Tensor" and attr == "__getitem__":
+        _clear_sequence_item(owner)
+
+
+def _clear_sequence_item(cls: type) -> None:
+    """Undoes what a Python `__getitem__` on a class also does: CPython fills the type's
+    `sq_item` slot, so `PySequence_Check` holds for every tensor, and `torch.tensor([t0, t1])`
+    (0-d tensors: transformers' Qwen2-VL `get_rope_index`) calls `len()` of a 0-d tensor and
+    fails. `torch.Tensor` has no `sq_item` of its own (indexing is `mp_subscript`); the slot is
+    reset through CPython's type layout (`tp_as_sequence`, the 14th pointer of `PyTypeObject`)."""
+    import ctypes
+    import sysconfig
+
+    if sys.implementation.name != "cpython" or sysconfig.get_config_var("Py_GIL_DISABLED"):
+        return
+    word = ctypes.sizeof(ctypes.c_void_p)
+    sequence = ctypes.c_void_p.from_address(id(cls) + 13 * word).value
+    base = cls.__base__
+    base_sequence = ctypes.c_void_p.from_address(id(base) + 13 * word).value if base else None
+    base_item = ctypes.c_void_p.from_address(base_sequence + 3 * word).value if base_sequence else None
+    if sequence and not base_item:  # the base (torch._C.TensorBase) is no sequence: nor is Tensor
+        ctypes.c_void_p.from_address(sequence + 3 * word).value = None
 
 
 def enable(mode: str = "raise", ops: Optional[Iterable[str]] = None, finite: bool = False) -> None:
@@ -203,7 +225,9 @@ def enable(mode: str = "raise", ops: Optional[Iterable[str]] = None, finite: boo
             original = getattr(owner, attr, None)
             if original is None:
                 continue  # (a site that this torch does not have)
-            _originals[(path, attr)] = original
+            # An inherited method (Tensor.__getitem__ is TensorBase's) is deleted again by disable().
+            inherited = isinstance(owner, type) and attr not in vars(owner)
+            _originals[(path, attr)] = _INHERITED if inherited else original
             if attr in _indexing.KEY_SITES:  # x[key], x[key] = v: bound by the key
                 wrapper = _indexing.wrap(attr, original, is_compiling)
             else:

@@ -36,6 +36,10 @@ pub struct ModelSpec {
     /// Positions the model reserves before the first token: RoBERTa-style models count positions
     /// from `padding_idx + 1`, so a sequence may hold `max_position_embeddings - offset` tokens.
     pub position_offset: u64,
+    /// Encoder-decoder models (T5, BART, ...: `is_encoder_decoder` in `config.json`): their
+    /// `labels` are the decoder's targets, a sequence of its own length, not `input_ids`'.
+    #[serde(default)]
+    pub is_encoder_decoder: bool,
     /// `type_vocab_size` (2 for BERT); `None` for models without token types.
     pub type_vocab_size: Option<u64>,
     /// Classification heads: `num_labels` (from `id2label` or `num_labels`).

@@ -255,6 +255,7 @@ pub(crate) fn read(path: &Path, value: &Value) -> Result<ModelSpec, ModelDirErro
         max_position_embeddings,
         learned_positions: learned_positions(&c, &lm_type, max_position_embeddings.is_some()),
         position_offset,
+        is_encoder_decoder: top.get("is_encoder_decoder") == Some(&Value::Bool(true)),
         type_vocab_size,
         num_labels: num_labels(&c, architecture.as_deref())?,
         pad_token_id,

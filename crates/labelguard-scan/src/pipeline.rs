@@ -52,7 +52,7 @@ pub fn scan(
     let discovery = pool.install(|| discover(roots, opts))?;
     if discovery.items.is_empty() {
         return Err(ConfigError::Invalid(format!(
-            "nothing to scan under {}: no masks (.png, .tif), arrays (.npy, .npz, .safetensors), label tables (.csv, .tsv, .jsonl, .parquet), detection annotations (COCO .json, YOLO labels/*.txt, VOC Annotations/*.xml) or ImageFolder class folders were found{}",
+            "nothing to scan under {}: no masks (.png, .tif), arrays (.npy, .npz, .safetensors), label tables (.csv, .tsv, .jsonl, .parquet), detection annotations (COCO .json, YOLO labels/*.txt, VOC Annotations/*.xml), ImageFolder class folders, datasets save_to_disk folders or model directories (config.json beside tokenizer.json or model.safetensors; --layout model for another) were found{}",
             roots.iter().map(|r| r.display().to_string()).collect::<Vec<_>>().join(", "),
             if opts.include.is_empty() { "" } else { " that match --include" }
         )));

@@ -221,3 +221,56 @@ fn sequence_classification_labels_are_checked_against_num_labels_once() {
         BTreeMap::from([("LG802".to_string(), BTreeSet::from([1, 3]))])
     );
 }
+
+/// A seq2seq dataset (T5, BART): `labels` are the decoder's targets, of their own length. Against
+/// an encoder-decoder model that is no LG807; against a decoder-only one it still is.
+#[test]
+fn an_encoder_decoders_labels_may_differ_in_length_from_input_ids() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let data = dir.path().join("seq2seq.jsonl");
+    std::fs::write(
+        &data,
+        "{\"input_ids\": [5, 6, 7, 1], \"attention_mask\": [1, 1, 1, 1], \"labels\": [8, 1]}\n\
+         {\"input_ids\": [5, 1], \"attention_mask\": [1, 1], \"labels\": [9, 9, 9, 1]}\n",
+    )
+    .expect("write");
+    let t5 = dir.path().join("t5");
+    std::fs::create_dir(&t5).expect("mkdir");
+    std::fs::write(
+        t5.join("config.json"),
+        r#"{"model_type": "t5", "architectures": ["T5ForConditionalGeneration"], "vocab_size": 50,
+            "is_encoder_decoder": true, "pad_token_id": 0, "eos_token_id": 1}"#,
+    )
+    .expect("config");
+    assert_eq!(rows_by_code(&data, Some(&t5)), BTreeMap::new());
+    let llama = model_dir();
+    let found = rows_by_code(&data, Some(llama.path()));
+    assert_eq!(found.get("LG807"), Some(&[0, 1].into()), "{found:?}");
+}
+
+/// `save_to_disk` of a dataset without rows writes a `state.json` with no shard, which
+/// `load_from_disk` cannot load: LG603 (empty), not a corrupt file.
+#[test]
+fn a_saved_dataset_without_rows_is_lg603() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        dir.path().join("state.json"),
+        r#"{"_data_files": [], "_fingerprint": "15232f189d3517a1", "_format_columns": null,
+            "_format_kwargs": {}, "_format_type": null, "_output_all_columns": false, "_split": null}"#,
+    )
+    .expect("state");
+    std::fs::copy(
+        data("disk/dataset_info.json"),
+        dir.path().join("dataset_info.json"),
+    )
+    .expect("info");
+    let report = scan(dir.path(), &opts(Overrides::default()));
+    let codes: Vec<_> = report.all_findings().map(|f| f.finding.code).collect();
+    assert_eq!(codes, ["LG603"]);
+    let f = report.all_findings().next().expect("one");
+    assert!(
+        f.finding.message.contains("no rows"),
+        "{}",
+        f.finding.message
+    );
+}

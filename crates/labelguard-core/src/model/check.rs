@@ -182,6 +182,11 @@ fn no_pad_token(spec: &ModelSpec) -> Option<Finding> {
 /// LG812: an output head with fewer rows than the ids its labels can hold.
 fn head_smaller_than_vocabulary(spec: &ModelSpec) -> Option<Finding> {
     let head = spec.head_rows?;
+    // A head as large as the input table agrees with it: a tokenizer beyond both is LG809's
+    // finding, with the same fix; LG812 is for a head that was left behind.
+    if spec.token_rows().is_some_and(|rows| head >= rows) {
+        return None;
+    }
     let tokenizer_ids = spec.tokenizer.as_ref().map(|t| t.max_id.saturating_add(1));
     let needed = tokenizer_ids.into_iter().chain(spec.embedding_rows).max()?;
     if head >= needed {
@@ -403,6 +408,20 @@ mod tests {
         assert!(codes(&s).is_empty());
         s.head_rows = Some(90);
         assert_eq!(codes(&s), ["LG812"]);
+    }
+
+    #[test]
+    fn a_grown_tokenizer_beyond_an_untied_head_as_large_as_the_embedding_is_lg809_alone() {
+        // Llama's untied lm_head: both tables left at 100 rows, the tokenizer grown to 104.
+        let mut s = bert();
+        s.head_rows = Some(100);
+        let t = s.tokenizer.as_mut().unwrap();
+        t.len = 104;
+        t.max_id = 103;
+        t.added_tokens = vec![("<new>".into(), 103)];
+        assert_eq!(codes(&s), ["LG809"]);
+        s.head_rows = Some(96);
+        assert_eq!(codes(&s), ["LG809", "LG812"]);
     }
 
     #[test]

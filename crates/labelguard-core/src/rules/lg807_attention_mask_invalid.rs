@@ -5,8 +5,9 @@ declare_rule! {
     ///
     /// ## What it checks
     /// Every value of the `attention_mask` column is 0 or 1, and each row has the length of its `input_ids` row
-    /// (so must `token_type_ids` rows, and `labels` rows with `--model` when the model is not an encoder-decoder,
-    /// whose labels are a target sequence of their own length). Checked with or without `--model`.
+    /// (so must `token_type_ids` rows, and `labels` rows with `--model` when the model is not an encoder-decoder:
+    /// T5's and BART's labels, `is_encoder_decoder`, are a target sequence of their own length). Checked with or
+    /// without `--model`.
     ///
     /// ## Why it matters
     /// A row of another length fails when the collator stacks the batch (`ValueError: expected sequence of length
@@ -22,6 +23,6 @@ declare_rule! {
     ///
     /// ## Checked by
     /// - `crates/labelguard-scan/src/checks/lg807_attention_mask_invalid.rs` (same name, in the scan crate)
-    /// - tests: `crates/labelguard-scan/tests/tokens.rs`, `tests/python/test_token_datasets.py`
+    /// - tests: `crates/labelguard-scan/tests/tokens.rs`, `tests/python/test_token_datasets.py`, `tests/python/test_token_judge.py`
     "LG807", "attention-mask-invalid", Error
 }

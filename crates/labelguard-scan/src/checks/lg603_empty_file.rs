@@ -39,6 +39,13 @@ pub fn table_without_rows(column: &str) -> Finding {
     problem(&LG603, format!("column '{column}' has no rows")).fix("regenerate the table")
 }
 
+/// A `datasets` `save_to_disk` folder whose `state.json` lists no shard: a dataset of no rows.
+pub fn dataset_without_rows() -> Finding {
+    problem(&LG603, "state.json lists no data file: the dataset has no rows (datasets.load_from_disk fails on it)")
+        .hint("a filter or a split that kept no row, saved as it was")
+        .fix("check the filter or split that produced it, and save the dataset again")
+}
+
 /// A class-weight array file that holds no arrays.
 pub fn weights_without_arrays() -> Finding {
     problem(&LG603, "holds no arrays")

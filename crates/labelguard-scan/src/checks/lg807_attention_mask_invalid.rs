@@ -52,9 +52,11 @@ const ENCODER_DECODER: &[&str] = &[
 /// are per input token (not an encoder-decoder's target sequence).
 pub fn labels_follow_inputs(spec: Option<&labelguard_core::model::ModelSpec>) -> bool {
     spec.is_some_and(|s| {
-        !s.model_type
-            .as_deref()
-            .is_some_and(|m| ENCODER_DECODER.contains(&m))
+        !s.is_encoder_decoder
+            && !s
+                .model_type
+                .as_deref()
+                .is_some_and(|m| ENCODER_DECODER.contains(&m))
     })
 }
 

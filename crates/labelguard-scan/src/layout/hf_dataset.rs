@@ -81,6 +81,10 @@ pub(crate) fn collect(scan: &mut RootScan<'_>) {
             name_of(&dir).to_string()
         };
         let task = match shards(&e.path) {
+            // What `save_to_disk` writes for a dataset of no rows; `load_from_disk` fails on it.
+            Ok(names) if names.is_empty() => {
+                Task::Problem(crate::checks::lg603_empty_file::dataset_without_rows())
+            }
             Ok(names) => {
                 let missing: Vec<&String> = names
                     .iter()
@@ -146,9 +150,6 @@ fn shards(path: &std::path::Path) -> Result<Vec<String>, String> {
             ));
         }
         out.push(name.to_string());
-    }
-    if out.is_empty() {
-        return Err("_data_files is empty".into());
     }
     Ok(out)
 }
