@@ -19,3 +19,4 @@ def labelguard_bin() -> str:
 @pytest.fixture(scope="session")
 def labelguard() -> str:
     return labelguard_bin()
+

@@ -14,30 +14,20 @@
 
 import json
 import random
-import subprocess
 
 import pytest
+from scanning import file_findings, scan_json
 
 torch = pytest.importorskip("torch")
 torchvision = pytest.importorskip("torchvision")
 Image = pytest.importorskip("PIL.Image")
 
 
-def scan(labelguard, path, *args):
-    out = subprocess.run(
-        [labelguard, "scan", str(path), "--format", "json", "--no-config", *args],
-        capture_output=True,
-        text=True,
-    )
-    assert out.returncode in (0, 1), out.stderr
-    return json.loads(out.stdout)
 
 
 def codes(report):
-    found = set()
+    found = {x["code"] for _, x in file_findings(report)}
     for part in [report, *report.get("datasets", [])]:
-        for f in part["files"]:
-            found.update(x["code"] for x in f["findings"])
         found.update(x["code"] for x in part["dataset"])
     return found
 
@@ -103,7 +93,7 @@ def test_coco_verdicts_are_torchvisions(labelguard, tmp_path):
         (root / "annotations" / "instances_train.json").write_text(json.dumps(doc))
         truth = torchvision_verdict(models[num_classes], doc)
         seen[truth] += 1
-        found = codes(scan(labelguard, root, "--num-classes", str(num_classes), "--framework", "torchvision"))
+        found = codes(scan_json(labelguard, root, "--num-classes", str(num_classes), "--framework", "torchvision"))
         assert ("LG705" in found) == (truth == "degenerate"), (trial, truth, found, doc)
         if truth != "degenerate":
             assert ("LG701" in found) == (truth == "class"), (trial, truth, found, doc, num_classes)
@@ -186,7 +176,7 @@ def test_yolo_verdicts_are_ultralytics(labelguard, tmp_path):
         nm, nf, ne, corrupt, msg = out[5:10]
         truth[label.name] = ("refused" if corrupt else "empty" if ne else "ok",
                              "duplicate labels removed" in msg)
-    report = scan(labelguard, root)
+    report = scan_json(labelguard, root)
     found = {}
     for f in report["files"]:
         found[f["path"].rsplit("/", 1)[-1]] = {x["code"] for x in f["findings"]}

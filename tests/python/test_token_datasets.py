@@ -7,10 +7,9 @@ are saved with `save_to_disk` (a `Dataset`, and a `DatasetDict` of splits), `to_
 data finding for the clean twins, and find the same (rule, row) pairs in the three formats.
 """
 
-import json
-import subprocess
 
 import pytest
+from scanning import file_findings, scan_json
 
 datasets = pytest.importorskip("datasets")
 transformers = pytest.importorskip("transformers")
@@ -21,26 +20,15 @@ VOCAB = 96
 ROWS = 40
 
 
-def scan(labelguard, path, *args):
-    out = subprocess.run(
-        [labelguard, "scan", str(path), "--format", "json", "--no-config", *args],
-        capture_output=True,
-        text=True,
-    )
-    assert out.returncode in (0, 1), out.stderr
-    return json.loads(out.stdout)
 
 
 def token_findings(report):
     """{(split, code): rows} of the token-data findings (LG80x), from their locations."""
     found = {}
-    for part in [report, *report.get("datasets", [])]:
-        for f in part["files"]:
-            for x in f["findings"]:
-                if not x["code"].startswith("LG80"):
-                    continue
-                rows = found.setdefault((f.get("split", ""), x["code"]), set())
-                rows.update(loc["index"][0] for loc in x["locations"])
+    for f, x in file_findings(report):
+        if x["code"].startswith("LG80"):
+            rows = found.setdefault((f.get("split", ""), x["code"]), set())
+            rows.update(loc["index"][0] for loc in x["locations"])
     return found
 
 
@@ -205,12 +193,12 @@ def test_planted_defects_are_found_with_their_rows_in_every_format(
     bad, good, planted = make(rng, max_len, types, images)
     seen = {}
     for fmt, path in save_all(bad, tmp_path, "bad").items():
-        found = by_code(token_findings(scan(labelguard, path, "--model", str(model))))
+        found = by_code(token_findings(scan_json(labelguard, path, "--model", str(model))))
         assert found == planted, f"{name} {fmt}: {found} != {planted}"
         seen[fmt] = found
     assert seen["arrow"] == seen["parquet"] == seen["jsonl"]
     for fmt, path in save_all(good, tmp_path, "good").items():
-        report = scan(labelguard, path, "--model", str(model))
+        report = scan_json(labelguard, path, "--model", str(model))
         assert token_findings(report) == {}, f"{name} {fmt} clean twin"
 
 
@@ -221,7 +209,7 @@ def test_a_dataset_dict_names_each_split(labelguard, tmp_path):
     bad, good, planted = make(rng, 48)
     dd = datasets.DatasetDict({"train": good, "validation": bad})
     dd.save_to_disk(str(tmp_path / "dd"))
-    found = token_findings(scan(labelguard, tmp_path / "dd", "--model", str(model)))
+    found = token_findings(scan_json(labelguard, tmp_path / "dd", "--model", str(model)))
     assert {split for split, _ in found} == {"validation"}
     assert {code: rows for (_, code), rows in found.items()} == planted
 
@@ -231,7 +219,7 @@ def test_without_a_model_the_checks_that_need_none_still_run(labelguard, tmp_pat
     rng = random.Random(3)
     bad, _, planted = make(rng, 32, types=True)
     bad.save_to_disk(str(tmp_path / "ds"))
-    found = by_code(token_findings(scan(labelguard, tmp_path / "ds")))
+    found = by_code(token_findings(scan_json(labelguard, tmp_path / "ds")))
     # No vocabulary, positions or type table without --model: only LG803, LG804, LG807.
     assert found == {k: planted[k] for k in ("LG803", "LG804", "LG807")}
 
@@ -249,7 +237,7 @@ def test_the_model_findings_appear_once(labelguard, tmp_path):
     model = save_model(transformers.LlamaForCausalLM(cfg), tok, tmp_path / "m")
     _, good, _ = make(rng, 48)
     datasets.DatasetDict({"train": good, "test": good}).save_to_disk(str(tmp_path / "dd"))
-    report = scan(labelguard, tmp_path / "dd", "--model", str(model))
+    report = scan_json(labelguard, tmp_path / "dd", "--model", str(model))
     codes = [x["code"] for f in report["files"] for x in f["findings"]]
     assert codes.count("LG809") == 1, codes
 
@@ -257,12 +245,12 @@ def test_the_model_findings_appear_once(labelguard, tmp_path):
 def test_float_and_ragged_columns_are_findings_naming_the_file(labelguard, tmp_path):
     floats = datasets.Dataset.from_dict({"input_ids": [[1.5, 2.0], [3.0]]})
     floats.save_to_disk(str(tmp_path / "floats"))
-    report = scan(labelguard, tmp_path / "floats")
+    report = scan_json(labelguard, tmp_path / "floats")
     found = [x for f in report["files"] for x in f["findings"]]
     assert [x["code"] for x in found] == ["LG205"], found
     assert "data-00000-of-00001.arrow" in found[0]["message"]
     (tmp_path / "ragged.jsonl").write_text('{"input_ids": [1, 2]}\n{"input_ids": [[1], [2]]}\n')
-    report = scan(labelguard, tmp_path / "ragged.jsonl")
+    report = scan_json(labelguard, tmp_path / "ragged.jsonl")
     found = [x for f in report["files"] for x in f["findings"]]
     assert [x["code"] for x in found] == ["LG602"], found
     assert "ragged.jsonl" in found[0]["message"] and "row 1" in found[0]["message"]

@@ -6,11 +6,10 @@ tokenized with `datasets.map` as fine-tuning scripts do. Each planted defect mus
 its rule and rows, each clean twin must give no token finding (LG80x), and no scan may fail.
 """
 
-import json
 import random
-import subprocess
 
 import pytest
+from scanning import file_findings, scan_json
 
 datasets = pytest.importorskip("datasets")
 transformers = pytest.importorskip("transformers")
@@ -27,16 +26,10 @@ SMALL = dict(hidden_size=16, num_hidden_layers=1, num_attention_heads=2, interme
 
 
 def scan(labelguard, data, model):
-    out = subprocess.run([labelguard, "scan", str(data), "--model", str(model), "--format", "json", "--no-config"],
-                         capture_output=True, text=True, timeout=120)
-    assert out.returncode in (0, 1), out.stderr
-    assert "panic" not in out.stderr, out.stderr
-    report = json.loads(out.stdout)
+    """{code: [findings]} of `scan DATA --model MODEL`."""
     found = {}
-    for part in [report, *report.get("datasets", [])]:
-        for f in part["files"]:
-            for x in f["findings"]:
-                found.setdefault(x["code"], []).append(x)
+    for _, x in file_findings(scan_json(labelguard, data, "--model", str(model))):
+        found.setdefault(x["code"], []).append(x)
     return found
 
 
