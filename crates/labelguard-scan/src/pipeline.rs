@@ -71,6 +71,14 @@ pub fn scan(
     // Each model directory read once; its own findings reported once, with the first dataset
     // checked against it.
     let mut models: Vec<(PathBuf, ModelSpec)> = Vec::new();
+    // A model directory that is scanned as a dataset of its own (the `model` layout) reports its
+    // findings there; `--model` naming it does not report them a second time.
+    let scanned_models: Vec<PathBuf> = kept
+        .iter()
+        .map(|&i| &discovery.datasets[i])
+        .filter(|d| d.layout == LayoutKind::Model)
+        .filter_map(|d| d.path.canonicalize().ok())
+        .collect();
     for &i in &kept {
         let info = &discovery.datasets[i];
         let mut o = info.options.clone().unwrap_or_else(|| opts.clone());
@@ -109,7 +117,10 @@ pub fn scan(
                 );
                 r.findings = labelguard_core::model::check_model(&spec);
                 models.push((dir.clone(), spec));
-                Some(r)
+                let scanned = dir
+                    .canonicalize()
+                    .is_ok_and(|d| scanned_models.contains(&d));
+                (!scanned).then_some(r)
             }
             _ => None,
         };

@@ -274,3 +274,49 @@ fn a_saved_dataset_without_rows_is_lg603() {
         f.finding.message
     );
 }
+
+/// A folder holding token data and the model it is checked against: the model directory is a
+/// dataset of its own (the `model` layout) and `--model` names it; the model's findings are
+/// reported once, not once by each.
+#[test]
+fn a_model_scanned_beside_its_data_reports_its_findings_once() {
+    let root = tempfile::tempdir().expect("tempdir");
+    let model = root.path().join("model");
+    std::fs::create_dir(&model).expect("mkdir");
+    std::fs::write(
+        model.join("config.json"),
+        r#"{"model_type": "llama", "architectures": ["LlamaForCausalLM"], "vocab_size": 10,
+            "max_position_embeddings": 64, "pad_token_id": 0}"#,
+    )
+    .expect("config");
+    let vocab: Vec<String> = (0..12).map(|i| format!("\"t{i}\": {i}")).collect();
+    std::fs::write(
+        model.join("tokenizer.json"),
+        format!(
+            r#"{{"version": "1.0", "added_tokens": [], "model": {{"type": "BPE", "vocab": {{{}}}, "merges": []}}}}"#,
+            vocab.join(", ")
+        ),
+    )
+    .expect("tokenizer");
+    std::fs::write(
+        root.path().join("data.jsonl"),
+        "{\"input_ids\": [1, 2, 11], \"labels\": [-100, 2, 3]}\n",
+    )
+    .expect("data");
+    let o = Overrides {
+        model: Some(model.clone()),
+        ..Overrides::default()
+    };
+    let report = scan(root.path(), &opts(o));
+    let codes: Vec<&str> = report.all_findings().map(|f| f.finding.code).collect();
+    assert_eq!(
+        codes.iter().filter(|c| **c == "LG809").count(),
+        1,
+        "{codes:?}"
+    );
+    assert_eq!(
+        codes.iter().filter(|c| **c == "LG801").count(),
+        1,
+        "{codes:?}"
+    );
+}
