@@ -7,13 +7,12 @@ from __future__ import annotations
 import dataclasses
 import linecache
 import os
-import re
 import sys
 import sysconfig
 from types import FrameType
 from typing import AbstractSet, Any, Callable, Iterable, Iterator, List, Optional, Tuple
 
-from ._libraries import FIXES, LIBRARIES
+from ._libraries import LIBRARIES, library_fix
 
 # Frames of these top-level modules are plumbing between the user and the op.
 # (`<generated>`: code that dynamo or FX wrote, named by `module_of_file`.)
@@ -130,15 +129,6 @@ def module_of_file(path: str) -> str:
 
 
 def _fix(op: str, rules: List[str], libs: List[LibraryFrame]) -> Optional[str]:
-    if not libs:
-        return None
-    for entry in FIXES:
-        if entry.library != libs[0].library:
-            continue
-        if entry.rules and not set(entry.rules) & set(rules):
-            continue
-        if entry.ops and op not in entry.ops:
-            continue
-        if any((not entry.function or re.search(entry.function, f.function)) and (not entry.line or re.search(entry.line, f.line)) for f in libs):
-            return entry.fix
-    return None
+    """The library's fix by rule and frames alone (`_guard` refines it with the findings' causes)."""
+    entry = library_fix(op, rules, (), libs)
+    return entry.fix if entry else None

@@ -18,6 +18,7 @@ from typing import Any, Dict
 from . import _native
 from ._callsite import PLUMBING, call_site, first_outside, traced_call_site
 from ._check import all_host_torch, check_call
+from ._libraries import with_library
 from ._ops import OPS
 from ._report import TargetError, attach_call, report_or_raise
 from ._tensors import plain_tensor_types, strided
@@ -82,7 +83,7 @@ def check_or_raise(op: str, call: Dict[str, Any], where: str, traced: Any = None
         at = None
         if traced is not None:
             traced = traced.with_callers()
-            site = traced_call_site(report.op, rules, traced.frames)
+            report, site = with_library(report, traced_call_site(report.op, rules, traced.frames))
             context = "\n".join(t for t in (site.describe(), traced.describe()) if t)
             at, stacklevel = traced.user(), 1
         else:
@@ -95,7 +96,7 @@ def check_or_raise(op: str, call: Dict[str, Any], where: str, traced: Any = None
             # `criterion(x, y)`, not torch's forward); 3 is the wrapper's level from report_or_raise.
             _, steps = first_outside(wrapper, PLUMBING)
             stacklevel = 3 + steps
-            site = call_site(report.op, rules, wrapper)
+            report, site = with_library(report, call_site(report.op, rules, wrapper))
             context = site.describe()
         tensors = {k: v for k, v in call.items() if hasattr(v, "shape")}
         scalars = {k: v for k, v in call.items() if k not in tensors}

@@ -290,7 +290,21 @@ fixture!(
     lg403_one_hot,
     "LG403",
     "one_hot",
+    [("tensor", i64s(&[5], &[0, 1, 9, 2, 13]))],
+    [("num_classes", Value::Int(3))]
+);
+fixture!(
+    lg103_one_hot_void,
+    "LG103",
+    "one_hot",
     [("tensor", i64s(&[4], &[0, 1, 255, 2]))],
+    [("num_classes", Value::Int(3))]
+);
+fixture!(
+    lg104_one_hot_one_based,
+    "LG104",
+    "one_hot",
+    [("tensor", i64s(&[4], &[1, 2, 3, 3]))],
     [("num_classes", Value::Int(3))]
 );
 fixture!(
@@ -814,3 +828,61 @@ fn valid_calls_are_ok() {
         assert_eq!(report.verdict, labelguard_core::Verdict::Ok);
     }
 }
+
+// Issue 22: raw ids, unseen categories, kl_div's distributions.
+fixture!(
+    lg420_raw_ids_loss,
+    "LG420",
+    "cross_entropy",
+    [
+        ("input", logits(&[4, 3])),
+        ("target", i64s(&[4], &[12, 40, 77, 12]))
+    ],
+    []
+);
+fixture!(
+    lg420_raw_ids_one_hot,
+    "LG420",
+    "one_hot",
+    [("tensor", i64s(&[5], &[3, 7, 11, 42, 3]))],
+    [("num_classes", Value::Int(4))]
+);
+fixture!(
+    lg421_unseen_category,
+    "LG421",
+    "embedding",
+    [("input", i64s(&[4], &[0, 2, -1, 1]))],
+    [("num_embeddings", Value::Int(3))]
+);
+fixture!(
+    lg422_kl_div_log_target,
+    "LG422",
+    "kl_div",
+    [
+        (
+            "input",
+            f32s(
+                &[2, 2],
+                &[-0.693_147_2, -0.693_147_2, -0.356_674_9, -1.203_972_8]
+            )
+        ),
+        (
+            "target",
+            f32s(
+                &[2, 2],
+                &[-0.356_674_9, -1.203_972_8, -0.693_147_2, -0.693_147_2]
+            )
+        )
+    ],
+    [("reduction", Value::Str("batchmean".into()))]
+);
+fixture!(
+    lg423_kl_div_probabilities,
+    "LG423",
+    "kl_div",
+    [
+        ("input", f32s(&[2, 2], &[0.5, 0.5, 0.7, 0.3])),
+        ("target", f32s(&[2, 2], &[0.7, 0.3, 0.5, 0.5]))
+    ],
+    [("reduction", Value::Str("batchmean".into()))]
+);

@@ -304,7 +304,7 @@ pub(crate) fn ranges(
         );
         out.extend(f.map(|f| {
             if labels && class_dim(input, placed, p) {
-                labels_cause(f, p.t, size as i64)
+                labels_cause(f, p.t, size as i64, !placed.iter().any(|q| q.mask))
             } else {
                 f
             }

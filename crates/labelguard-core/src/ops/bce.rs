@@ -279,6 +279,10 @@ pub fn binary_cross_entropy_with_logits(call: &Call<'_>) -> Vec<Finding> {
             f = f.hint("the largest value is 255: a binary mask stored as 0/255, or 255 used as an ignore value");
         } else if s.min == Some(-1.0) {
             f = f.hint("-1 in the target: an ignore marker that BCE does not understand");
+        } else if s.fractional > 0 && s.below > 0 {
+            f = f
+                .hint("negative, fractional targets: these look like logits (a teacher's raw outputs), not probabilities")
+                .fix("pass probabilities: target = teacher_logits.sigmoid()");
         }
         findings.push(f);
     }

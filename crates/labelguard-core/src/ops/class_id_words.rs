@@ -22,6 +22,8 @@ pub(crate) struct ClassIdFacts<'a> {
     pub values: String,
     /// The bad values found, with their places.
     pub located: &'a Located,
+    /// The distinct labelled ids (the ignore value left out), when they could be tallied.
+    pub ids: &'a [i64],
 }
 
 /// The ignore value of a loss that has no `ignore_index` (multi_margin_loss): no class id is it.

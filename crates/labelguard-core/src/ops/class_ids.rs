@@ -64,6 +64,7 @@ pub fn class_ids_scanned(
         Some(v) if !v.is_empty() => (v[0], v[v.len() - 1]),
         _ => (stats.min.unwrap_or(0), stats.max.unwrap_or(0)),
     };
+    let ids = labelled.unwrap_or_default();
     let groups = group_causes(
         &bad_values,
         all.other_values > 0,
@@ -83,7 +84,7 @@ pub fn class_ids_scanned(
                 range.is_bad(v) && (everything || wanted.contains(&v))
             });
             class_finding(
-                g.cause, verdict, name, c, ignore, min, max, &located, &stats,
+                g.cause, verdict, name, c, ignore, min, max, &located, &stats, &ids,
             )
         })
         .collect()
@@ -115,6 +116,12 @@ pub(crate) fn group_causes(
         if c == 19 && max <= 33 && bad.iter().all(|&v| (19..=33).contains(&v)) {
             return one(&lg105_cityscapes_label_ids::CAUSE);
         }
+        let ids: Vec<i64> = histogram
+            .map(|h| h.keys().copied().filter(|&v| v != ignore).collect())
+            .unwrap_or_default();
+        if lg420_raw_class_ids::applies(&ids, c) {
+            return one(&lg420_raw_class_ids::CAUSE);
+        }
         if only_c && min == 0 && c >= 100 {
             return one(&lg106_zero_means_ignore::CAUSE);
         }
@@ -135,8 +142,9 @@ pub(crate) fn group_causes(
             values: vec![v],
         }),
     };
+    let void = is_void_255(bad, c);
     for &v in bad {
-        if v == 255 && ignore != 255 {
+        if v == 255 && ignore != 255 && void {
             push(&lg103_void_label_not_ignored::CAUSE, v);
         } else if v == -1 && ignore != -1 {
             push(&lg107_padding_value_not_ignored::CAUSE, v);
@@ -160,6 +168,16 @@ pub(crate) fn group_causes(
     groups
 }
 
+/// Whether 255 among the bad ids is the void label of a mask: beside it at most one other id
+/// beyond the classes (1-based labels with a void border: C and 255) and none above it. Among
+/// many raw ids (0, 17, 64, 128, 255, ...) 255 is just one more of them.
+pub(crate) fn is_void_255(bad: &[i64], c: i64) -> bool {
+    c < 255
+        && bad.contains(&255)
+        && bad.iter().all(|&v| v <= 255)
+        && bad.iter().filter(|&&v| v >= c && v != 255).count() <= 1
+}
+
 /// The finding of one cause: the facts gathered here, worded by the cause's rule file.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn class_finding(
@@ -172,6 +190,7 @@ pub(crate) fn class_finding(
     max: i64,
     located: &Located,
     stats: &IntStats,
+    ids: &[i64],
 ) -> Finding {
     let mut f = Finding::new(cause.rule, verdict, String::new()).located(name, located);
     let facts = ClassIdFacts {
@@ -188,6 +207,7 @@ pub(crate) fn class_finding(
             .unwrap_or_default(),
         values: values_str(&f.values, 6),
         located,
+        ids,
     };
     let words = (cause.words)(&facts);
     f.message = words.message;

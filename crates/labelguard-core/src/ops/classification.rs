@@ -247,12 +247,13 @@ pub(crate) fn soft_target_distribution(
 ) -> Option<Finding> {
     let s = scan_float(target, 0.0, 1.0);
     let c = target.shape()[class_dim];
+    let tolerance = sum_tolerance(target.dtype());
     let mut rows_off = 0u64;
     let mut first_off: Option<(Vec<usize>, f64)> = None;
     if c > 0 && target.is_constant() {
         // One value everywhere: every distribution sums to c * value.
         let sum = c as f64 * target.read_f64(0);
-        if (sum - 1.0).abs() > 1e-3 {
+        if (sum - 1.0).abs() > tolerance {
             rows_off = (target.numel() / c) as u64;
             first_off = Some((vec![0; target.dim()], sum));
         }
@@ -263,7 +264,7 @@ pub(crate) fn soft_target_distribution(
         for o in 0..outer {
             for i in 0..inner {
                 let sum: f64 = (0..c).map(|k| values[(o * c + k) * inner + i]).sum();
-                if (sum - 1.0).abs() > 1e-3 {
+                if (sum - 1.0).abs() > tolerance {
                     rows_off += 1;
                     if first_off.is_none() {
                         let mut index = target.unravel(o * c * inner + i);
@@ -298,8 +299,23 @@ pub(crate) fn soft_target_distribution(
     }
     if s.fractional == 0 && s.nan == 0 && s.above > 0 {
         f = f.hint("the values are whole numbers above 1: class ids in a tensor that happens to have the shape of input");
+    } else if s.fractional > 0 && s.below > 0 && rows_off > 0 {
+        f = f
+            .hint("negative, fractional targets whose rows do not sum to 1: these look like logits (a teacher's raw outputs), not probabilities")
+            .fix(format!("pass probabilities: target = teacher_logits.softmax(dim={class_dim}) (divide the logits by the distillation temperature first)"));
     }
     Some(f)
+}
+
+/// How far from 1 a distribution stored in `dtype` may sum: rounding each probability to the
+/// dtype moves the sum by at most the dtype's unit roundoff (2^-8 for bfloat16, 2^-11 for
+/// float16), so a softmax cast to bfloat16 sums to 1 within 4 units; float32 and float64 within 1e-3.
+pub(crate) fn sum_tolerance(dtype: DType) -> f64 {
+    match dtype {
+        DType::BF16 => 4.0 / 256.0,
+        DType::F16 => 4.0 / 2048.0,
+        _ => 1e-3,
+    }
 }
 
 pub(crate) fn weight_length(c: usize, w: &TensorView<'_>, probabilities: bool) -> Finding {

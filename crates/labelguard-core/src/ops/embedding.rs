@@ -5,10 +5,12 @@
 
 use super::dtypes::*;
 use super::index_range::*;
+use super::indexing::label_set_cause;
 use super::positions::position_cause;
 use crate::call::Call;
 use crate::dtype::DType;
 use crate::finding::{shape_str, Finding, Verdict};
+use crate::kernels::int_histogram;
 use crate::rule::Rule;
 use crate::rules::*;
 use crate::tensor::TensorView;
@@ -115,14 +117,53 @@ pub fn embedding_ids(
     if let Some(positions) = position_cause(&f, ids, rows) {
         return Some(positions);
     }
-    let (cause, hint, fix): (&Rule, String, String) = if rows <= 2 && rule.code == LG401.code {
-        (
-            &LG414,
-            format!("a table of {rows} row{} is a token type (segment) table: token_type_ids hold values beyond type_vocab_size={rows}", if rows == 1 { "" } else { "s" }),
-            format!("pass the token_type_ids the model's tokenizer makes (0{}), or none (RoBERTa-style models have type_vocab_size=1); or set type_vocab_size to the number of segments", if rows == 2 { " and 1" } else { " only" }),
-        )
-    } else {
-        return Some(f);
+    if rows <= 2 && rule.code == LG401.code {
+        let hint = format!("a table of {rows} row{} is a token type (segment) table: token_type_ids hold values beyond type_vocab_size={rows}", if rows == 1 { "" } else { "s" });
+        let fix = format!("pass the token_type_ids the model's tokenizer makes (0{}), or none (RoBERTa-style models have type_vocab_size=1); or set type_vocab_size to the number of segments", if rows == 2 { " and 1" } else { " only" });
+        return Some(with_cause(f, &LG414, hint, fix));
+    }
+    if rows < VOCABULARY_ROWS {
+        return Some(class_table_cause(f, ids, rows as i64, rule));
+    }
+    Some(f)
+}
+
+/// A table of fewer rows is read as a table of classes or categories (a class-conditioning
+/// embedding, a tabular model's category embedding), not a language model's vocabulary: its ids
+/// get the causes of class labels, never the tokenizer's fix (a transformers model's word
+/// table gets that from the library table, `python/labelguard/_libraries.py`).
+const VOCABULARY_ROWS: usize = 1000;
+
+/// The cause of ids beyond a class or category table of `rows` rows, from their values.
+fn class_table_cause(f: Finding, ids: &TensorView<'_>, rows: i64, rule: &'static Rule) -> Finding {
+    let generic = format!(
+        "keep ids in [0, {}]: the table has one row per class or category (num_embeddings={rows})",
+        rows - 1
+    );
+    let Some(h) = int_histogram(ids, 4096) else {
+        return f.fix(generic);
     };
-    Some(with_cause(f, cause, hint, fix))
+    let bad: Vec<i64> = h.keys().copied().filter(|&v| v < 0 || v >= rows).collect();
+    let outside: u64 = bad.iter().map(|v| h[v]).sum();
+    let inside: u64 = h.values().sum::<u64>() - outside;
+    let categories = rule.code == LG401.code;
+    if categories && bad == [-1] {
+        let (hint, fix) = lg421_unseen_category_id::hint_fix(rows, true);
+        return with_cause(f, &LG421, hint, fix);
+    }
+    match label_set_cause(&h, rows, true) {
+        Some((cause, ..)) if cause.code == LG416.code => with_cause(
+            f,
+            rule,
+            format!("the ids reach {rows} on a table of {rows} rows: one class more than the table, such as the null (unconditional) class of classifier-free guidance or the code of an 'unknown' category, has no row"),
+            format!("give the table one more row: num_embeddings={} (the last id is the null or unknown class)", rows + 1),
+        ),
+        Some((_, hint, fix)) => with_cause(f, rule, hint, fix),
+        // Weaker evidence than a -1 code: the hint says unseen categories, the rule stays.
+        None if categories && bad.iter().all(|&v| v > rows) && bad.len() <= 3 && inside > outside => {
+            let (hint, fix) = lg421_unseen_category_id::hint_fix(rows, false);
+            with_cause(f, rule, hint, fix)
+        }
+        None => f.fix(generic),
+    }
 }

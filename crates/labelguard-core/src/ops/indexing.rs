@@ -9,6 +9,7 @@ use crate::call::Call;
 use crate::dtype::DType;
 use crate::finding::{shape_str, Finding, Verdict};
 use crate::kernels::int_histogram;
+use crate::rule::Rule;
 use crate::rules::*;
 use crate::tensor::TensorView;
 
@@ -61,44 +62,90 @@ pub(crate) fn label_cause(
     if !label_shaped {
         return f;
     }
-    labels_cause(f, index, input.shape()[dim] as i64)
+    labels_cause(f, index, input.shape()[dim] as i64, true)
 }
 
 /// `f` (an out-of-range finding on `index`, labels into a dimension of `c` classes) with the
-/// cause their values show: a gap in the label set (LG417) or exactly the value `c` (LG416);
-/// unchanged otherwise.
-pub(crate) fn labels_cause(f: Finding, index: &TensorView<'_>, c: i64) -> Finding {
+/// cause their values show ([`label_set_cause`]); unchanged when they show none. `all_labels`:
+/// the index holds every sample's label (false for the labels of the samples a mask picks, such
+/// as the foreground of a detection head, where no 0 is no sign of 1-based labels).
+pub(crate) fn labels_cause(
+    f: Finding,
+    index: &TensorView<'_>,
+    c: i64,
+    all_labels: bool,
+) -> Finding {
     let Some(h) = int_histogram(index, 4096) else {
         return f;
     };
+    match label_set_cause(&h, c, all_labels) {
+        Some((rule, hint, fix)) => with_cause(f, rule, hint, fix),
+        None => f,
+    }
+}
+
+/// The cause a set of class labels (`h`: each id and its count) shows on a dimension of `c`
+/// classes, the same reasoning on every path that takes class indices (the losses have theirs
+/// in `class_ids::group_causes`): 1-based labels (LG104), a gap in the label set (LG417), raw
+/// non-contiguous ids (LG420), labels that count one class more than the dimension (LG416), the
+/// void label 255 (LG103), -1 padding (LG107). None: no pattern.
+pub(crate) fn label_set_cause(
+    h: &std::collections::BTreeMap<i64, u64>,
+    c: i64,
+    all_labels: bool,
+) -> Option<(&'static Rule, String, String)> {
     let values: Vec<i64> = h.keys().copied().collect();
     let bad: Vec<i64> = values
         .iter()
         .copied()
         .filter(|&v| v < 0 || v >= c)
         .collect();
-    let (min, max) = (values[0], values[values.len() - 1]);
+    let (&min, &max) = (values.first()?, values.last()?);
+    if all_labels && bad == [c] && min >= 1 && c >= 2 {
+        return Some((
+            &LG104,
+            lg104_one_based_labels::hint(c),
+            lg104_one_based_labels::FIX.into(),
+        ));
+    }
     // A gap needs a label set of at least 3 to be told from "class C with C classes" (LG416).
-    let (rule, hint, fix) = if c >= 3 && values.len() as i64 == c && min == 0 && bad.len() == 1 {
+    if c >= 3 && values.len() as i64 == c && min == 0 && bad.len() == 1 {
         let missing: Vec<String> = (0..max)
             .filter(|v| !h.contains_key(v))
             .map(|v| v.to_string())
             .collect();
-        (
+        return Some((
             &LG417,
             format!("the labels are {values:?}: {c} distinct ids for {c} classes, but {} missing, so {max} is out of range (BraTS labels are 0, 1, 2, 4)", if missing.len() == 1 { format!("{} is", missing[0]) } else { format!("{} are", missing.join(", ")) }),
             format!("map the labels to 0..{}: e.g. label[label == {max}] = {} (MONAI: MapLabelValued)", c - 1, missing[0]),
-        )
-    } else if bad == [c] {
-        (
+        ));
+    }
+    if lg420_raw_class_ids::applies(&values, c) {
+        let (hint, fix) = lg420_raw_class_ids::hint_fix(&values, c);
+        return Some((&LG420, hint, fix));
+    }
+    if bad == [c] {
+        return Some((
             &LG416,
-            format!("the labels reach {c} on a dimension of {c} classes: class {c} with {c} classes means the labels count {} classes", c + 1),
-            format!("set num_classes (the head's out_channels / the one-hot width) to {}, counting background; or map the labels to 0..{}", c + 1, c - 1),
-        )
-    } else {
-        return f;
-    };
-    with_cause(f, rule, hint, fix)
+            format!("the labels run from 0 to {c} on a dimension of {c} classes: they count {} classes, one more than the model's class count", c + 1),
+            format!("make the class count {} (num_classes / the head's outputs / the one-hot width), or map the labels to 0..{}", c + 1, c - 1),
+        ));
+    }
+    if crate::ops::class_ids::is_void_255(&bad, c) && bad.len() == 1 {
+        return Some((
+            &LG103,
+            "255 is the void label of a segmentation mask (unlabelled pixels), or the foreground of a 0/255 binary mask".into(),
+            "keep 255 out of the class indices: the loss's ignore_index=255 where it has one, or mask the void pixels (labels.masked_fill(labels == 255, 0) with a zero weight there); for a 0/255 binary mask use mask // 255".into(),
+        ));
+    }
+    if bad == [-1] {
+        return Some((
+            &LG107,
+            "-1 marks padding or a missing label: it is not a class".into(),
+            "mask the -1 positions out before using the labels as indices (labels.clamp(min=0) with a zero weight there), or drop them".into(),
+        ));
+    }
+    None
 }
 
 pub fn gather(call: &Call<'_>) -> Vec<Finding> {

@@ -19,6 +19,7 @@ mod evidence;
 pub(crate) mod index_along_dim;
 mod index_range;
 pub(crate) mod indexing;
+pub(crate) mod kl_div;
 pub mod label_target;
 pub(crate) mod masked_scatter;
 pub(crate) mod multinomial;

@@ -3,6 +3,7 @@
 
 use super::dtypes::*;
 use super::evidence::WithLocated;
+use super::indexing::labels_cause;
 use crate::call::Call;
 use crate::dtype::DType;
 use crate::finding::{Finding, Verdict};
@@ -88,12 +89,10 @@ pub fn one_hot(call: &Call<'_>) -> Vec<Finding> {
             located.first[0].1
         ),
     )
-    .fix("one_hot takes class ids in [0, num_classes-1]: drop or remap void values (255, -1) first; for 0/255 masks use mask // 255")
+    .fix("one_hot takes class ids in [0, num_classes-1]: remap the labels to 0..num_classes-1, or make num_classes the number of classes")
     .located("tensor", &located);
-    if s.max == Some(255) {
-        f = f.hint(
-            "255 in the tensor: the void label of a segmentation mask, or a 0/255 binary mask",
-        );
+    if n > 0 {
+        f = labels_cause(f, t, n, true);
     }
     vec![f]
 }

@@ -13,7 +13,8 @@
 use super::surface::{arg, exposed, PyParam, Use, INTERNAL};
 use super::{
     advanced_index, bce, bincount, classification, ctc, embedding, embedding_bag, index_along_dim,
-    indexing, masked_scatter, multi_margin, multinomial, nll_loss2d, one_hot, take_put, OpSpec,
+    indexing, kl_div, masked_scatter, multi_margin, multinomial, nll_loss2d, one_hot, take_put,
+    OpSpec,
 };
 use crate::call::{Default as D, Kind, Param, TensorParam};
 use crate::rule::Rule;
@@ -69,7 +70,7 @@ const CLASS_LOSS: &[TensorParam] = &[t("input"), t("target"), opt("weight")];
 /// What nll_loss can raise; nll_loss2d is the same loss on [N, C, H, W] scores.
 const NLL_LOSS_RULES: &[Rule] = &[
     LG101, LG102, LG103, LG104, LG105, LG106, LG107, LG108, LG201, LG202, LG203, LG204, LG205,
-    LG206, LG208, LG209, LG210, LG301, LG302, LG418, LG508,
+    LG206, LG208, LG209, LG210, LG301, LG302, LG418, LG420, LG508,
 ];
 
 // PyTorch's parameters that recur.
@@ -92,7 +93,7 @@ pub const OPS: &[OpSpec] = &[
             p("label_smoothing", Kind::Float, Some(D::Float(0.0))),
         ],
         check: classification::cross_entropy,
-        rules: &[LG101, LG102, LG103, LG104, LG105, LG106, LG107, LG108, LG201, LG202, LG203, LG204, LG205, LG206, LG208, LG209, LG210, LG301, LG302, LG418, LG504, LG508],
+        rules: &[LG101, LG102, LG103, LG104, LG105, LG106, LG107, LG108, LG201, LG202, LG203, LG204, LG205, LG206, LG208, LG209, LG210, LG301, LG302, LG418, LG420, LG504, LG508],
         surface: exposed(
             &["torch.nn.functional.cross_entropy"],
             &[
@@ -172,6 +173,27 @@ pub const OPS: &[OpSpec] = &[
         .modules(&["BCEWithLogitsLoss"]),
     },
     OpSpec {
+        name: "kl_div",
+        note: "",
+        tensors: &[t("input"), t("target")],
+        params: &[REDUCTION, p("log_target", Kind::Bool, Some(D::Bool(false)))],
+        check: kl_div::kl_div,
+        rules: &[LG204, LG208, LG422, LG423],
+        surface: exposed(
+            &["torch.nn.functional.kl_div"],
+            &[
+                arg("input"),
+                arg("target"),
+                LEGACY_SIZE_AVERAGE,
+                LEGACY_REDUCE,
+                PY_REDUCTION,
+                arg("log_target").or("False"),
+            ],
+        )
+        .modules(&["KLDivLoss"])
+        .kernels(&["kl_div"]),
+    },
+    OpSpec {
         name: "embedding",
         note: "(or num_embeddings=N instead of weight)",
         tensors: &[t("input"), opt("weight")],
@@ -180,7 +202,7 @@ pub const OPS: &[OpSpec] = &[
             p("num_embeddings", Kind::OptInt, Some(D::None)),
         ],
         check: embedding::embedding,
-        rules: &[LG204, LG205, LG208, LG210, LG401, LG414, LG415],
+        rules: &[LG103, LG104, LG107, LG204, LG205, LG208, LG210, LG401, LG414, LG415, LG417, LG420, LG421],
         surface: exposed(
             &["torch.nn.functional.embedding"],
             &[
@@ -202,7 +224,7 @@ pub const OPS: &[OpSpec] = &[
         tensors: &[t("input"), t("index")],
         params: &[p("dim", Kind::Int, None)],
         check: indexing::gather,
-        rules: &[LG204, LG205, LG207, LG208, LG209, LG210, LG402, LG416, LG417],
+        rules: &[LG103, LG104, LG107, LG204, LG205, LG207, LG208, LG209, LG210, LG402, LG416, LG417, LG420],
         surface: exposed(
             &["torch.gather", "torch.Tensor.gather"],
             &[
@@ -226,7 +248,7 @@ pub const OPS: &[OpSpec] = &[
             p("reduce", Kind::Str, Some(D::Str(""))),
         ],
         check: indexing::scatter,
-        rules: &[LG204, LG205, LG207, LG208, LG209, LG210, LG402, LG416, LG417],
+        rules: &[LG103, LG104, LG107, LG204, LG205, LG207, LG208, LG209, LG210, LG402, LG416, LG417, LG420],
         surface: exposed(
             &["torch.scatter", "torch.Tensor.scatter", "torch.Tensor.scatter_"],
             &[
@@ -247,7 +269,7 @@ pub const OPS: &[OpSpec] = &[
         tensors: &[t("input"), t("index"), t("src")],
         params: &[p("dim", Kind::Int, None)],
         check: indexing::scatter_add,
-        rules: &[LG204, LG205, LG207, LG208, LG209, LG210, LG402, LG416, LG417],
+        rules: &[LG103, LG104, LG107, LG204, LG205, LG207, LG208, LG209, LG210, LG402, LG416, LG417, LG420],
         surface: exposed(
             &[
                 "torch.scatter_add",
@@ -270,7 +292,7 @@ pub const OPS: &[OpSpec] = &[
         tensors: &[t("input"), t("index")],
         params: &[p("dim", Kind::Int, None)],
         check: indexing::index_select,
-        rules: &[LG204, LG205, LG207, LG208, LG209, LG210, LG402, LG416, LG417],
+        rules: &[LG103, LG104, LG107, LG204, LG205, LG207, LG208, LG209, LG210, LG402, LG416, LG417, LG420],
         surface: exposed(
             &["torch.index_select", "torch.Tensor.index_select"],
             &[INDEXED_INPUT, arg("dim"), arg("index"), OUT],
@@ -283,7 +305,7 @@ pub const OPS: &[OpSpec] = &[
         tensors: &[t("tensor")],
         params: &[p("num_classes", Kind::Int, Some(D::Int(-1)))],
         check: one_hot::one_hot,
-        rules: &[LG205, LG208, LG403],
+        rules: &[LG103, LG104, LG107, LG205, LG208, LG403, LG416, LG417, LG420],
         surface: exposed(
             &["torch.nn.functional.one_hot"],
             &[arg("tensor"), arg("num_classes").or("-1")],
@@ -369,7 +391,7 @@ pub const OPS: &[OpSpec] = &[
             p("include_self", Kind::Bool, Some(D::Bool(true))),
         ],
         check: indexing::scatter_reduce,
-        rules: &[LG204, LG205, LG207, LG208, LG209, LG210, LG402, LG416, LG417],
+        rules: &[LG103, LG104, LG107, LG204, LG205, LG207, LG208, LG209, LG210, LG402, LG416, LG417, LG420],
         surface: exposed(
             &[
                 "torch.scatter_reduce",
@@ -394,7 +416,7 @@ pub const OPS: &[OpSpec] = &[
         tensors: INDEXED,
         params: &[p("dims", Kind::IntList, Some(D::None))],
         check: advanced_index::index,
-        rules: &[LG205, LG208, LG211, LG212, LG214, LG409, LG416, LG417],
+        rules: &[LG103, LG104, LG107, LG205, LG208, LG211, LG212, LG214, LG409, LG416, LG417, LG420],
         surface: exposed(&["torch.Tensor.__getitem__"], &[]).kernels(&["index"]),
     },
     OpSpec {
@@ -406,7 +428,7 @@ pub const OPS: &[OpSpec] = &[
             p("accumulate", Kind::Bool, Some(D::Bool(false))),
         ],
         check: advanced_index::index_put,
-        rules: &[LG205, LG208, LG209, LG211, LG212, LG213, LG214, LG409, LG416, LG417],
+        rules: &[LG103, LG104, LG107, LG205, LG208, LG209, LG211, LG212, LG213, LG214, LG409, LG416, LG417, LG420],
         surface: exposed(
             &[
                 "torch.Tensor.index_put_",
@@ -564,7 +586,7 @@ pub const OPS: &[OpSpec] = &[
             p("padding_idx", Kind::OptInt, Some(D::None)),
         ],
         check: embedding_bag::embedding_bag,
-        rules: &[LG204, LG205, LG208, LG210, LG412, LG413],
+        rules: &[LG103, LG104, LG107, LG204, LG205, LG208, LG210, LG412, LG413, LG417, LG420, LG421],
         surface: exposed(
             &["torch.nn.functional.embedding_bag"],
             &[
@@ -593,7 +615,7 @@ pub const OPS: &[OpSpec] = &[
             REDUCTION,
         ],
         check: multi_margin::multi_margin_loss,
-        rules: &[LG101, LG102, LG103, LG104, LG105, LG106, LG107, LG108, LG201, LG202, LG203, LG204, LG205, LG206, LG208, LG209, LG210, LG301],
+        rules: &[LG101, LG102, LG103, LG104, LG105, LG106, LG107, LG108, LG201, LG202, LG203, LG204, LG205, LG206, LG208, LG209, LG210, LG301, LG420],
         surface: exposed(
             &["torch.nn.functional.multi_margin_loss"],
             &[

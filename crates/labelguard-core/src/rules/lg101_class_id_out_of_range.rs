@@ -53,7 +53,7 @@ fn words(f: &ClassIdFacts<'_>) -> Words {
         .all(|k| matches!(k, OrderedValue::Int(255)))
         && c <= 2;
     let hint = if max == c && min == 0 {
-        Some(format!("the ids span 0..{c}, one more than the {c} classes: either the head needs {} outputs (background not counted?) or 0 means 'ignore' (ADE20K-style, reduce_zero_label)", c as i128 + 1))
+        Some(format!("the ids span 0..{c}, one more than the {c} classes: either the head needs {} outputs (a class the labels use and the class count left out) or 0 means 'ignore' (ADE20K-style, reduce_zero_label)", c as i128 + 1))
     } else if max == c {
         Some(format!("the largest id equals C={c}: the model may have one output too few"))
     } else if binary {

@@ -19,6 +19,7 @@ declare_rule! {
     /// ## Checked by
     /// - [`crate::ops::class_ids::class_ids`]
     /// - [`crate::ops::class_ids::group_causes`]
+    /// - [`crate::ops::indexing::labels_cause`] (one_hot, scatter/gather, advanced indexing, class embeddings)
     /// - [`words`] (in this file) words the finding; [`CAUSE`] ties it to the rule
     /// - fixture: `lg104_one_based` in `tests/rule_fixtures.rs`
     "LG104", "one-based-labels", Error;
@@ -38,7 +39,15 @@ fn words(f: &ClassIdFacts<'_>) -> Words {
     let equal = if n == 1 { "equals" } else { "equal" };
     Words {
         message: format!("targets run from {min} to {max} with {c} classes: the labels are 1-based, so {} {equal} {c}{first}", count(n, "target")),
-        hint: Some(format!("no target is 0 and the largest is exactly C={c}: the classes were numbered from 1")),
-        fix: "subtract one where the labels are loaded: target = target - 1".into(),
+        hint: Some(hint(c)),
+        fix: FIX.into(),
     }
 }
+
+/// Why the ids look 1-based, for every path that takes class indices.
+pub(crate) fn hint(c: i64) -> String {
+    format!("no label is 0 and the largest is exactly C={c}: the labels are 1-based, numbered from 1")
+}
+
+/// The fix, for every path that takes class indices.
+pub(crate) const FIX: &str = "subtract one where the labels are loaded: labels = labels - 1";

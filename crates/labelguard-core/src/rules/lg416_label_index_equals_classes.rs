@@ -11,15 +11,17 @@ declare_rule! {
     /// dimension of an advanced-indexing read `x[rows, labels]` or one-value write `t[mask, labels] = 1` (every
     /// dimension indexed, no other dimension of size `C`: hand-written NLL, the one-hot targets of torchvision's
     /// RetinaNet and FCOS heads, mmseg's sigmoid cross entropy). When the out-of-range values are exactly `C`,
-    /// the labels count `C+1` classes.
+    /// the labels count `C+1` classes. The same reasoning runs on class and category embeddings
+    /// ([`crate::ops::embedding::embedding_ids`]), whose finding keeps the embedding's rule.
     ///
     /// ## Why it crashes
     /// The CUDA scatter/gather kernel asserts (`ScatterGatherKernel.cu: ... "index out of bounds"`); the CPU
     /// raises `index 5 is out of bounds for dimension 1 with size 5`.
     ///
     /// ## Fix
-    /// Set `num_classes` (the head's width, `out_channels`) to the number of labels, including background; or map
-    /// the labels to `0..C-1`.
+    /// Make the class count (`num_classes`, the head's width, `out_channels`, the one-hot width) `C+1`, the number
+    /// of label values; or map the labels to `0..C-1`. Whether the extra class is a background class depends on the
+    /// library (torchvision's detection heads count one, YOLO's do not): its fix says so.
     ///
     /// ## Checked by
     /// - [`crate::ops::indexing::labels_cause`], from [`crate::ops::indexing::label_cause`] and
