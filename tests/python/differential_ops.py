@@ -338,6 +338,24 @@ def gen_masked_scatter(r: random.Random) -> Case:
     return Case("masked_scatter", {"input": x, "mask": mask, "source": src}, {}, call)
 
 
+def gen_kl_div(r: random.Random) -> Case:
+    """kl_div: float tensors of the same shape (mostly), of shapes that broadcast or that do not,
+    0-d and empty ones; every reduction (and a bad name), log_target either way. Only the host
+    errors decide the verdict: PyTorch checks no value (the contract's warnings are silent)."""
+    rank = r.randint(0, 3)
+    shp = edge_shape(r, rank)
+    other = r.random()
+    t_shape = shp if other < 0.7 else (shp[-1:] if other < 0.8 else edge_shape(r, r.randint(0, 3)))
+    dtype = r.choice([torch.float32, torch.float64])
+    x = torch.randn(shp, dtype=dtype)
+    x = x.log_softmax(-1) if rank and r.random() < 0.5 and x.numel() else x
+    t = torch.rand(t_shape, dtype=dtype)
+    log_target = r.random() < 0.3
+    red = r.choice(["mean", "sum", "none", "batchmean", "batchmean", "avg"])
+    return Case("kl_div", {"input": x, "target": t}, {"reduction": red, "log_target": log_target},
+                lambda: F.kl_div(x, t, reduction=red, log_target=log_target))
+
+
 def with_edges(op: str, edges) -> object:
     """The op's generator: its base generator, or with EDGE_SHARE its edge generator."""
     plain = {**base.GENERATORS, **indexing.GENERATORS}[op]
@@ -382,6 +400,7 @@ GENERATORS = {
     "index_put": with_edges("index_put", _of(gen_edges_advanced, "index_put")),
     "multi_margin_loss": gen_multi_margin_loss,
     "masked_scatter": gen_masked_scatter,
+    "kl_div": gen_kl_div,
 }
 
 
