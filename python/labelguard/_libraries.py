@@ -21,6 +21,8 @@ import dataclasses
 import re
 from typing import Any, Dict, Optional, Sequence, Tuple
 
+from . import _native
+
 
 #: Top-level module → the name users know the library by.
 LIBRARIES: Dict[str, str] = {
@@ -54,6 +56,7 @@ class LibraryFix:
     when: str = ""  # regex searched in a finding's hint and message: the core's cause agrees
     cause: str = ""  # replaces the finding's hint: the cause as the library knows it
     replaces: bool = False  # the library's switch is the fix: the core's torch-level fix is dropped
+    rule: str = ""  # the rule of the library's cause, where the core's facts alone named another
 
 
 @dataclasses.dataclass(frozen=True)
@@ -121,10 +124,10 @@ FIXES: Tuple[LibraryFix, ...] = (
     # embedding: `_shift_right` / `shift_tokens_right` replace only -100 with pad_token_id
     # (models/t5/modeling_t5.py, models/bart/modeling_bart.py).
     LibraryFix("transformers", "the decoder's input ids are the labels shifted right (T5/BART replace only -100 with pad_token_id on the way): labels must be token ids below config.vocab_size, padded with -100 (not -1); after adding tokens call model.resize_token_embeddings(len(tokenizer))",
-               rules=_TABLE_CAUSES, line=r"self\.decoder\(", cause="the labels became the decoder's input ids: they index the model's word table", replaces=True),
+               rules=_TABLE_CAUSES, line=r"self\.decoder\(", cause="the labels became the decoder's input ids: they index the model's word table", replaces=True, rule="LG401"),
     # The word table: BERT's `word_embeddings`, GPT-2's `wte(input_ids)`, Llama/T5/BART's `embed_tokens`.
     LibraryFix("transformers", "the tokenizer has more tokens than the model's vocabulary: call model.resize_token_embeddings(len(tokenizer)) after adding tokens (or build the config with vocab_size=len(tokenizer)); -100 is the padding of labels, never of input_ids (pad them with tokenizer.pad_token_id)",
-               rules=_TABLE_CAUSES, line=r"word_embeddings|self\.wte\(input_ids|embed_tokens\(", cause="the ids are token ids into the model's word table (its input embeddings)", replaces=True),
+               rules=_TABLE_CAUSES, line=r"word_embeddings|self\.wte\(input_ids|embed_tokens\(", cause="the ids are token ids into the model's word table (its input embeddings)", replaces=True, rule="LG401"),
     LibraryFix("transformers", "token_type_ids must be below config.type_vocab_size (2 for BERT: segment A and B); build them with the tokenizer (return_token_type_ids=True), not from another tokenizer's ids",
                rules=("LG401", "LG414"), line=r"token_type_embeddings"),
     # Position tables: BERT's `position_embeddings(position_ids)`, GPT-2's `wpe(position_ids)`
@@ -132,7 +135,7 @@ FIXES: Tuple[LibraryFix, ...] = (
     # RoBERTa's `torch.gather(buffered_token_type_ids, dim=1, index=position_ids)`, whose
     # position ids start at padding_idx + 1 (create_position_ids_from_input_ids).
     LibraryFix("transformers", "the sequence is longer than config.max_position_embeddings (with generate(): the prompt plus max_new_tokens): truncate when tokenizing (tokenizer(..., truncation=True, max_length=N)) or generate fewer tokens; RoBERTa-style models count positions from padding_idx + 1, so N is max_position_embeddings - padding_idx - 1 (512 for roberta-base's 514)",
-               rules=("LG401", "LG402", "LG415", "LG421"), line=r"position_embeddings|self\.wpe\(|index=position_ids", cause="the ids are positions: the sequence is longer than the position table", replaces=True),
+               rules=("LG401", "LG402", "LG415", "LG421"), line=r"position_embeddings|self\.wpe\(|index=position_ids"),
     # Vision-language models merge the image features into the text embeddings at the image
     # placeholder tokens (`inputs_embeds.masked_scatter(special_image_mask, image_features)`);
     # their processors expand each `<image>` to the model's number of image tokens.
@@ -144,7 +147,7 @@ FIXES: Tuple[LibraryFix, ...] = (
     # tuners/trainable_tokens/layer.py (`F.embedding(input=x, weight=W, ...)`) and
     # tuners/lora/layer.py (Embedding._embed).
     LibraryFix("peft", "add the tokens and call model.resize_token_embeddings(len(tokenizer)) on the base model before get_peft_model(...); train the new rows with LoraConfig(trainable_token_indices=[...]) or modules_to_save=['embed_tokens']",
-               rules=_TABLE_CAUSES, cause="the ids are token ids into the base model's word table, looked up by peft's adapter layer", replaces=True),
+               rules=_TABLE_CAUSES, cause="the ids are token ids into the base model's word table, looked up by peft's adapter layer", replaces=True, rule="LG401"),
     LibraryFix("timm", "timm.data.Mixup(num_classes=N) and the model's num_classes (timm.create_model(..., num_classes=N)) must both be the dataset's class count",
                function=r"one_hot|mixup_target|Mixup"),
     LibraryFix("timm", "the targets must be class ids below the model's num_classes: timm.create_model(..., num_classes=N) with N the dataset's class count",
@@ -158,7 +161,8 @@ FIXES: Tuple[LibraryFix, ...] = (
     # Mask R-CNN: roi_heads.py maskrcnn_loss picks `mask_logits[torch.arange(N), labels]`, the
     # mask of each proposal's box class, so the mask head needs a channel per box class.
     LibraryFix("torchvision", "build the mask predictor with the box predictor's class count: MaskRCNNPredictor(in_channels, dim_reduced, num_classes) with the same num_classes as FastRCNNPredictor (object classes + 1, background included)",
-               function=r"maskrcnn_loss", cause="the mask predictor has fewer channels than the box predictor has classes: maskrcnn_loss picks each proposal's mask by its box label", replaces=True),
+               function=r"maskrcnn_loss", cause="the mask predictor has fewer channels than the box predictor has classes: maskrcnn_loss picks each proposal's mask by its box label (foreground labels only, so no 0 among them)",
+               replaces=True, rule="LG416"),
     LibraryFix("torchvision", "torchvision's detection num_classes includes the background: num_classes = number of object classes + 1, object labels 1..num_classes-1 (0 is background)",
                function=r"fastrcnn_loss|RoIHeads|RetinaNet|SSD|FCOS|compute_loss"),
     LibraryFix("torchmetrics", "give the metric the void label: e.g. MulticlassJaccardIndex(num_classes=N, ignore_index=255)",
@@ -234,8 +238,10 @@ def revised(report: Any, entry: Optional[LibraryFix]) -> Any:
     torch-level fix where the library's own switch (`entry.fix`, in the call site) is the fix."""
     if entry is None or not (entry.cause or entry.replaces):
         return report
+    name = {code: name for code, name, *_ in _native.rules()}
     findings = tuple(
-        dataclasses.replace(f, hint=entry.cause or f.hint, fix="" if entry.replaces else f.fix)
+        dataclasses.replace(f, hint=entry.cause or f.hint, fix="" if entry.replaces else f.fix,
+                            code=entry.rule or f.code, rule=name[entry.rule] if entry.rule else f.rule)
         if f.verdict != "ok" and (not entry.rules or f.code in entry.rules) else f
         for f in report.findings
     )

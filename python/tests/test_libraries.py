@@ -103,7 +103,7 @@ def test_smp_dice_loss_on_masks_with_the_void_label():
     dice = smp.losses.DiceLoss("multiclass")
     identical(lambda: dice(model(x), mask))
     mask[0, :4] = 255  # void border, as in VOC/Cityscapes masks
-    caught(lambda: dice(model(x), mask), "LG403", "segmentation_models_pytorch DiceLoss.forward → one_hot", "ignore_index=255")
+    caught(lambda: dice(model(x), mask), "LG103", "segmentation_models_pytorch DiceLoss.forward → one_hot", "ignore_index=255")
     identical(lambda: smp.losses.DiceLoss("multiclass", ignore_index=255)(model(x), mask))
 
 

@@ -74,7 +74,7 @@ def test_kornia_focal_loss_on_a_one_based_mask_through_one_hot():
     mask = torch.randint(1, 4, (2, 5, 5))
     mask[0, 0, 0], mask[1, 1, 1] = 1, 3
     identical(lambda: loss(pred, mask - 1))
-    err = caught(lambda: loss(pred, mask), "LG104", "kornia focal_loss", "kornia fix: kornia's losses take labels 0..C-1")
+    err = caught(lambda: loss(pred, mask), "LG104", "kornia one_hot → one_hot", "kornia fix: kornia's losses take labels 0..C-1")
     assert "1-based" in str(err) and "labels = labels - 1" in str(err) and "background" not in str(err)
 
 
@@ -87,7 +87,7 @@ def test_kornia_focal_loss_with_the_void_label_gets_its_ignore_index():
     mask = torch.randint(0, 3, (2, 5, 5))
     mask[:, 0, :] = 255  # the void border
     identical(lambda: kornia.losses.FocalLoss(alpha=0.5, gamma=2.0, reduction="none", ignore_index=255)(pred, mask))
-    err = caught(lambda: loss(pred, mask), "LG103", "kornia focal_loss", "kornia fix: pass the void label to the loss: kornia.losses.FocalLoss(alpha, ignore_index=255)")
+    err = caught(lambda: loss(pred, mask), "LG103", "kornia one_hot → one_hot", "kornia fix: pass the void label to the loss: kornia.losses.FocalLoss(alpha, ignore_index=255)")
     assert "\n  fix:" not in str(err)  # the library's switch replaces the torch-level fix
 
 
@@ -105,13 +105,14 @@ def test_mask_rcnn_mask_head_narrower_than_the_box_head():
     from torchvision.models.detection.roi_heads import maskrcnn_loss
 
     torch.manual_seed(0)
-    boxes = [torch.tensor([[0.0, 0.0, 8.0, 8.0], [2.0, 2.0, 12.0, 12.0], [1.0, 1.0, 6.0, 9.0]])]
-    gt_masks = [torch.randint(0, 2, (2, 16, 16)).float()]
-    matched = [torch.tensor([0, 1, 1])]
+    boxes = [torch.tensor([[0.0, 0.0, 8.0, 8.0], [2.0, 2.0, 12.0, 12.0], [1.0, 1.0, 6.0, 9.0], [0.0, 3.0, 9.0, 9.0], [4.0, 4.0, 15.0, 15.0]])]
+    gt_masks = [torch.randint(0, 2, (3, 16, 16)).float()]
+    matched = [torch.tensor([0, 1, 1, 2, 2])]
     # The box head classifies 4 classes (background + 3); the mask head was built with 3 channels.
-    labels = [torch.tensor([1, 3, 3])]
-    identical(lambda: maskrcnn_loss(torch.randn(3, 4, 14, 14), boxes, gt_masks, labels, matched))
-    err = caught(lambda: maskrcnn_loss(torch.randn(3, 3, 14, 14), boxes, gt_masks, labels, matched), "LG416",
+    # maskrcnn_loss gets the positive proposals' labels: 1..3, never 0.
+    labels = [torch.tensor([1, 3, 3, 2, 2])]
+    identical(lambda: maskrcnn_loss(torch.randn(5, 4, 14, 14), boxes, gt_masks, labels, matched))
+    err = caught(lambda: maskrcnn_loss(torch.randn(5, 3, 14, 14), boxes, gt_masks, labels, matched), "LG416",
                  "torchvision maskrcnn_loss → index", "torchvision fix: build the mask predictor with the box predictor's class count")
     assert "the mask predictor has fewer channels than the box predictor has classes" in str(err)
 

@@ -127,7 +127,7 @@ pub(crate) fn label_set_cause(
     if bad == [c] {
         return Some((
             &LG416,
-            format!("the labels run from 0 to {c} on a dimension of {c} classes: they count {} classes, one more than the model's class count", c + 1),
+            format!("the labels reach {c} on a dimension of {c} classes: ids 0..{c} are {} classes, one more than the model's class count", c + 1),
             format!("make the class count {} (num_classes / the head's outputs / the one-hot width), or map the labels to 0..{}", c + 1, c - 1),
         ));
     }
