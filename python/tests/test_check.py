@@ -48,8 +48,11 @@ def test_shortcuts_raise_warn_and_return():
         labelguard.check_gather(torch.randn(2, 2), 1, torch.tensor([[0], [2]]))
     with pytest.raises(TargetError, match="LG402"):
         labelguard.check_scatter(torch.randn(2, 2), 0, torch.tensor([[2, 0]]), value=1.0)
-    with pytest.raises(TargetError, match="LG403"):
+    # One-hot ids whose only bad value is C count C+1 classes, as on the other label paths.
+    with pytest.raises(TargetError, match="LG416"):
         labelguard.check_one_hot(torch.tensor([0, 4]), num_classes=4)
+    with pytest.raises(TargetError, match="LG403"):
+        labelguard.check_one_hot(torch.tensor([0, 1, 2, 9, 13]), num_classes=3)
     with pytest.raises(TargetError, match="LG505"):
         labelguard.check_multinomial(torch.tensor([0.5, -0.1]), 1)
     with pytest.raises(TargetError, match="LG407"):

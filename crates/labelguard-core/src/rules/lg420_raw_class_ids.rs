@@ -8,7 +8,7 @@ declare_rule! {
     /// ## What it checks
     /// Class indices (a loss's target, a one-hot or scatter of labels, an index into a class dimension, a
     /// class or category embedding) with at least two distinct ids beyond the classes, no more distinct ids
-    /// than classes, and a sparse id set (at most half of `0..max` used): identity numbers of a re-identification
+    /// than classes, a sparse id set (at most half of `0..max` used) reaching at least `2C`: identity numbers of a re-identification
     /// or metric-learning dataset (`[3, 7, 11, 42]` for 4 classes), COCO category ids, database keys.
     ///
     /// ## Why it crashes
@@ -42,7 +42,14 @@ pub(crate) fn applies(ids: &[i64], c: i64) -> bool {
         return false;
     };
     let beyond = ids.iter().filter(|&&v| v >= c).count();
-    min >= 0 && c >= 2 && beyond >= 2 && ids.len() as i64 <= c && (ids.len() as i128) * 2 <= max as i128 + 1
+    // Far beyond the classes (at least 2C): a small batch of a larger class set (ids 1, 6, 8, 9
+    // for 5 classes of 10) is sparse too, but its ids stay below 2C.
+    min >= 0
+        && c >= 2
+        && beyond >= 2
+        && ids.len() as i64 <= c
+        && (ids.len() as i128) * 2 <= max as i128 + 1
+        && max as i128 >= 2 * c as i128
 }
 
 /// The hint and the fix, shared by every path that takes class indices.
