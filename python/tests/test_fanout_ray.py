@@ -1,0 +1,226 @@
+"""labelguard.fanout on a real Ray cluster started here: a head and a worker node (two `ray start`
+processes on this machine, one CPU each), the fan-out connecting by address (127.0.0.1:PORT; Ray
+advertises the machine's own address for it). One cluster serves the module (starting one takes
+10-20 s on two cores)."""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import pytest
+import ray  # requirements-dev.txt
+
+from labelguard import fanout
+
+RAY = [sys.executable, "-m", "ray.scripts.scripts"]
+START_TIMEOUT_S = 120
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    """Stops one `ray start --block` and every process of its session (raylet, GCS, workers) by
+    their ids. Not `ray stop`: that stops every Ray process of the machine, a user's own cluster too."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)  # `ray start --block` shuts its node down on SIGTERM
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            pass
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if os.getsid(int(pid)) == proc.pid:
+                os.kill(int(pid), signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    proc.wait(30)
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """The address of a two-node Ray cluster on this machine; this process is its driver."""
+    tmp = tempfile.mkdtemp(prefix="lgray")  # short: Ray's socket paths live under it
+    address = f"127.0.0.1:{_free_port()}"
+    env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0")
+    node = ["--num-cpus", "1", "--object-store-memory", str(100 << 20), "--block", "--disable-usage-stats"]
+    head_args = ["--head", "--port", address.split(":")[1], "--include-dashboard", "false", "--temp-dir", tmp]
+    procs = []
+    try:
+        for args in (head_args, ["--address", address]):
+            log = open(os.path.join(tmp, f"node{len(procs)}.log"), "wb")
+            procs.append(
+                subprocess.Popen(
+                    [*RAY, "start", "--node-ip-address", "127.0.0.1", *args, *node],
+                    env=env,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    stdin=subprocess.DEVNULL,
+                    start_new_session=True,
+                )
+            )
+            if len(procs) == 1:
+                _wait(lambda: _gcs_up(address), "the head node", procs)
+        ray.init(address=address, log_to_driver=False, logging_level="WARNING")
+        _wait(lambda: sum(n["Alive"] for n in ray.nodes()) == 2, "the worker node", procs)
+        yield address
+    finally:
+        ray.shutdown()
+        for proc in reversed(procs):  # the worker first, while the head can still drain it
+            _stop(proc)
+
+
+def _gcs_up(address: str) -> bool:
+    host, port = address.split(":")
+    with socket.socket() as s:
+        return s.connect_ex((host, int(port))) == 0
+
+
+def _wait(ready, what: str, procs) -> None:
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while not ready():
+        assert all(p.poll() is None for p in procs), f"{what}: `ray start` exited"
+        assert time.monotonic() < deadline, f"{what} did not start in {START_TIMEOUT_S} s"
+        time.sleep(0.5)
+
+
+@pytest.fixture()
+def data(tmp_path, monkeypatch):
+    """DATA/: 12 label arrays for 5 classes, every third with class 9, so that each of 3 shards
+    holds a file with an error. The tests run from tmp_path with the relative path DATA."""
+    (tmp_path / "DATA").mkdir()
+    for i in range(12):
+        a = np.zeros((8, 8), np.uint8)
+        a[0, 0] = 4
+        if i % 3 == 0:
+            a[1, 1] = 9
+        np.save(tmp_path / "DATA" / f"mask_{i:03d}.npy", a)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+SCAN = ["DATA", "--num-classes", "5", "--no-config"]
+
+
+def _scan(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(fanout.labelguard_command() + ["scan", *args], capture_output=True, timeout=120)
+
+
+def test_the_merged_report_equals_a_single_machine_scan(cluster, data, capsys):
+    single = _scan(*SCAN, "--format", "json")
+    assert single.returncode == 1, single.stderr
+    # The data holds errors in every shard (else the merge would be tested on empty parts).
+    for k in (1, 2, 3):
+        part = json.loads(_scan(*SCAN, "--shard", f"{k}/3", "--format", "json").stdout)
+        assert part["summary"]["files_with_errors"] >= 1
+
+    rc = fanout.main(["--address", cluster, "--shards", "3", *SCAN, "--format", "json", "-o", "report.json"])
+    assert rc == 1  # as the single scan: errors found
+    assert (data / "report.json").read_bytes() == single.stdout
+    assert capsys.readouterr().err.count(" done on node ") == 3
+
+    # The text report too, and the Python API.
+    single_text = _scan(*SCAN)
+    assert fanout.main(["--address", cluster, "--shards", "2", *SCAN]) == 1
+    assert capsys.readouterr().out == single_text.stdout.decode()
+    report = fanout.ray_scan(["DATA"], shards=4, scan_args=SCAN[1:], address=cluster)
+    assert report == json.loads(single.stdout)
+
+
+def test_a_failing_shard_ends_with_a_clear_error(cluster, data, capsys):
+    start = time.monotonic()
+    rc = fanout.main(["--address", cluster, "--shards", "2", "--retries", "1", "NO_SUCH_DIR", "-o", "report.json"])
+    assert rc == 2
+    err = capsys.readouterr().err
+    assert "failed after 2 attempt(s)" in err and "NO_SUCH_DIR" in err, err
+    assert not (data / "report.json").exists()
+    assert time.monotonic() - start < 60
+
+
+def _fake_labelguard(tmp_path, body: str) -> list[str]:
+    """A stand-in for the `labelguard` command on the nodes: a Python script (the nodes share this
+    machine's filesystem) that logs each run to runs.log, then does `body`."""
+    script = tmp_path / "fake_labelguard.py"
+    script.write_text(
+        "import os, subprocess, sys, time\n"
+        f"REAL = {fanout.labelguard_command()!r}\n"
+        "shard = sys.argv[sys.argv.index('--shard') + 1]\n"
+        f"with open({str(tmp_path / 'runs.log')!r}, 'a') as f:\n"
+        "    f.write(shard + '\\n')\n" + body
+    )
+    return [sys.executable, str(script)]
+
+
+def _runs(tmp_path) -> list[str]:
+    return (tmp_path / "runs.log").read_text().split()
+
+
+def test_shards_run_on_both_nodes(cluster, data):
+    # Each shard's scan takes over 2 s here, so that the second cannot wait for the first's CPU.
+    command = _fake_labelguard(data, "time.sleep(2)\nsys.exit(subprocess.run(REAL + sys.argv[1:]).returncode)\n")
+    parts = fanout.scan_shards(SCAN, 2, command=command)
+    assert len({p.node for p in parts}) == 2
+    assert fanout.merge_parts(parts, ["--format", "json"]).stdout == _scan(*SCAN, "--format", "json").stdout
+
+
+def test_a_shard_that_fails_once_is_retried_and_the_report_is_whole(cluster, data):
+    # Shard 1/2 fails on its first attempt (a node's disk hiccup, say); Ray runs it again.
+    command = _fake_labelguard(
+        data,
+        "if shard == '1/2' and open(f.name).read().split().count('1/2') == 1:\n"
+        "    sys.stderr.write('transient failure')\n"
+        "    sys.exit(3)\n"
+        "sys.exit(subprocess.run(REAL + sys.argv[1:]).returncode)\n",
+    )
+    parts = fanout.scan_shards(SCAN, 2, retries=1, command=command)
+    assert sorted(_runs(data)) == ["1/2", "1/2", "2/2"]
+    merged = fanout.merge_parts(parts, ["--format", "json"])
+    assert merged.stdout == _scan(*SCAN, "--format", "json").stdout
+
+
+def test_a_shard_that_keeps_failing_is_tried_a_bounded_number_of_times(cluster, data):
+    command = _fake_labelguard(data, "sys.stderr.write('the disk is gone')\nsys.exit(3)\n")
+    with pytest.raises(fanout.FanoutError, match=r"shard 1/1 failed after 3 attempt\(s\).*exited 3: the disk is gone"):
+        fanout.scan_shards(SCAN, 1, retries=2, command=command)
+    assert _runs(data) == ["1/1"] * 3
+
+
+def test_a_scan_that_ends_without_a_report_is_a_failure(cluster, data):
+    # Exit 1 ("errors found") with no report on stdout: not a part to merge.
+    command = _fake_labelguard(data, "sys.exit(1)\n")
+    with pytest.raises(fanout.FanoutError, match="exited 1 without a JSON report"):
+        fanout.scan_shards(SCAN, 1, retries=0, command=command)
+
+
+def test_a_shard_past_its_time_limit_is_stopped(cluster, data):
+    command = _fake_labelguard(data, "time.sleep(600)\n")
+    start = time.monotonic()
+    with pytest.raises(fanout.FanoutError, match="ran past 2 s and was stopped"):
+        fanout.scan_shards(SCAN, 1, retries=0, task_timeout_s=2, command=command)
+    assert time.monotonic() - start < 60
+
+
+def test_a_cluster_too_small_for_the_tasks_is_refused(cluster, data, capsys):
+    assert fanout.main(["--address", cluster, "--jobs", "4", *SCAN]) == 2
+    assert "no node of the Ray cluster has 4 CPU(s)" in capsys.readouterr().err
+
+
+def test_an_address_where_no_cluster_answers_is_an_error_at_once(data):
+    # A process of its own (this one is connected to the test's cluster): `python -m labelguard.fanout`.
+    out = subprocess.run(
+        [sys.executable, "-m", "labelguard.fanout", "--address", f"127.0.0.1:{_free_port()}", *SCAN],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 2
+    assert "labelguard-ray: error: cannot reach the Ray cluster at 127.0.0.1:" in out.stderr, out.stderr
