@@ -1,109 +1,30 @@
 """labelguard.fanout on a real Ray cluster started here: a head and a worker node (two `ray start`
-processes on this machine, one CPU each), the fan-out connecting by address (127.0.0.1:PORT; Ray
-advertises the machine's own address for it). One cluster serves the module (starting one takes
-10-20 s on two cores)."""
+processes on this machine, one CPU each), the fan-out connecting by address. One cluster serves
+the module (starting one takes 10-20 s on two cores)."""
 
 import json
-import os
-import signal
-import socket
 import subprocess
 import sys
-import tempfile
 import time
 
-import numpy as np
 import pytest
-import ray  # requirements-dev.txt
+import ray  # noqa: F401 - requirements-dev.txt: the test fails here without it
 
 from labelguard import fanout
-
-RAY = [sys.executable, "-m", "ray.scripts.scripts"]
-START_TIMEOUT_S = 120
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _stop(proc: subprocess.Popen) -> None:
-    """Stops one `ray start --block` and every process of its session (raylet, GCS, workers) by
-    their ids. Not `ray stop`: that stops every Ray process of the machine, a user's own cluster too."""
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGTERM)  # `ray start --block` shuts its node down on SIGTERM
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            pass
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            if os.getsid(int(pid)) == proc.pid:
-                os.kill(int(pid), signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-    proc.wait(30)
-
+from local_ray import free_port, local_cluster  # tests/python/
+from scanning import write_masks_with_errors_in_every_shard
 
 @pytest.fixture(scope="module")
 def cluster():
     """The address of a two-node Ray cluster on this machine; this process is its driver."""
-    tmp = tempfile.mkdtemp(prefix="lgray")  # short: Ray's socket paths live under it
-    address = f"127.0.0.1:{_free_port()}"
-    env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0")
-    node = ["--num-cpus", "1", "--object-store-memory", str(100 << 20), "--block", "--disable-usage-stats"]
-    head_args = ["--head", "--port", address.split(":")[1], "--include-dashboard", "false", "--temp-dir", tmp]
-    procs = []
-    try:
-        for args in (head_args, ["--address", address]):
-            log = open(os.path.join(tmp, f"node{len(procs)}.log"), "wb")
-            procs.append(
-                subprocess.Popen(
-                    [*RAY, "start", "--node-ip-address", "127.0.0.1", *args, *node],
-                    env=env,
-                    stdout=log,
-                    stderr=subprocess.STDOUT,
-                    stdin=subprocess.DEVNULL,
-                    start_new_session=True,
-                )
-            )
-            if len(procs) == 1:
-                _wait(lambda: _gcs_up(address), "the head node", procs)
-        ray.init(address=address, log_to_driver=False, logging_level="WARNING")
-        _wait(lambda: sum(n["Alive"] for n in ray.nodes()) == 2, "the worker node", procs)
+    with local_cluster(nodes=2, cpus_per_node=1) as address:
         yield address
-    finally:
-        ray.shutdown()
-        for proc in reversed(procs):  # the worker first, while the head can still drain it
-            _stop(proc)
-
-
-def _gcs_up(address: str) -> bool:
-    host, port = address.split(":")
-    with socket.socket() as s:
-        return s.connect_ex((host, int(port))) == 0
-
-
-def _wait(ready, what: str, procs) -> None:
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while not ready():
-        assert all(p.poll() is None for p in procs), f"{what}: `ray start` exited"
-        assert time.monotonic() < deadline, f"{what} did not start in {START_TIMEOUT_S} s"
-        time.sleep(0.5)
 
 
 @pytest.fixture()
 def data(tmp_path, monkeypatch):
-    """DATA/: 12 label arrays for 5 classes, every third with class 9, so that each of 3 shards
-    holds a file with an error. The tests run from tmp_path with the relative path DATA."""
-    (tmp_path / "DATA").mkdir()
-    for i in range(12):
-        a = np.zeros((8, 8), np.uint8)
-        a[0, 0] = 4
-        if i % 3 == 0:
-            a[1, 1] = 9
-        np.save(tmp_path / "DATA" / f"mask_{i:03d}.npy", a)
+    """DATA/ with errors in each of 3 shards; the tests run from tmp_path with the relative path DATA."""
+    write_masks_with_errors_in_every_shard(tmp_path / "DATA")
     monkeypatch.chdir(tmp_path)
     return tmp_path
 
@@ -217,7 +138,7 @@ def test_a_cluster_too_small_for_the_tasks_is_refused(cluster, data, capsys):
 def test_an_address_where_no_cluster_answers_is_an_error_at_once(data):
     # A process of its own (this one is connected to the test's cluster): `python -m labelguard.fanout`.
     out = subprocess.run(
-        [sys.executable, "-m", "labelguard.fanout", "--address", f"127.0.0.1:{_free_port()}", *SCAN],
+        [sys.executable, "-m", "labelguard.fanout", "--address", f"127.0.0.1:{free_port()}", *SCAN],
         capture_output=True,
         text=True,
         timeout=60,

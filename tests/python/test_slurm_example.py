@@ -7,8 +7,9 @@ import os
 import pathlib
 import subprocess
 
-import numpy as np
 import pytest
+
+from scanning import write_masks_with_errors_in_every_shard
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SLURM = ROOT / "examples" / "slurm"
@@ -17,15 +18,8 @@ SCAN = ["DATA", "--num-classes", "5", "--no-config"]
 
 @pytest.fixture()
 def job(tmp_path, labelguard):
-    """tmp_path with DATA/ (12 arrays for 5 classes, every third with class 9: errors in every one
-    of 3 shards) and bin/labelguard, the command the scripts call."""
-    (tmp_path / "DATA").mkdir()
-    for i in range(12):
-        a = np.zeros((8, 8), np.uint8)
-        a[0, 0] = 4
-        if i % 3 == 0:
-            a[1, 1] = 9
-        np.save(tmp_path / "DATA" / f"mask_{i:03d}.npy", a)
+    """tmp_path with DATA/ (errors in each of 3 shards) and bin/labelguard, the command the scripts call."""
+    write_masks_with_errors_in_every_shard(tmp_path / "DATA")
     (tmp_path / "bin").mkdir()
     (tmp_path / "bin" / "labelguard").symlink_to(labelguard)
     return tmp_path
