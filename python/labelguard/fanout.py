@@ -91,10 +91,9 @@ def _scan_shard(
     cwd = driver_cwd if os.path.isdir(driver_cwd) else None
     cmd = [*(command or labelguard_command()), "scan", *scan_args, "--shard", shard, "--jobs", str(jobs), "--format", "json", "--quiet"]
     start = time.monotonic()
-    try:
-        out = subprocess.run(cmd, capture_output=True, cwd=cwd, timeout=timeout_s, stdin=subprocess.DEVNULL)
-    except subprocess.TimeoutExpired:
-        raise ShardFailed(f"shard {shard} on node {node[:12]}: the scan ran past {timeout_s:g} s and was stopped") from None
+    out = _run_stoppable(cmd, cwd, start + timeout_s)
+    if out is None:
+        raise ShardFailed(f"shard {shard} on node {node[:12]}: the scan ran past {timeout_s:g} s and was stopped")
     # Exit 0 (no errors) and 1 (errors found) are reports; anything else is a scan that could not run.
     failed = f"shard {shard} on node {node[:12]}: `labelguard scan` exited {out.returncode}"
     if out.returncode not in (0, 1):
@@ -104,6 +103,28 @@ def _scan_shard(
     except ValueError:
         raise ShardFailed(f"{failed} without a JSON report on stdout") from None
     return Part(shard, out.stdout, node, time.monotonic() - start)
+
+
+def _run_stoppable(cmd: list[str], cwd: str | None, deadline: float) -> subprocess.CompletedProcess | None:
+    """`cmd`'s output, or None past `deadline` (the command killed). It waits in short steps: Ray
+    cancels a running task by raising KeyboardInterrupt in it between two bytecodes, which a
+    single blocking wait would never reach; on it (or any error) the command is killed too."""
+    with subprocess.Popen(cmd, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
+        try:
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    proc.kill()
+                    proc.communicate()
+                    return None
+                try:
+                    stdout, stderr = proc.communicate(timeout=min(left, 0.5))
+                    return subprocess.CompletedProcess(cmd, proc.returncode, stdout, stderr)
+                except subprocess.TimeoutExpired:
+                    continue
+        except BaseException:
+            proc.kill()
+            raise
 
 
 def _import_ray():
@@ -162,8 +183,8 @@ def scan_shards(
         scheduling_strategy="SPREAD",
         name="labelguard-scan-shard",
     )
-    cwd = os.getcwd()
-    refs = {task.remote(command and list(command), f"{k}/{shards}", list(scan_args), jobs, task_timeout_s, cwd): k for k in range(1, shards + 1)}
+    args = (list(scan_args), jobs, task_timeout_s, os.getcwd())
+    refs = {task.remote(command and list(command), f"{k}/{shards}", *args): k for k in range(1, shards + 1)}
     # Every shard's attempts in as many waves as the cluster needs: the longest a correct run takes.
     deadline = time.monotonic() + math.ceil(shards / slots) * (retries + 1) * task_timeout_s + SCHEDULING_SLACK_S
     parts: dict[int, Part] = {}
@@ -182,8 +203,9 @@ def scan_shards(
             if log:
                 log(f"shard {part.shard} done on node {part.node[:12]} in {part.seconds:.1f} s")
     finally:
+        # Not force: the running task gets a KeyboardInterrupt, on which subprocess.run kills its scan.
         for ref in pending:
-            ray.cancel(ref, force=True)
+            ray.cancel(ref)
     return [parts[k] for k in sorted(parts)]
 
 

@@ -69,20 +69,28 @@ def test_a_failing_shard_ends_with_a_clear_error(cluster, data, capsys):
 
 def _fake_labelguard(tmp_path, body: str) -> list[str]:
     """A stand-in for the `labelguard` command on the nodes: a Python script (the nodes share this
-    machine's filesystem) that logs each run to runs.log, then does `body`."""
+    machine's filesystem) that logs each run to runs.log ("SHARD PID"), then does `body`, where
+    `runs(s)` counts the runs of shard s so far and REAL is the real command."""
     script = tmp_path / "fake_labelguard.py"
     script.write_text(
         "import os, subprocess, sys, time\n"
-        f"REAL = {fanout.labelguard_command()!r}\n"
+        f"REAL, LOG = {fanout.labelguard_command()!r}, {str(tmp_path / 'runs.log')!r}\n"
+        "def runs(s):\n"
+        "    return [line.split()[0] for line in open(LOG)].count(s)\n"
         "shard = sys.argv[sys.argv.index('--shard') + 1]\n"
-        f"with open({str(tmp_path / 'runs.log')!r}, 'a') as f:\n"
-        "    f.write(shard + '\\n')\n" + body
+        "with open(LOG, 'a') as f:\n"
+        "    f.write(f'{shard} {os.getpid()}\\n')\n" + body
     )
     return [sys.executable, str(script)]
 
 
-def _runs(tmp_path) -> list[str]:
-    return (tmp_path / "runs.log").read_text().split()
+def _runs(tmp_path) -> list[tuple[str, int]]:
+    """(shard, pid) of each run of the fake command, in order."""
+    return [(s, int(pid)) for s, pid in map(str.split, (tmp_path / "runs.log").read_text().splitlines())]
+
+
+def _shards(tmp_path) -> list[str]:
+    return [s for s, _ in _runs(tmp_path)]
 
 
 def test_shards_run_on_both_nodes(cluster, data):
@@ -97,13 +105,13 @@ def test_a_shard_that_fails_once_is_retried_and_the_report_is_whole(cluster, dat
     # Shard 1/2 fails on its first attempt (a node's disk hiccup, say); Ray runs it again.
     command = _fake_labelguard(
         data,
-        "if shard == '1/2' and open(f.name).read().split().count('1/2') == 1:\n"
+        "if shard == '1/2' and runs('1/2') == 1:\n"
         "    sys.stderr.write('transient failure')\n"
         "    sys.exit(3)\n"
         "sys.exit(subprocess.run(REAL + sys.argv[1:]).returncode)\n",
     )
     parts = fanout.scan_shards(SCAN, 2, retries=1, command=command)
-    assert sorted(_runs(data)) == ["1/2", "1/2", "2/2"]
+    assert sorted(_shards(data)) == ["1/2", "1/2", "2/2"]
     merged = fanout.merge_parts(parts, ["--format", "json"])
     assert merged.stdout == _scan(*SCAN, "--format", "json").stdout
 
@@ -112,7 +120,34 @@ def test_a_shard_that_keeps_failing_is_tried_a_bounded_number_of_times(cluster, 
     command = _fake_labelguard(data, "sys.stderr.write('the disk is gone')\nsys.exit(3)\n")
     with pytest.raises(fanout.FanoutError, match=r"shard 1/1 failed after 3 attempt\(s\).*exited 3: the disk is gone"):
         fanout.scan_shards(SCAN, 1, retries=2, command=command)
-    assert _runs(data) == ["1/1"] * 3
+    assert _shards(data) == ["1/1"] * 3
+
+
+def test_when_a_shard_fails_the_scans_still_running_are_stopped(cluster, data):
+    # Shard 2/2 runs for ten minutes; shard 1/2 fails once 2/2 has started.
+    command = _fake_labelguard(
+        data,
+        "if shard == '2/2':\n"
+        "    time.sleep(600)\n"
+        "while runs('2/2') == 0:\n"
+        "    time.sleep(0.1)\n"
+        "sys.exit(3)\n",
+    )
+    with pytest.raises(fanout.FanoutError, match="shard 1/2 failed"):
+        fanout.scan_shards(SCAN, 2, retries=0, task_timeout_s=60, command=command)
+    [(_, pid)] = [r for r in _runs(data) if r[0] == "2/2"]
+    deadline = time.monotonic() + 30
+    while _alive(pid):
+        assert time.monotonic() < deadline, "the scan of shard 2/2 still runs after the fan-out gave up"
+        time.sleep(0.2)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"  # a zombie has ended
+    except FileNotFoundError:
+        return False
 
 
 def test_a_scan_that_ends_without_a_report_is_a_failure(cluster, data):
