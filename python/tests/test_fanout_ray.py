@@ -180,3 +180,13 @@ def test_an_address_where_no_cluster_answers_is_an_error_at_once(data):
     )
     assert out.returncode == 2
     assert "labelguard-ray: error: cannot reach the Ray cluster at 127.0.0.1:" in out.stderr, out.stderr
+
+
+def test_output_options_go_to_the_merge_and_the_rest_to_each_scan():
+    scan, merge = fanout.split_args(
+        ["DATA", "--preset", "cityscapes", "--format=sarif", "-o", "r.sarif", "--html", "r.html", "-q", "--ignore-index", "-100"]
+    )
+    assert scan == ["DATA", "--preset", "cityscapes", "--ignore-index", "-100"]
+    assert merge == ["--format=sarif", "-o", "r.sarif", "--html", "r.html", "-q"]
+    with pytest.raises(fanout.FanoutError, match="use --shards N"):
+        fanout.scan_shards(["DATA", "--shard", "1/2"])
