@@ -7,7 +7,7 @@
 
 One Ray task per shard runs `labelguard scan ... --shard K/N --format json` on whichever node Ray
 picks and returns the part's bytes to the driver (no shared filesystem for the reports; the data
-must be at the same path on every node, or in a bucket). The driver merges the parts with
+must be at the same path on every node). The driver merges the parts with
 `labelguard merge`, which refuses parts that do not belong together and writes outputs atomically;
 the merged report is byte for byte the one `labelguard scan` gives on one machine.
 

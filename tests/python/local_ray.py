@@ -3,6 +3,7 @@ benchmark: a head and worker nodes, each its own `ray start --block` session."""
 
 import contextlib
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -55,6 +56,7 @@ def local_cluster(nodes: int = 2, cpus_per_node: int = 1):
         ray.shutdown()
         for proc in reversed(procs):  # the workers first, while the head can still drain them
             _stop(proc)
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _answers(address: str) -> bool:
