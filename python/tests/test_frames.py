@@ -359,3 +359,15 @@ def test_a_described_call_site_reads_back_from_its_text():
         assert back is not None, site.describe()
         assert (back.op, back.user, back.through, back.fix, back.program) == (site.op, site.user, site.through, site.fix, site.program), site.describe()
         assert [f.function for f in back.library] == [f.function for f in (site.library[:1] + site.library[-1:] if len(site.library) > 1 else site.library)]
+
+
+def test_a_compiled_call_into_a_library_without_an_entry_names_the_users_line_and_the_library():
+    import kornia
+
+    def step(labels):
+        return kornia.losses.one_hot(labels, num_classes=3, device=labels.device, dtype=torch.float32).sum()  # at: compiled kornia
+
+    compiled = torch.compile(step, backend="eager")
+    torch._dynamo.reset()
+    err = refusal(lambda: compiled(torch.tensor([[0, 1], [2, 3]])))
+    assert_names(err, "compiled kornia", "kornia one_hot → one_hot")
