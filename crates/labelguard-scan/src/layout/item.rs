@@ -52,11 +52,34 @@ pub enum Task {
     /// A model directory's `config.json`: the directory is read as a model and its tokenizer
     /// checked against it (LG809-LG813).
     Model,
+    /// A part of a WebDataset sample (`ext`: its extension, `seg.png`); `image` is the
+    /// sample's image for a mask, `problems` the sample's LG616 findings about this part.
+    Part {
+        part: Part,
+        ext: String,
+        image: Option<PathBuf>,
+        problems: Vec<Finding>,
+    },
     /// Something found while discovering, reported as is.
     Problem(Finding),
     /// A problem of the dataset as a whole (its class folders, its splits): reported with the
     /// dataset's findings, not as a file.
     DatasetProblem(Finding),
+}
+
+/// How a part of a WebDataset sample is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Part {
+    /// A mask image (PNG, TIFF), checked as masks are, and against the sample's image.
+    Mask,
+    /// A label array (`.npy`, `.npz`).
+    Array,
+    /// A class id as text (`.cls`): WebDataset decodes it with `int(data)`.
+    Class,
+    /// A JSON object whose label field holds the class.
+    Json,
+    /// A data part, only carrying the sample's findings.
+    Data,
 }
 
 impl Task {
@@ -107,13 +130,18 @@ impl<'a> RootScan<'a> {
         key.extend_from_slice(&e.rel_bytes);
         Item {
             path: e.path.clone(),
-            display: display(&self.root, &e.rel),
+            display: self.display_of(e),
             key,
             split,
             non_utf8: e.non_utf8,
             task,
             dataset: 0,
         }
+    }
+
+    /// What the report calls entry `e`.
+    pub(crate) fn display_of(&self, e: &Entry) -> String {
+        display(&self.root, &e.rel)
     }
 
     /// A problem that is not about one walked file (a missing mask, a folder). `rel` `"."`
