@@ -7,7 +7,8 @@ declare_rule! {
     /// The samples of the `webdataset` layout, grouped as WebDataset's `group_by_keys` groups the files of a shard
     /// (or of a directory the shards were extracted into): a sample is a run of consecutive files that share a key
     /// (the path up to the first dot of the file name). It is flagged when
-    /// - it has label parts (a mask, `.cls`, `.json`, a label array) but no data part (an image or an array);
+    /// - it has label parts (a mask, a class label such as `.cls`, a label array) but no data part (an image, a
+    ///   text or any other file that is not a label; a `.json` is neither);
     /// - its key appears again after other keys or in another shard: WebDataset yields it twice, each time with part
     ///   of its files;
     /// - two of its files have the same extension once lower-cased (`a.jpg` and `a.JPG`, or a member written twice).

@@ -1,7 +1,7 @@
 //! The class label of a WebDataset sample: a text integer (`.cls`, read as WebDataset's
 //! `basichandlers` reads it, `int(data)`) or a JSON object's label field. One label is one
-//! sample of the histogram and goes through the class-id check of every other label
-//! ([`super::class_ids`]): LG101 when it is past `--num-classes`. A label that is not an id
+//! sample of the histogram; past `--num-classes` it is LG101, as an ImageFolder class past the
+//! head is. A label that is not an id
 //! (nor, with `--classes`, a class name) is LG612, as in a label table.
 
 use super::buffers::Buffers;
@@ -9,6 +9,7 @@ use super::class_ids::class_check;
 use super::ctx::Ctx;
 use super::result::{FileKind, FileResult, Unit};
 use crate::bad_cell::BadCell;
+use crate::checks::lg101_class_id_out_of_range as lg101;
 use crate::checks::lg602_corrupt_file as lg602;
 use crate::checks::lg612_unknown_label;
 use crate::layout::Item;
@@ -103,8 +104,23 @@ fn label(r: &mut FileResult, name: &str, text: &str, ctx: &Ctx<'_>) {
     }
 }
 
+/// One id: a sample of the histogram, as an ImageFolder image is. Past the class count it is
+/// the plain LG101 ([`lg101::sample_label_out_of_range`]); a negative id goes through the
+/// core's class-id analysis, which names it (LG102, or LG103-style causes for the ignore value).
 fn check_id(r: &mut FileResult, name: &str, id: i64, ctx: &Ctx<'_>) {
-    let ids = [id];
     r.shape = Some(vec![1]);
-    class_check(r, &TensorView::of_i64(&ids), name, ctx, None);
+    let too_large = ctx
+        .opts
+        .num_classes
+        .filter(|&c| id >= i64::from(c) && id != ctx.opts.ignore_index);
+    match too_large {
+        Some(c) => {
+            r.findings
+                .push(lg101::sample_label_out_of_range(name, id, c));
+            r.bad += 1;
+            r.elements += 1;
+            r.histogram = vec![(id, 1)];
+        }
+        None => class_check(r, &TensorView::of_i64(&[id]), name, ctx, None),
+    }
 }
