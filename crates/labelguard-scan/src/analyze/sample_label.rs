@@ -13,7 +13,6 @@ use crate::checks::lg101_class_id_out_of_range as lg101;
 use crate::checks::lg602_corrupt_file as lg602;
 use crate::checks::lg612_unknown_label;
 use crate::layout::Item;
-use crate::read::file::read_file;
 use labelguard_core::TensorView;
 
 /// The JSON fields that hold a sample's class, in the order they are looked for.
@@ -25,7 +24,7 @@ const MAX_LABEL_BYTES: u64 = 1 << 20;
 /// A `.cls` part (`ext`): its text, stripped of whitespace as Python's `int()` strips it.
 pub(crate) fn class_text(item: &Item, ext: &str, ctx: &Ctx<'_>, bufs: &mut Buffers) -> FileResult {
     let mut r = labelled(item);
-    if let Err(p) = read_file(&item.path, MAX_LABEL_BYTES, &mut bufs.file) {
+    if let Err(p) = item.source.read_all(MAX_LABEL_BYTES, &mut bufs.file) {
         r.findings.push(p);
         return r;
     }
@@ -38,7 +37,7 @@ pub(crate) fn class_text(item: &Item, ext: &str, ctx: &Ctx<'_>, bufs: &mut Buffe
 /// a string; a JSON without one of them holds no label and is not counted.
 pub(crate) fn class_json(item: &Item, ext: &str, ctx: &Ctx<'_>, bufs: &mut Buffers) -> FileResult {
     let mut r = labelled(item);
-    if let Err(p) = read_file(&item.path, ctx.max_file_bytes(), &mut bufs.file) {
+    if let Err(p) = item.source.read_all(ctx.max_file_bytes(), &mut bufs.file) {
         r.findings.push(p);
         return r;
     }

@@ -25,6 +25,8 @@
 use super::item::{Part, RootScan, Task};
 use super::paths::split_of;
 use crate::checks::lg616_incomplete_sample as lg616;
+use crate::formats::{self, Holds};
+use crate::source::Source;
 use crate::walk::Entry;
 use labelguard_core::Finding;
 use std::collections::HashMap;
@@ -88,8 +90,11 @@ pub(crate) fn samples<'e>(files: &[&'e Entry]) -> Vec<Sample<'e>> {
 
 /// The shard an entry is a member of; `None` for a file on its own (a walked file, an
 /// object), whose samples run on across files.
-fn shard_of(_e: &Entry) -> Option<&std::path::Path> {
-    None
+fn shard_of(e: &Entry) -> Option<&std::path::Path> {
+    match &e.source {
+        Source::Slice { file, .. } => Some(file.as_path()),
+        _ => None,
+    }
 }
 
 /// What a part is, by its extension and the sample's other parts.
@@ -118,9 +123,7 @@ const LABEL_NAMES: &[&str] = &[
     "target",
     "annotation",
 ];
-/// Extensions WebDataset's `basichandlers` decodes with `int(data)`, and the two the same
-/// convention names without WebDataset decoding them (`id` is an identifier, not a class).
-const CLASS_EXTS: &[&str] = &["cls", "cls2", "index", "inx", "class", "label"];
+/// The photos a plain `.png` beside them is the mask of (the PNG is then not the image).
 const PHOTO_EXTS: &[&str] = &["jpg", "jpeg", "webp"];
 
 fn last(ext: &str) -> &str {
@@ -136,22 +139,22 @@ fn roles(parts: &[(String, &Entry)]) -> Vec<Role> {
     let photo = parts.iter().any(|(x, _)| PHOTO_EXTS.contains(&x.as_str()));
     let plain_image = parts
         .iter()
-        .any(|(x, _)| super::paths::IMAGE_EXTS.contains(&x.as_str()));
+        .any(|(x, e)| !x.contains('.') && formats::holds(&e.rel, Holds::Image));
     parts
         .iter()
-        .map(|(ext, _)| {
-            let (ext, tail) = (ext.as_str(), last(ext));
-            let masky = matches!(tail, "png" | "tif" | "tiff");
-            let arrayish = matches!(tail, "npy" | "npz");
-            if CLASS_EXTS.contains(&tail) {
-                Role::ClassText
-            } else if matches!(tail, "json" | "jsn") {
+        .map(|(ext, e)| {
+            let (ext, name, plain) = (ext.as_str(), e.rel.as_str(), !ext.contains('.'));
+            if matches!(last(ext), "json" | "jsn") {
                 Role::Json
-            } else if masky && (named_label(ext) || (photo && !ext.contains('.'))) {
+            } else if formats::holds(name, Holds::ClassLabel) {
+                Role::ClassText
+            } else if formats::holds(name, Holds::Mask) && (named_label(ext) || (photo && plain)) {
                 Role::Mask
-            } else if arrayish && (named_label(ext) || (plain_image && !ext.contains('.'))) {
+            } else if formats::holds(name, Holds::Array)
+                && (named_label(ext) || (plain_image && plain))
+            {
                 Role::LabelArray
-            } else if super::paths::IMAGE_EXTS.contains(&tail) && !named_label(ext) {
+            } else if formats::holds(name, Holds::Image) && !named_label(ext) {
                 Role::Image
             } else {
                 Role::Data
@@ -223,7 +226,7 @@ pub(crate) fn collect(scan: &mut RootScan<'_>) {
             .filter(|(_, r)| **r == Role::Image)
             .map(|((x, e), _)| (!PHOTO_EXTS.contains(&x.as_str()), *e))
             .min_by_key(|(not_photo, _)| *not_photo)
-            .map(|(_, e)| e.path.clone());
+            .map(|(_, e)| e.source.clone());
         for (((ext, e), role), problems) in sample.parts.iter().zip(&roles).zip(problems) {
             let part = match role {
                 Role::Mask => Some(Part::Mask),
