@@ -492,3 +492,17 @@ fn webdataset_samples_pair_masks_with_images_and_check_class_labels() {
         ]
     );
 }
+
+#[test]
+fn photos_beside_json_files_are_not_webdataset_samples() {
+    // LabelMe writes `x.jpg` + `x.json`: keyed, but nothing in them is a WebDataset label.
+    let (d, _) = run(
+        &["a/1.jpg", "a/1.json", "a/2.jpg", "a/2.json"],
+        &ScanOptions::default(),
+    );
+    assert!(
+        !d.layouts.contains(&LayoutKind::WebDataset),
+        "{:?}",
+        d.layouts
+    );
+}

@@ -164,7 +164,8 @@ fn roles(parts: &[(String, &Entry)]) -> Vec<Role> {
 }
 
 /// Whether the files are keyed samples: at least two samples of several parts, one of them
-/// a label, and such samples at least half of all.
+/// a label (a `.json` beside a photo is not evidence: LabelMe writes `x.jpg` + `x.json`), and
+/// such samples at least half of all.
 pub(crate) fn looks_like_webdataset(files: &[&Entry]) -> bool {
     let all = samples(files);
     let keyed = all
@@ -173,7 +174,7 @@ pub(crate) fn looks_like_webdataset(files: &[&Entry]) -> bool {
             s.parts.len() >= 2
                 && roles(&s.parts)
                     .iter()
-                    .any(|r| !matches!(r, Role::Image | Role::Data))
+                    .any(|r| matches!(r, Role::Mask | Role::LabelArray | Role::ClassText))
         })
         .count();
     keyed >= 2 && keyed * 2 >= all.len()
