@@ -145,7 +145,7 @@ pub struct ScanArgs {
     /// Worker threads (default: all cores).
     #[arg(long, short)]
     jobs: Option<usize>,
-    /// Scan only part K of N (1-based), for Slurm array or Kubernetes indexed jobs; merge with `labelguard merge`.
+    /// Scan only part K of N (1-based), e.g. one task of a Slurm job array or of `labelguard-ray`; merge with `labelguard merge`.
     #[arg(long, value_name = "K/N")]
     shard: Option<Shard>,
     #[command(flatten)]
