@@ -37,6 +37,7 @@ Layouts:
   model        config.json beside tokenizer.json / model.safetensors (Hugging Face)
   hfdataset    a datasets save_to_disk folder (state.json, dataset_dict.json): token data
   paired       annotations|masks|labels beside images (ADE20K)
+  webdataset   keyed samples (000123.jpg, 000123.seg.png, 000123.cls), as WebDataset groups them
   imagefolder  class folders of photos
   files        every mask, array and table found
   custom       --mask-glob with --image-template 'images/{subdir}/{stem}.jpg'
