@@ -27,6 +27,7 @@ from __future__ import annotations
 import dataclasses
 import linecache
 import os
+import re
 import sys
 import sysconfig
 from types import FrameType

@@ -37,10 +37,10 @@ LIBRARIES: Dict[str, str] = {
     "monai": "MONAI",
     "torch_geometric": "torch_geometric",
     "kornia": "kornia",
-    "pytorch_metric_learning": "pytorch-metric-learning",
+    "pytorch_metric_learning": "pytorch_metric_learning",
     "diffusers": "diffusers",
     "peft": "peft",
-    "sentence_transformers": "sentence-transformers",
+    "sentence_transformers": "sentence_transformers",
     "ultralytics": "ultralytics",
 }
 
@@ -189,9 +189,9 @@ FIXES: Tuple[LibraryFix, ...] = (
     # or proxy table and index it by label (losses/large_margin_softmax_loss.py get_target_mask:
     # `mask[torch.arange(batch_size), labels] = 1`; proxy_anchor_loss.py `one_hot(labels,
     # self.num_classes)`; soft_triple_loss.py); KevinMusgrave/pytorch-metric-learning#218.
-    LibraryFix("pytorch-metric-learning", "its classifier losses (ArcFaceLoss, CosFaceLoss, ProxyAnchorLoss, NormalizedSoftmaxLoss, SoftTripleLoss, ...) index a table of num_classes rows by label: remap the raw ids once for the whole dataset to 0..K-1 (ids = {raw: i for i, raw in enumerate(sorted(set(all_ids)))}) and build the loss with num_classes=K",
+    LibraryFix("pytorch_metric_learning", "its classifier losses (ArcFaceLoss, CosFaceLoss, ProxyAnchorLoss, NormalizedSoftmaxLoss, SoftTripleLoss, ...) index a table of num_classes rows by label: remap the raw ids once for the whole dataset to 0..K-1 (ids = {raw: i for i, raw in enumerate(sorted(set(all_ids)))}) and build the loss with num_classes=K",
                rules=("LG420",), replaces=True),
-    LibraryFix("pytorch-metric-learning", "its classifier losses (ArcFaceLoss, CosFaceLoss, ProxyAnchorLoss, ...) take labels 0..num_classes-1: build the loss with num_classes = the number of classes of the dataset (ArcFaceLoss(num_classes=K, embedding_size=D))"),
+    LibraryFix("pytorch_metric_learning", "its classifier losses (ArcFaceLoss, CosFaceLoss, ProxyAnchorLoss, ...) take labels 0..num_classes-1: build the loss with num_classes = the number of classes of the dataset (ArcFaceLoss(num_classes=K, embedding_size=D))"),
     # diffusers: UNet2DModel / UNet2DConditionModel build `nn.Embedding(num_class_embeds, ...)`
     # and look class_labels up in it (unets/unet_2d.py forward, unet_2d_condition.py
     # get_class_embed); classifier-free guidance trains a null label, conventionally the id
@@ -207,7 +207,7 @@ FIXES: Tuple[LibraryFix, ...] = (
                replaces=True),
     # sentence-transformers: losses/softmax.py SoftmaxLoss classifies the pair with a
     # Linear(..., num_labels) and nn.CrossEntropyLoss.
-    LibraryFix("sentence-transformers", "SoftmaxLoss(model, embedding_dimension, num_labels=N) takes labels 0..N-1 (NLI: 0 entailment, 1 neutral, 2 contradiction, as the datasets' label column); give num_labels the number of label values",
+    LibraryFix("sentence_transformers", "SoftmaxLoss(model, embedding_dimension, num_labels=N) takes labels 0..N-1 (NLI: 0 entailment, 1 neutral, 2 contradiction, as the datasets' label column); give num_labels the number of label values",
                function=r"SoftmaxLoss"),
 )
 

@@ -38,7 +38,7 @@ def test_arcface_loss_with_raw_identity_ids_asks_for_a_remap():
     emb = torch.randn(10, 8)
     raw = torch.tensor([101, 205, 333, 478, 590, 101, 205, 333, 478, 590])
     identical(lambda: loss(emb, torch.unique(raw, return_inverse=True)[1]))
-    err = caught(lambda: loss(emb, raw), "LG420", "pytorch-metric-learning", "pytorch-metric-learning fix: its classifier losses")
+    err = caught(lambda: loss(emb, raw), "LG420", "pytorch_metric_learning", "pytorch_metric_learning fix: its classifier losses")
     assert "raw, non-contiguous ids (101, 205, 333, 478, 590)" in str(err)
     assert "void" not in str(err) and "background" not in str(err)
 
@@ -178,8 +178,8 @@ def test_sentence_transformers_softmax_loss_with_more_labels_than_num_labels():
     loss = SoftmaxLoss(Encoder(), embedding_dimension=4, num_labels=2)
     a, b = {"x": torch.randn(6, 4)}, {"x": torch.randn(6, 4)}
     identical(lambda: loss([a, b], torch.tensor([0, 1, 1, 0, 1, 0])))
-    caught(lambda: loss([a, b], torch.tensor([0, 1, 2, 0, 1, 2])), "LG101", "sentence-transformers SoftmaxLoss.forward",
-           "sentence-transformers fix: SoftmaxLoss(model, embedding_dimension, num_labels=N)")
+    caught(lambda: loss([a, b], torch.tensor([0, 1, 2, 0, 1, 2])), "LG101", "sentence_transformers SoftmaxLoss.forward",
+           "sentence_transformers fix: SoftmaxLoss(model, embedding_dimension, num_labels=N)")
 
 
 def test_255_among_many_raw_ids_is_not_called_the_void_label():
