@@ -13,6 +13,7 @@ const LAYERS: &[&[&str]] = &[
     &[
         "bad_cell",
         "colours",
+        "formats",
         "framework",
         "glob",
         "hist",
@@ -26,6 +27,8 @@ const LAYERS: &[&[&str]] = &[
     ],
     // The checks of the rules about one file (plain data in, a finding out) and the settings.
     &["checks", "config"],
+    // Where a file's bytes come from (a file, a member of a tar shard, an object in a bucket).
+    &["source"],
     // What files there are, and the readers of their bytes.
     &["walk", "read"],
     &["layout"],

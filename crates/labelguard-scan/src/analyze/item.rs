@@ -54,7 +54,8 @@ pub fn analyze_item(item: &Item, ctx: &Ctx<'_>, bufs: &mut Buffers) -> FileResul
             }
             if let (Some(image), Some(shape)) = (image, r.shape.clone()) {
                 let size = image_header(image).map(|h| (h.width, h.height));
-                r.findings.extend(lg607::check(image, size, &shape));
+                r.findings
+                    .extend(lg607::check(&image.describe(), size, &shape));
             }
             r
         }
@@ -64,8 +65,10 @@ pub fn analyze_item(item: &Item, ctx: &Ctx<'_>, bufs: &mut Buffers) -> FileResul
             r
         }
         Task::Table(format) => match token_format(*format) {
-            Some(f) if has_input_ids(&item.path, f) => {
-                super::tokens::token_files(item, std::slice::from_ref(&item.path), f, ctx)
+            // Token data is read from local files (a table in a shard or bucket is labels).
+            Some(f) if item.source.path().is_some_and(|p| has_input_ids(p, f)) => {
+                let path = item.source.path().map(|p| p.to_path_buf());
+                super::tokens::token_files(item, path.as_slice(), f, ctx)
             }
             _ => table_file(item, *format, ctx),
         },
@@ -76,7 +79,7 @@ pub fn analyze_item(item: &Item, ctx: &Ctx<'_>, bufs: &mut Buffers) -> FileResul
             image,
             missing_image,
         } => {
-            let mut r = super::detection::yolo::label_file(item, image.as_deref(), ctx, bufs);
+            let mut r = super::detection::yolo::label_file(item, image.as_ref(), ctx, bufs);
             if let Some(expected) = missing_image {
                 r.findings.push(lg707::label_without_image(expected));
             }
@@ -86,7 +89,7 @@ pub fn analyze_item(item: &Item, ctx: &Ctx<'_>, bufs: &mut Buffers) -> FileResul
             image,
             missing_image,
         } => {
-            let mut r = super::detection::voc_xml::xml_file(item, image.as_deref(), ctx);
+            let mut r = super::detection::voc_xml::xml_file(item, image.as_ref(), ctx);
             if let Some(expected) = missing_image {
                 r.findings.push(lg707::label_without_image(expected));
             }

@@ -55,7 +55,7 @@ mod yolo;
 
 pub use crate::layout_kind::LayoutKind;
 pub use custom::expand_template;
-pub use discover::{discover, DatasetInfo, Discovery};
+pub use discover::{discover, discover_roots, DatasetInfo, Discovery, ListedRoot, Root};
 pub use item::{Item, Task};
 pub use paths::split_of;
 
