@@ -3,9 +3,9 @@
 (see BENCHMARKS.md, issue 26).
 
     python3 bench/bucket.py --bin target/release/labelguard --rclone .venv/bin/rclone \
-        [--files 4000] [--size 256] [--runs 5] [--jobs 2,16,64]
+        [--files 1000] [--size 512] [--runs 3] [--jobs 8,32]
 
-Writes FILES distinct SIZE x SIZE 8-bit grey PNG masks (ids 0-18, blocks of classes that
+Writes FILES distinct SIZE x SIZE 8-bit grey PNG masks (ids 0-18, 4x4 blocks of classes that
 differ per file, so each decodes for real) into a folder that is also the backend of
 `rclone serve s3` (started here on 127.0.0.1, a free port, an access key pair). Then, in
 turn, run after run:
@@ -43,7 +43,7 @@ def free_port():
 def mask(i, size):
     """A mask whose class blocks depend on i (ids 0-18; every 50th has a block of id 200)."""
     px = bytearray(size * size)
-    block = 16
+    block = 4
     for y in range(size):
         row = y * size
         for x in range(size):
@@ -68,10 +68,10 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", default="target/release/labelguard")
     ap.add_argument("--rclone", default=".venv/bin/rclone")
-    ap.add_argument("--files", type=int, default=4000)
-    ap.add_argument("--size", type=int, default=256)
-    ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--jobs", default="2,16,64", help="the --jobs values of the s3 scans")
+    ap.add_argument("--files", type=int, default=1000)
+    ap.add_argument("--size", type=int, default=512)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--jobs", default="8,32", help="the --jobs values of the s3 scans")
     a = ap.parse_args()
     jobs = [int(j) for j in a.jobs.split(",")]
     root = tempfile.mkdtemp(prefix="lg-bucket-")
