@@ -18,6 +18,8 @@ pub enum Holds {
     Detection,
     /// Tokenized text.
     Tokens,
+    /// One sample's class id (a WebDataset `.cls` part, or a field of its `.json`).
+    ClassLabel,
 }
 
 impl Holds {
@@ -31,6 +33,7 @@ impl Holds {
             Holds::Table => "label tables",
             Holds::Detection => "detection annotations",
             Holds::Tokens => "token datasets",
+            Holds::ClassLabel => "class labels",
         }
     }
 }
@@ -164,9 +167,10 @@ pub const FORMATS: &[Format] = &[
         name: "COCO JSON",
         extensions: &["json"],
         magic: &[],
-        holds: &[Detection],
+        // A WebDataset sample's `.json` holds its class in a label field.
+        holds: &[Detection, ClassLabel],
         listed_as: "COCO .json",
-        reader: "read::coco",
+        reader: "read::coco, analyze::sample_label",
     },
     Format {
         name: "YOLO labels",
@@ -183,6 +187,16 @@ pub const FORMATS: &[Format] = &[
         holds: &[Detection],
         listed_as: "VOC Annotations/*.xml",
         reader: "read::voc_xml",
+    },
+    Format {
+        // The parts WebDataset's `basichandlers` decodes with `int(data)` (`cls`, `cls2`,
+        // `index`, `inx`; webdataset/autodecode.py), and `class`, `label` by the same convention.
+        name: "WebDataset class label",
+        extensions: &["cls", "cls2", "index", "inx", "class", "label"],
+        magic: &[],
+        holds: &[ClassLabel],
+        listed_as: "WebDataset .cls",
+        reader: "analyze::sample_label",
     },
     Format {
         name: "Arrow IPC (datasets)",
@@ -236,7 +250,7 @@ pub fn by_magic(bytes: &[u8]) -> Option<&'static Format> {
 /// What a scan reads, for the message of a scan that found nothing: `masks (.png, .tif),
 /// arrays (...), ...`.
 pub fn summary() -> String {
-    [Mask, Array, Table, Detection, Tokens]
+    [Mask, Array, Table, Detection, Tokens, ClassLabel]
         .iter()
         .map(|&h| {
             let listed: Vec<&str> = FORMATS

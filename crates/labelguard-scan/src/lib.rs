@@ -60,6 +60,7 @@ pub mod isolate;
 pub mod layout;
 pub mod layout_kind;
 mod limits;
+pub mod nonblock;
 pub mod overlay;
 pub mod pipeline;
 pub mod problem;

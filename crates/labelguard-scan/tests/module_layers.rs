@@ -20,6 +20,7 @@ const LAYERS: &[&[&str]] = &[
         "isolate",
         "layout_kind",
         "limits",
+        "nonblock",
         "overlay",
         "problem",
         "progress",

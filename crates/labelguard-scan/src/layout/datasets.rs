@@ -206,7 +206,9 @@ pub(crate) fn partition<'a>(files: &[&'a Entry], opts: &ScanOptions) -> Vec<Grou
             })
             .collect();
         let refs: Vec<&Entry> = rel.iter().collect();
-        let kind = if looks_like_image_folder(&refs) {
+        let kind = if super::webdataset::looks_like_webdataset(&refs) {
+            LayoutKind::WebDataset
+        } else if looks_like_image_folder(&refs) {
             LayoutKind::ImageFolder
         } else {
             LayoutKind::Files

@@ -236,7 +236,11 @@ pub fn discover_roots(roots: &[Root], opts: &ScanOptions) -> Result<Discovery, C
             // up (the detection layouts and loose files do not: 200,000 hashed names saved).
             if !matches!(
                 kind,
-                LayoutKind::Yolo | LayoutKind::Coco | LayoutKind::Files | LayoutKind::Auto
+                LayoutKind::Yolo
+                    | LayoutKind::Coco
+                    | LayoutKind::WebDataset
+                    | LayoutKind::Files
+                    | LayoutKind::Auto
             ) {
                 scan.present = scan.files.iter().copied().map(|e| e.rel.as_str()).collect();
             }
@@ -258,6 +262,7 @@ pub fn discover_roots(roots: &[Root], opts: &ScanOptions) -> Result<Discovery, C
                 }
                 LayoutKind::Model => super::model::collect(&mut scan),
                 LayoutKind::HfDataset => super::hf_dataset::collect(&mut scan),
+                LayoutKind::WebDataset => super::webdataset::collect(&mut scan),
                 LayoutKind::Files | LayoutKind::Auto => super::files::collect(&mut scan),
             }
             if scan.items.is_empty() && !group.keep_empty {
@@ -532,6 +537,11 @@ fn detect(scan: &RootScan<'_>, opts: &ScanOptions) -> LayoutKind {
     }
     if !paired_bases(scan.files.iter().map(|e| e.rel.as_str())).is_empty() {
         return LayoutKind::Paired;
+    }
+    // Keyed samples before ImageFolder: `train/000123.jpg` beside `train/000123.cls` is not
+    // a class folder `train`.
+    if super::webdataset::looks_like_webdataset(&scan.files) {
+        return LayoutKind::WebDataset;
     }
     if looks_like_image_folder(&scan.files) {
         return LayoutKind::ImageFolder;

@@ -54,11 +54,34 @@ pub enum Task {
     /// A model directory's `config.json`: the directory is read as a model and its tokenizer
     /// checked against it (LG809-LG813).
     Model,
+    /// A part of a WebDataset sample (`ext`: its extension, `seg.png`); `image` is the
+    /// sample's image for a mask, `problems` the sample's LG616 findings about this part.
+    Part {
+        part: Part,
+        ext: String,
+        image: Option<Source>,
+        problems: Vec<Finding>,
+    },
     /// Something found while discovering, reported as is.
     Problem(Finding),
     /// A problem of the dataset as a whole (its class folders, its splits): reported with the
     /// dataset's findings, not as a file.
     DatasetProblem(Finding),
+}
+
+/// How a part of a WebDataset sample is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Part {
+    /// A mask image (PNG, TIFF), checked as masks are, and against the sample's image.
+    Mask,
+    /// A label array (`.npy`, `.npz`).
+    Array,
+    /// A class id as text (`.cls`): WebDataset decodes it with `int(data)`.
+    Class,
+    /// A JSON object whose label field holds the class.
+    Json,
+    /// A data part, only carrying the sample's findings.
+    Data,
 }
 
 impl Task {
@@ -114,10 +137,7 @@ impl<'a> RootScan<'a> {
         key.extend_from_slice(&e.rel_bytes);
         Item {
             source: e.source.clone(),
-            display: e
-                .shown
-                .clone()
-                .unwrap_or_else(|| display(&self.root, &e.rel)),
+            display: self.display_of(e),
             key,
             // Under the root's index, as `key` is: a listed root's entries (a bucket's keys
             // under its prefix) shard as the same files of a directory do.
@@ -131,6 +151,14 @@ impl<'a> RootScan<'a> {
             task,
             dataset: 0,
         }
+    }
+
+    /// What the report calls entry `e`: its own name when it was listed (a tar member
+    /// `shard.tar:000123.png`, an object's URL), else the root joined with its path.
+    pub(crate) fn display_of(&self, e: &Entry) -> String {
+        e.shown
+            .clone()
+            .unwrap_or_else(|| display(&self.root, &e.rel))
     }
 
     /// Where the file at `rel` (below the dataset's root) is read from.
