@@ -36,7 +36,10 @@ pub struct Env(BTreeMap<String, String>);
 impl Env {
     /// The process's environment (variables that are not UTF-8 are left out).
     pub fn process() -> Env {
-        Env(std::env::vars().collect())
+        // vars() would panic on a variable that is not UTF-8.
+        Env(std::env::vars_os()
+            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+            .collect())
     }
 
     /// A variable's value; an empty one counts as unset, as the AWS CLI counts it.
