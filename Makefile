@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: test lint venv python wheel bench bench-python bench-hot bench-compiled bench-scan bench-diagnose bench-diagnose-matching bench-run bench-fix bench-coco bench-ranks bench-many-files bench-broken bench-yolo bench-tokens bench-ray docs fuzz
+.PHONY: test lint venv python wheel bench bench-python bench-hot bench-compiled bench-scan bench-diagnose bench-diagnose-matching bench-run bench-fix bench-coco bench-ranks bench-many-files bench-broken bench-yolo bench-tokens bench-ray bench-bucket docs fuzz
 
 ## venv: the Python environment of the tests (torch from PyPI; pip's cache keeps reruns fast)
 venv: $(VENV)/.installed
@@ -99,6 +99,11 @@ bench-run:
 bench-ranks: venv
 	cargo build --release -p labelguard-cli
 	$(VENV)/bin/python bench/ranks_exit.py --bin target/release/labelguard
+
+## bench-bucket: labelguard scan s3://bucket/masks on a local S3 server (rclone serve s3) vs the same files on disk (issue 26)
+bench-bucket: venv
+	cargo build --release -p labelguard-cli
+	$(PY) bench/bucket.py --bin target/release/labelguard --rclone $(VENV)/bin/rclone
 
 ## bench-many-files: labelguard scan on 200,000 small masks in one directory vs a plain find (issue 8)
 bench-many-files:

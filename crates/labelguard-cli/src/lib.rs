@@ -3,6 +3,7 @@
 //! A library so that the binary and the Python package (`python -m labelguard`) run the same
 //! commands: [`run`] takes the arguments and returns the exit code.
 
+mod bucket;
 mod check;
 mod dataset_args;
 mod diagnose;

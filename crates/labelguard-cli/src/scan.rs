@@ -135,7 +135,7 @@ impl OutputArgs {
 #[derive(clap::Args)]
 #[command(after_help = SCAN_HELP)]
 pub struct ScanArgs {
-    /// Dataset directories, or single mask, array, label-table or annotation (COCO JSON, VOC XML, YOLO .txt) files.
+    /// Dataset directories, single mask, array, label-table or annotation (COCO JSON, VOC XML, YOLO .txt) files, or bucket prefixes (s3://BUCKET/PREFIX, gs://, az://).
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<PathBuf>,
     #[command(flatten)]
@@ -154,8 +154,16 @@ pub struct ScanArgs {
     out: OutputArgs,
 }
 
+/// Worker threads of a scan that reads a bucket, unless `--jobs` says otherwise.
+const BUCKET_JOBS: usize = 32;
+
 pub fn run(args: ScanArgs, style: labelguard_report::Style) -> anyhow::Result<ExitCode> {
-    let config = args.config.load(&args.paths[0])?;
+    // A bucket's settings file is looked for from the working directory.
+    let near = match &args.paths[0] {
+        p if crate::bucket::is_bucket(p) => std::path::Path::new("."),
+        p => p.as_path(),
+    };
+    let config = args.config.load(near)?;
     let mut opts = ScanOptions::resolve(
         config.as_ref(),
         &args.labels.overrides().then(&args.settings.overrides()),
@@ -165,7 +173,17 @@ pub fn run(args: ScanArgs, style: labelguard_report::Style) -> anyhow::Result<Ex
     opts.shard = args.shard;
     opts.overlays = args.out.html.is_some();
     let bar = Bar::stderr(args.out.quiet);
-    let report = labelguard_scan::scan(&args.paths, &opts, &bar)?;
+    let roots = args
+        .paths
+        .iter()
+        .map(|p| crate::bucket::root(p))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    // Reads of a bucket wait on the network: more threads than cores keep enough requests in
+    // flight (BENCHMARKS.md, issue 26).
+    if opts.jobs.is_none() && args.paths.iter().any(|p| crate::bucket::is_bucket(p)) {
+        opts.jobs = Some(BUCKET_JOBS);
+    }
+    let report = labelguard_scan::scan_roots(&roots, &opts, &bar)?;
     write_outputs(&report, &args.out, opts.palette.as_deref(), style)
 }
 

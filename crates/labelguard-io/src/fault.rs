@@ -50,6 +50,27 @@ pub fn slow_diagnoser() -> Option<std::time::Duration> {
         .map(std::time::Duration::from_millis)
 }
 
+/// `LABELGUARD_PAUSE=PHASE:FILE`: at PHASE (`listed`: a bucket's objects were listed, none
+/// read yet) the process creates FILE and waits until it is removed, at most 60 s (the test of
+/// an object deleted between the listing and the read deletes it meanwhile).
+pub fn pause_if_chosen(phase: &str) {
+    let Some(v) = setting("LABELGUARD_PAUSE") else {
+        return;
+    };
+    let Some((p, file)) = v.split_once(':') else {
+        return;
+    };
+    if p != phase || std::fs::write(file, phase).is_err() {
+        return;
+    }
+    let started = std::time::Instant::now();
+    while std::path::Path::new(file).exists()
+        && started.elapsed() < std::time::Duration::from_secs(60)
+    {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
 fn setting(name: &str) -> Option<String> {
     if cfg!(debug_assertions) {
         std::env::var(name).ok().filter(|s| !s.is_empty())

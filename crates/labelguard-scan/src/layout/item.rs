@@ -139,7 +139,13 @@ impl<'a> RootScan<'a> {
             source: e.source.clone(),
             display: self.display_of(e),
             key,
-            shard_key: e.shard_key.clone(),
+            // Under the root's index, as `key` is: a listed root's entries (a bucket's keys
+            // under its prefix) shard as the same files of a directory do.
+            shard_key: e.shard_key.as_ref().map(|k| {
+                let mut v = vec![self.index as u8];
+                v.extend_from_slice(k);
+                v
+            }),
             split,
             non_utf8: e.non_utf8,
             task,
