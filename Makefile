@@ -129,7 +129,7 @@ bench-broken:
 ## fuzz: every parser's fuzz target for FUZZ_SECONDS each (a debug build: overflow checks on),
 ## under a 4 GiB address-space cap; crashers land in crates/labelguard-fuzz/crashes/<target>/,
 ## which `make test` replays. FUZZ_TARGETS names a subset (npy npz safetensors png_fast png tiff
-## csv tsv jsonl parquet diagnose config model_config tokenizer_json tokenizer_config arrow_tokens
+## csv tsv jsonl parquet tar brace diagnose config model_config tokenizer_json tokenizer_config arrow_tokens
 ## parquet_tokens jsonl_tokens, and the detection targets coco yolo data_yaml voc_xml).
 FUZZ_SECONDS ?= 30
 fuzz:
