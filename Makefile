@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: test lint venv python wheel bench bench-python bench-hot bench-compiled bench-scan bench-diagnose bench-diagnose-matching bench-run bench-fix bench-coco bench-ranks bench-many-files bench-broken bench-yolo bench-tokens docs fuzz
+.PHONY: test lint venv python wheel bench bench-python bench-hot bench-compiled bench-scan bench-diagnose bench-diagnose-matching bench-run bench-fix bench-coco bench-ranks bench-many-files bench-shards bench-broken bench-yolo bench-tokens docs fuzz
 
 ## venv: the Python environment of the tests (torch from PyPI; pip's cache keeps reruns fast)
 venv: $(VENV)/.installed
@@ -104,6 +104,11 @@ bench-ranks: venv
 bench-many-files:
 	cargo build --release -p labelguard-cli
 	python3 bench/many_files.py --bin target/release/labelguard
+
+## bench-shards: labelguard scan on WebDataset tar shards vs the same masks extracted, --jobs 1 and all (issue 26)
+bench-shards:
+	cargo build --release -p labelguard-cli
+	cd bench && python3 shards.py --bin ../target/release/labelguard
 
 ## bench-tokens: scan --model on >= 1 GiB of token ids vs the datasets + numpy loop, one core each
 bench-tokens: venv

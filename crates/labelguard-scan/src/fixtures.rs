@@ -367,35 +367,6 @@ pub fn voc_detection_tree(root: &Path, files: &[(&str, Vec<u8>)], w: u16, h: u16
     base.to_string()
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn fixtures_decode() {
-        let mut buf = Vec::new();
-        let m = crate::read::mask::decode_mask(
-            &tiff_gray16(3, 1, &[1, 300, 65535]),
-            1 << 28,
-            &mut buf,
-            &mut Vec::new(),
-        )
-        .unwrap();
-        assert_eq!(m.dtype, labelguard_core::DType::U16);
-        let m = crate::read::mask::decode_mask(
-            &tiff_gray8(2, 2, &[1, 2, 3, 4]),
-            1 << 28,
-            &mut buf,
-            &mut Vec::new(),
-        )
-        .unwrap();
-        assert_eq!((m.width, m.height), (2, 2));
-        assert_eq!(buf, vec![1, 2, 3, 4]);
-        let hdr = labelguard_io::parse_npy(&npy("<i8", &[2, 3], &[0; 48])).unwrap();
-        assert_eq!(hdr.shape, vec![2, 3]);
-    }
-}
-
 /// A ustar header block for `name` (at most 100 bytes) of `size` bytes and type `kind`, with
 /// its checksum (sizes of 8 GiB and more in GNU base-256).
 pub fn tar_header(name: &[u8], size: u64, kind: u8) -> [u8; 512] {
@@ -442,4 +413,33 @@ pub fn tar(members: &[(&str, &[u8])]) -> Vec<u8> {
         .collect();
     out.extend_from_slice(&[0; 1024]);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fixtures_decode() {
+        let mut buf = Vec::new();
+        let m = crate::read::mask::decode_mask(
+            &tiff_gray16(3, 1, &[1, 300, 65535]),
+            1 << 28,
+            &mut buf,
+            &mut Vec::new(),
+        )
+        .unwrap();
+        assert_eq!(m.dtype, labelguard_core::DType::U16);
+        let m = crate::read::mask::decode_mask(
+            &tiff_gray8(2, 2, &[1, 2, 3, 4]),
+            1 << 28,
+            &mut buf,
+            &mut Vec::new(),
+        )
+        .unwrap();
+        assert_eq!((m.width, m.height), (2, 2));
+        assert_eq!(buf, vec![1, 2, 3, 4]);
+        let hdr = labelguard_io::parse_npy(&npy("<i8", &[2, 3], &[0; 48])).unwrap();
+        assert_eq!(hdr.shape, vec![2, 3]);
+    }
 }

@@ -75,7 +75,11 @@ fn gnu_tar_archives_of_every_format_are_read_member_for_member() {
             .unwrap();
         // v7 and ustar cannot hold every name: tar says so, leaves them out, exits 2.
         let limited = matches!(format, "v7" | "ustar");
-        assert!(out.status.success() || (limited && String::from_utf8_lossy(&out.stderr).contains("too long")), "{format}: {out:?}");
+        assert!(
+            out.status.success()
+                || (limited && String::from_utf8_lossy(&out.stderr).contains("too long")),
+            "{format}: {out:?}"
+        );
         let (found, ix) = members(&shard);
         let want: BTreeMap<_, _> = files
             .iter()

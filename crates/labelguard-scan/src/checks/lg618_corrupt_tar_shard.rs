@@ -72,3 +72,9 @@ pub fn finding(p: &TarProblem) -> Finding {
         ),
     }
 }
+
+/// A compressed shard (`.tar.gz`, `.tgz`): not read yet, so not checked.
+pub fn compressed() -> Finding {
+    problem(&LG618, "compressed tar shard: not read (labelguard reads uncompressed .tar shards only, for now); its members were not checked")
+        .fix("decompress it to scan it (gunzip -k shard.tar.gz), or write uncompressed shards: WebDataset reads both")
+}
