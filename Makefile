@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: test lint venv python wheel bench bench-python bench-hot bench-compiled bench-scan bench-diagnose bench-diagnose-matching bench-run bench-fix bench-coco bench-ranks bench-many-files bench-shards bench-broken bench-yolo bench-tokens docs fuzz
+.PHONY: test lint venv python wheel bench bench-python bench-hot bench-compiled bench-scan bench-diagnose bench-diagnose-matching bench-run bench-fix bench-coco bench-ranks bench-many-files bench-shards bench-broken bench-yolo bench-tokens bench-ray docs fuzz
 
 ## venv: the Python environment of the tests (torch from PyPI; pip's cache keeps reruns fast)
 venv: $(VENV)/.installed
@@ -114,6 +114,11 @@ bench-shards:
 bench-tokens: venv
 	cargo build --release -p labelguard-cli
 	$(PY) bench/tokens.py
+
+## bench-ray: a single-machine scan vs the same scan fanned out on a local two-node Ray cluster
+## (labelguard.fanout; on one machine this measures the fan-out's overhead)
+bench-ray: python
+	$(PY) bench/ray_fanout.py
 
 ## bench-yolo: a 100,000-file YOLO label set (generated under bench/out/yolo-100k if absent):
 ## labelguard scan against a per-file Python parser in multiprocessing.Pool and the floor (list + read), same cores (issue 24)

@@ -31,9 +31,8 @@ import sys
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from . import _native
-from ._callsite import PLUMBING, module_of_file
+from ._callsite import module_of_file, owner
 from ._guard import Probed, config, never, state
-from ._libraries import LIBRARIES
 from ._tensors import shape_view
 
 #: wrapper key -> the eager check of one call: checker(args, kwargs, traced) raises or warns.
@@ -124,7 +123,7 @@ class Traced:
         while live is not None and live.f_back is not None:
             live = live.f_back
             code = live.f_code
-            top = module_of_file(code.co_filename)
+            top = owner(live.f_globals.get("__name__"), code.co_filename)
             callers.append((top, code.co_filename, live.f_lineno, getattr(code, "co_qualname", code.co_name), linecache.getline(code.co_filename, live.f_lineno).strip()))
             if not top:
                 break
@@ -407,14 +406,12 @@ def traced_frames() -> List[list]:
             chain = []
             while tx is not None:
                 code = tx.f_code
-                chain.append((str(tx.f_globals.get("__name__", "")).split(".", 1)[0], code.co_filename, tx.lineno, getattr(code, "co_qualname", code.co_name)))
+                chain.append((tx.f_globals.get("__name__"), code.co_filename, tx.lineno, getattr(code, "co_qualname", code.co_name)))
                 tx = tx.parent
     except AttributeError:
         chain = [(None, f.filename, f.lineno, f.name) for f in reversed(torch._guards.TracingContext.extract_stack())]
-    for top, file, lineno, name in chain:
-        # A file outside site-packages is the user's, unless its module is torch's or a known
-        # library's (a source checkout of either).
-        top = module_of_file(file) or (top if top in PLUMBING or top in LIBRARIES else "")
+    for module, file, lineno, name in chain:
+        top = owner(module, file)  # whose code: the user's (''), plumbing or a library's
         frames.append([top, file, lineno, name, linecache.getline(file, lineno or 0).strip()])
         if not top:
             break

@@ -91,16 +91,15 @@ def check_or_raise(op: str, call: Dict[str, Any], where: str, traced: Any = None
             module = module_forwards.get(caller.f_code) if caller is not None else None
             if module is not None:
                 where = f" (labelguard, {module})"
-            # A warning names the first frame outside labelguard and torch (the user's
-            # `criterion(x, y)`, not torch's forward); 3 is the wrapper's level from report_or_raise.
-            _, steps = first_outside(wrapper, PLUMBING)
-            stacklevel = 3 + steps
-            site = call_site(report.op, rules, wrapper)
+            # A warning names the user's frame (else the first frame outside labelguard and
+            # torch: not torch's forward); 3 is the wrapper's level from report_or_raise.
+            site, steps = call_site(report.op, rules, wrapper)
+            stacklevel = 3 + (steps if steps is not None else first_outside(wrapper, PLUMBING)[1])
             context = site.describe()
         tensors = {k: v for k, v in call.items() if hasattr(v, "shape")}
         scalars = {k: v for k, v in call.items() if k not in tensors}
         try:
-            report_or_raise(report, config["mode"], where=where, stacklevel=stacklevel, context=context, at=at and at[:2])
+            report_or_raise(report, config["mode"], where=where, stacklevel=stacklevel, context=context, at=at and at[:2], site=site)
         except TargetError as err:
             err.call_site = site
             err.raised_in = module

@@ -92,7 +92,9 @@ class TargetError(ValueError):
             # Rebuilt from its message (DataLoader workers re-raise exceptions that way).
             codes = re.findall(r"\[(LG\d{3})\]", report)
             self.report, self.findings, self.code, self.call = None, [], codes[0] if codes else "", None
-            self.call_site = self.raised_in = None
+            from ._callsite import CallSite
+
+            self.call_site, self.raised_in = CallSite.parse(report), None
             # Where it was raised, from its first line; the rank, when the line has none, is that
             # of the process that rebuilt it (a DataLoader worker's error in its rank's process).
             told, here = _ranks.parse(report), _ranks.place(sys._getframe(1))
@@ -124,7 +126,11 @@ class TargetError(ValueError):
 
 
 class TargetWarning(UserWarning):
-    """A call that PyTorch accepts but whose result is garbage (NaN loss, targets outside [0, 1], ...)."""
+    """A call that PyTorch accepts but whose result is garbage (NaN loss, targets outside [0, 1], ...).
+
+    `call_site`: under `enable()`, the user's frame and the library calls that led to the op."""
+
+    call_site: Any = None
 
 
 def attach_call(err: TargetError, op: str, tensors: dict, args: dict) -> TargetError:
@@ -132,17 +138,20 @@ def attach_call(err: TargetError, op: str, tensors: dict, args: dict) -> TargetE
     return err
 
 
-def report_or_raise(report: Report, mode: str = "raise", where: str = "", stacklevel: int = 3, context: str = "", at: Optional[Tuple[str, int]] = None) -> Report:
+def report_or_raise(report: Report, mode: str = "raise", where: str = "", stacklevel: int = 3, context: str = "", at: Optional[Tuple[str, int]] = None, site: Any = None) -> Report:
     """Raises TargetError for error/device_assert (or warns, in mode 'warn'); warns for silent.
     `context` (where the call came from) ends the message. A warning names the frame
-    `stacklevel` up, or the (file, line) `at` (a line inside compiled code, no longer on the stack)."""
+    `stacklevel` up, or the (file, line) `at` (a line inside compiled code, no longer on the stack),
+    and carries the call site `site`."""
     import warnings
 
     def warn(text: str) -> None:
+        message = TargetWarning(text)
+        message.call_site = site
         if at is None:
-            warnings.warn(text, TargetWarning, stacklevel=stacklevel + 1)
+            warnings.warn(message, stacklevel=stacklevel + 1)
         else:
-            warnings.warn_explicit(text, TargetWarning, at[0], at[1])
+            warnings.warn_explicit(message, TargetWarning, at[0], at[1])
 
     if report.raises:
         if mode == "raise":

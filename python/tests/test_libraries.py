@@ -177,7 +177,7 @@ def test_torch_geometric_edge_index_beyond_num_nodes(tmp_path):
     assert "relabel_nodes=True" in out["text"]
 
 
-# --- no library: the message stays as it was ----------------------------------------------
+# --- no library: the user's line and the op -------------------------------------------------
 
 
 def test_a_direct_call_names_no_library():
@@ -188,4 +188,5 @@ def test_a_direct_call_names_no_library():
     finally:
         labelguard.disable()
     assert info.value.call_site is not None and not info.value.call_site.library
-    assert "your code:" not in str(info.value)
+    assert f"your code: {os.path.basename(__file__)}:" in str(info.value) and " → cross_entropy\n" in str(info.value)
+    assert "fix:" not in str(info.value).split("your code:")[1]

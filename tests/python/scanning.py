@@ -24,3 +24,17 @@ def file_findings(report: dict):
         for f in part["files"]:
             for x in f["findings"]:
                 yield f, x
+
+
+def write_masks_with_errors_in_every_shard(directory) -> None:
+    """12 label arrays for 5 classes in `directory`, every third with class 9: each of the 3 shards
+    of a `--shard K/3` scan holds a file with an error (the sharding tests merge real findings)."""
+    import numpy as np
+
+    directory.mkdir()
+    for i in range(12):
+        a = np.zeros((8, 8), np.uint8)
+        a[0, 0] = 4
+        if i % 3 == 0:
+            a[1, 1] = 9
+        np.save(directory / f"mask_{i:03d}.npy", a)

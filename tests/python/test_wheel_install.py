@@ -52,3 +52,6 @@ def test_the_wheel_installs_into_a_fresh_venv_without_a_rust_toolchain(tmp_path)
     # The wheel's command runs a real subcommand, not only --version.
     rule = subprocess.run(["labelguard", "rule", "LG105"], capture_output=True, text=True, env=env)
     assert rule.returncode == 0 and "labelIds" in rule.stdout, rule.stdout + rule.stderr
+    # The Ray fan-out's command is there too, and says what it lacks (Ray is an extra: `labelguard[ray]`).
+    fanout = subprocess.run(["labelguard-ray", "DATA"], capture_output=True, text=True, env=env)
+    assert fanout.returncode == 2 and "needs Ray: pip install ray" in fanout.stderr, fanout.stderr

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 #[derive(clap::Args)]
 #[command(
-    after_help = "Example (Slurm array job):\n  labelguard scan DATA --preset cityscapes --shard $((SLURM_ARRAY_TASK_ID+1))/$SLURM_ARRAY_TASK_COUNT --format json -o part_$SLURM_ARRAY_TASK_ID.json\n  labelguard merge part_*.json --html report.html\n\nExit codes: 0 no errors, 1 errors found, 2 the reports cannot be read or do not belong together."
+    after_help = "Example:\n  labelguard scan DATA --preset cityscapes --shard 3/8 --format json -o part3.json   (and 1..8)\n  labelguard merge part*.json --html report.html\nA Slurm job array and its merge: examples/slurm/ in the repository; a Ray cluster: labelguard-ray.\n\nExit codes: 0 no errors, 1 errors found, 2 the reports cannot be read or do not belong together."
 )]
 pub struct MergeArgs {
     /// JSON reports written by `labelguard scan --format json`.

@@ -37,6 +37,7 @@ Layouts:
   model        config.json beside tokenizer.json / model.safetensors (Hugging Face)
   hfdataset    a datasets save_to_disk folder (state.json, dataset_dict.json): token data
   paired       annotations|masks|labels beside images (ADE20K)
+  webdataset   keyed samples (000123.jpg, 000123.seg.png, 000123.cls), as WebDataset groups them
   imagefolder  class folders of photos
   files        every mask, array and table found
   custom       --mask-glob with --image-template 'images/{subdir}/{stem}.jpg'
@@ -144,7 +145,7 @@ pub struct ScanArgs {
     /// Worker threads (default: all cores).
     #[arg(long, short)]
     jobs: Option<usize>,
-    /// Scan only part K of N (1-based), for Slurm array or Kubernetes indexed jobs; merge with `labelguard merge`.
+    /// Scan only part K of N (1-based), e.g. one task of a Slurm job array or of `labelguard-ray`; merge with `labelguard merge`.
     #[arg(long, value_name = "K/N")]
     shard: Option<Shard>,
     #[command(flatten)]

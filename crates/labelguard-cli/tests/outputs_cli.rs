@@ -340,3 +340,26 @@ fn control_characters_in_names_never_reach_the_terminal() {
     assert_eq!(o.status.code(), Some(2));
     assert!(err(&o).contains("missing\\x1b[2J.log") && !err(&o).contains('\x1b'));
 }
+
+#[test]
+fn a_fifo_named_by_a_setting_is_refused_not_waited_on() {
+    let d = tempfile::tempdir().unwrap();
+    dataset(d.path());
+    let fifo = d.path().join("pipe");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a valid C string.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    // A plain open(2) of a FIFO waits for a writer forever: each of these returned only when
+    // the settings files were opened without blocking.
+    for flag in ["--palette", "--classes", "--config"] {
+        let mut args = scan_args(&[flag, "pipe"]);
+        args.retain(|a| *a != "--no-config" || flag != "--config");
+        let o = output(labelguard(d.path(), &args));
+        assert_eq!(o.status.code(), Some(2), "{flag}: {}", err(&o));
+        assert!(
+            err(&o).contains("not a regular file"),
+            "{flag}: {}",
+            err(&o)
+        );
+    }
+}

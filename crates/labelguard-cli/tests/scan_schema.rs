@@ -165,6 +165,13 @@ fn reports_of_every_kind_match_the_schema() {
     put(&c, "bomb.png", &png_bomb(90_000, 90_000));
     put(&c, "t.jsonl", b"{\"label\": \"x\"}\n");
     put(&c, "w.txt", b"1 2 nan");
+    // WebDataset samples: a class label past the head, a sample without its image.
+    let w = dir.path().join("wds");
+    put(&w, "000001.jpg", &jpeg_stub(8, 8));
+    put(&w, "000001.seg.png", &png_gray8(8, 8, &[1; 64]));
+    put(&w, "000001.cls", b"7");
+    put(&w, "000002.seg.png", &png_gray8(8, 8, &[1; 64]));
+    put(&w, "000002.cls", b"1");
     let runs: Vec<Vec<&str>> = vec![
         vec![
             "scan",
@@ -221,6 +228,15 @@ fn reports_of_every_kind_match_the_schema() {
             "4",
         ],
         vec!["scan", "broken", "--format", "json", "--no-config"],
+        vec![
+            "scan",
+            "wds",
+            "--num-classes",
+            "3",
+            "--format",
+            "json",
+            "--no-config",
+        ],
     ];
     let mut repairs = 0;
     for args in runs {

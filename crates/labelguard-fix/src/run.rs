@@ -226,7 +226,8 @@ pub fn run(opts: &FixOptions, progress: &dyn Progress) -> Result<FixReport, FixE
                         let written_as = renamed
                             .as_deref()
                             .map(|r| String::from_utf8_lossy(r).into_owned());
-                        let r = one_file(&e.path, &out, &e.rel, &repairs, &ctx, opts, &done);
+                        let path = e.path().expect("a walked entry is on disk");
+                        let r = one_file(path, &out, &e.rel, &repairs, &ctx, opts, &done);
                         r.map(|d| d.written_as(written_as))
                     }
                 };

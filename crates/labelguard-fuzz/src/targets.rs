@@ -139,7 +139,8 @@ fn mask(b: &[u8], _: &Path) {
 
 fn table(b: &[u8], file: &Path, format: TableFormat) {
     write(file, b);
-    let _ = read_labels(file, format, None, None, -1, 1 << 20);
+    let source = labelguard_scan::source::Source::File(file.to_path_buf());
+    let _ = read_labels(&source, format, None, None, -1, 1 << 20);
 }
 
 fn coco_seeds() -> Vec<Vec<u8>> {

@@ -10,7 +10,8 @@ use labelguard_scan::read::table::{read_labels, TableError, TableFormat};
 fn read(bytes: &[u8], dir: &std::path::Path) -> Result<Vec<i64>, String> {
     let p = dir.join("t.parquet");
     std::fs::write(&p, bytes).unwrap();
-    match read_labels(&p, TableFormat::Parquet, None, None, -1, 1 << 20) {
+    let source = labelguard_scan::source::Source::File(p.clone());
+    match read_labels(&source, TableFormat::Parquet, None, None, -1, 1 << 20) {
         Ok(c) => Ok(c.ids),
         Err(TableError::Problem(p)) => Err(format!("{}: {}", p.code, p.message)),
         Err(TableError::MissingColumn { wanted, .. }) => Err(format!("no column {wanted}")),

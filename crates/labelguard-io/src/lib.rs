@@ -97,10 +97,6 @@ pub fn read_tensors(path: &Path, limits: &Limits) -> Result<Vec<NamedTensor>, Re
     let mut bytes = Vec::new();
     load::read_up_to(path, &mut file, &mut bytes, load::HEAD_BYTES)?;
     if bytes.starts_with(b"\x93NUMPY") {
-        let stem = path
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "array".into());
         // The header fits in the first read; the data is read only up to the claimed size.
         if let Ok(h) = npy::parse_npy(&bytes) {
             if let Ok(needed) = size::tensor_bytes(&h.shape, h.dtype, limits) {
@@ -108,30 +104,74 @@ pub fn read_tensors(path: &Path, limits: &Limits) -> Result<Vec<NamedTensor>, Re
                 load::read_up_to(path, &mut file, &mut bytes, total)?;
             }
         }
-        let tensor = npy::tensor_from_npy(std::sync::Arc::new(bytes), path, limits)?;
-        return Ok(vec![NamedTensor { name: stem, tensor }]);
+        return npy_tensor(path, bytes, limits);
     }
-    if bytes.starts_with(b"PK\x03\x04") || bytes.starts_with(b"PK\x05\x06") {
+    if is_zip(&bytes) {
         return npy::read_npz(path, file_reader(path)?, limits);
     }
     if safetensors::looks_like(&bytes) {
-        let cap = safetensors::file_cap(&bytes, limits);
-        if meta.len() > cap {
-            return Err(ReadError::TooLarge {
-                path: path.to_path_buf(),
-                message: format!(
-                    "the file is {} bytes, its tensors more than the limit of {} bytes",
-                    meta.len(),
-                    limits.max_tensor_bytes
-                ),
-            });
-        }
+        let cap = safetensors_cap(path, &bytes, meta.len(), limits)?;
         load::read_up_to(path, &mut file, &mut bytes, cap)?;
         return safetensors::read(path, bytes, limits);
     }
     Err(ReadError::UnknownFormat {
         path: path.to_path_buf(),
     })
+}
+
+/// [`read_tensors`] of a file's bytes already read, under a byte limit, by the caller (a
+/// member of a tar shard, an object in a bucket); `path` names it in tensors and messages.
+pub fn read_tensors_from_bytes(
+    path: &Path,
+    bytes: Vec<u8>,
+    limits: &Limits,
+) -> Result<Vec<NamedTensor>, ReadError> {
+    if bytes.is_empty() {
+        return Err(ReadError::malformed(path, "is empty (0 bytes)"));
+    }
+    if bytes.starts_with(b"\x93NUMPY") {
+        return npy_tensor(path, bytes, limits);
+    }
+    if is_zip(&bytes) {
+        return npy::read_npz(path, std::io::Cursor::new(bytes), limits);
+    }
+    if safetensors::looks_like(&bytes) {
+        safetensors_cap(path, &bytes, bytes.len() as u64, limits)?;
+        return safetensors::read(path, bytes, limits);
+    }
+    Err(ReadError::UnknownFormat {
+        path: path.to_path_buf(),
+    })
+}
+
+fn is_zip(bytes: &[u8]) -> bool {
+    bytes.starts_with(b"PK\x03\x04") || bytes.starts_with(b"PK\x05\x06")
+}
+
+/// A lone `.npy`: one tensor named after the file stem.
+fn npy_tensor(path: &Path, bytes: Vec<u8>, limits: &Limits) -> Result<Vec<NamedTensor>, ReadError> {
+    let name = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "array".into());
+    let tensor = npy::tensor_from_npy(std::sync::Arc::new(bytes), path, limits)?;
+    Ok(vec![NamedTensor { name, tensor }])
+}
+
+/// The most bytes a `.safetensors` file of `len` bytes may be read up to: its header and the
+/// tensor limit; a larger file is refused before it is read.
+fn safetensors_cap(path: &Path, head: &[u8], len: u64, limits: &Limits) -> Result<u64, ReadError> {
+    let cap = safetensors::file_cap(head, limits);
+    if len > cap {
+        return Err(ReadError::TooLarge {
+            path: path.to_path_buf(),
+            message: format!(
+                "the file is {len} bytes, its tensors more than the limit of {} bytes",
+                limits.max_tensor_bytes
+            ),
+        });
+    }
+    Ok(cap)
 }
 
 fn file_reader(path: &Path) -> Result<std::io::BufReader<std::fs::File>, ReadError> {

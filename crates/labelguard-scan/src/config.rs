@@ -64,7 +64,7 @@ impl ConfigFile {
                 .collect::<Vec<_>>()
                 .join("\n"),
         };
-        let text = std::fs::read_to_string(path).map_err(|e| err(e.to_string()))?;
+        let text = crate::nonblock::read_setting_text(path, SETTING_FILE_BYTES).map_err(err)?;
         let table: toml::Table = text
             .parse()
             .map_err(|e: toml::de::Error| err(e.to_string()))?;
@@ -432,7 +432,7 @@ pub fn read_class_names(path: &Path) -> Result<Vec<String>, ConfigError> {
         path: path.to_path_buf(),
         message,
     };
-    let text = std::fs::read_to_string(path).map_err(|e| err(e.to_string()))?;
+    let text = crate::nonblock::read_setting_text(path, SETTING_FILE_BYTES).map_err(err)?;
     let names: Vec<String> = if text.trim_start().starts_with('[') {
         serde_json::from_str(&text).map_err(|e| err(format!("not a JSON list of names: {e}")))?
     } else {
@@ -452,6 +452,9 @@ pub fn read_class_names(path: &Path) -> Result<Vec<String>, ConfigError> {
     Ok(names)
 }
 
+/// The most bytes a file named by a setting (a config, a palette, a class list) may have.
+const SETTING_FILE_BYTES: u64 = 16 << 20;
+
 /// A palette: JSON `[[r,g,b], ...]`, or one `r g b` (or `r,g,b`, or `#rrggbb`) per line,
 /// optionally followed by a name. Index = class id.
 pub fn read_palette(path: &Path) -> Result<Vec<[u8; 3]>, ConfigError> {
@@ -459,7 +462,7 @@ pub fn read_palette(path: &Path) -> Result<Vec<[u8; 3]>, ConfigError> {
         path: path.to_path_buf(),
         message,
     };
-    let text = std::fs::read_to_string(path).map_err(|e| err(e.to_string()))?;
+    let text = crate::nonblock::read_setting_text(path, SETTING_FILE_BYTES).map_err(err)?;
     let palette: Vec<[u8; 3]> = if text.trim_start().starts_with('[') {
         serde_json::from_str(&text)
             .map_err(|e| err(format!("not a JSON list of [r, g, b]: {e}")))?

@@ -20,6 +20,8 @@ pub enum LayoutKind {
     Model,
     /// A `datasets` folder saved with `save_to_disk` (token data).
     HfDataset,
+    /// WebDataset samples: files grouped by key (`000123.jpg`, `000123.seg.png`, `000123.cls`).
+    WebDataset,
 }
 
 impl LayoutKind {
@@ -36,6 +38,7 @@ impl LayoutKind {
             LayoutKind::Yolo => "yolo",
             LayoutKind::Model => "model",
             LayoutKind::HfDataset => "hfdataset",
+            LayoutKind::WebDataset => "webdataset",
         }
     }
 }
@@ -55,9 +58,10 @@ impl std::str::FromStr for LayoutKind {
             "yolo" | "ultralytics" => LayoutKind::Yolo,
             "model" | "huggingface" | "transformers" => LayoutKind::Model,
             "hfdataset" | "hf" | "datasets" | "arrow" => LayoutKind::HfDataset,
+            "webdataset" | "wds" => LayoutKind::WebDataset,
             _ => {
                 return Err(format!(
-                    "unknown layout '{s}' (known: auto, cityscapes, voc, paired, imagefolder, coco, yolo, model, hfdataset, files, custom)"
+                    "unknown layout '{s}' (known: auto, cityscapes, voc, paired, imagefolder, coco, yolo, model, hfdataset, webdataset, files, custom)"
                 ))
             }
         })

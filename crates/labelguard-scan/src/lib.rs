@@ -13,6 +13,8 @@
 //!   Cityscapes, Pascal VOC, ADE20K, `images/` + `masks/`, ImageFolder and custom pairings
 //!   (one file per layout; the layout names are the leaf [`layout_kind`], shared with
 //!   [`config`]).
+//! * [`source`] is where an item's bytes come from: a file, a member of a tar shard (a slice
+//!   of a local file) or an object in a bucket; every reader reads through it.
 //! * [`read`] decodes masks (PNG with palette indices kept, TIFF), arrays (via
 //!   `labelguard-io`), label tables (CSV/TSV, JSONL, Parquet), image headers and class-weight
 //!   files, each with hard limits checked before anything is allocated.
@@ -34,7 +36,7 @@
 //!   carries, and its PNG encoding.
 //!
 //! Imports run one way, down these layers: [`pipeline`]; [`report`]; [`analyze`]; [`layout`];
-//! [`walk`] and [`read`]; [`config`] and [`checks`]; then the leaves, which import no other
+//! [`walk`] and [`read`]; [`source`]; [`config`] and [`checks`]; then the leaves, which import no other
 //! module ([`problem`], [`hist`], [`colours`], [`weights`], [`glob`], [`progress`],
 //! [`layout_kind`], [`isolate`], [`overlay`], [`bad_cell`], the limits). A module uses only the
 //! layers below its own (`tests/module_layers.rs` holds this).
@@ -51,6 +53,7 @@ pub mod colours;
 pub mod config;
 #[cfg(any(test, feature = "test-fixtures"))]
 pub mod fixtures;
+pub mod formats;
 pub mod framework;
 pub mod glob;
 pub mod hist;
@@ -58,16 +61,18 @@ pub mod isolate;
 pub mod layout;
 pub mod layout_kind;
 mod limits;
+pub mod nonblock;
 pub mod overlay;
 pub mod pipeline;
 pub mod problem;
 pub mod progress;
 pub mod read;
 pub mod report;
+pub mod source;
 pub mod walk;
 pub mod weights;
 
 pub use config::{ConfigFile, ScanOptions, Shard};
 pub use labelguard_labels::{preset, Preset, PRESETS};
-pub use pipeline::scan;
+pub use pipeline::{scan, scan_roots};
 pub use report::{merge, repair, ScanReport, SCHEMA_VERSION};

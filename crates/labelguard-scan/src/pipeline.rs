@@ -8,7 +8,7 @@ use crate::analyze::result::{FileKind, FileResult};
 use crate::analyze::{analyze_item_isolated, Buffers, Ctx};
 use crate::config::{ConfigError, ScanOptions, Shard};
 use crate::framework::Framework;
-use crate::layout::{discover, DatasetInfo, Item, LayoutKind};
+use crate::layout::{discover_roots, DatasetInfo, Item, LayoutKind, Root};
 use crate::progress::Progress;
 use crate::report::{ScanReport, Settings};
 use labelguard_core::model::ModelSpec;
@@ -37,10 +37,21 @@ pub fn scan(
     opts: &ScanOptions,
     progress: &dyn Progress,
 ) -> Result<ScanReport, ConfigError> {
-    if roots.is_empty() {
+    let roots: Vec<Root> = roots.iter().cloned().map(Root::Path).collect();
+    scan_roots(&roots, opts, progress)
+}
+
+/// [`scan`] of roots on disk or listed elsewhere (tar shards, a bucket).
+pub fn scan_roots(
+    given: &[Root],
+    opts: &ScanOptions,
+    progress: &dyn Progress,
+) -> Result<ScanReport, ConfigError> {
+    if given.is_empty() {
         return Err(ConfigError::Invalid("no path to scan".into()));
     }
-    for root in roots {
+    let roots: Vec<PathBuf> = given.iter().map(Root::shown).collect();
+    for root in &roots {
         labelguard_io::fault::panic_in_phase_if_chosen("discover", &root.to_string_lossy());
     }
     let pool = rayon::ThreadPoolBuilder::new()
@@ -49,11 +60,12 @@ pub fn scan(
         .build()
         .map_err(|e| ConfigError::Invalid(format!("cannot start worker threads: {e}")))?;
     // On the pool: the walk lists directories on its threads.
-    let discovery = pool.install(|| discover(roots, opts))?;
+    let discovery = pool.install(|| discover_roots(given, opts))?;
     if discovery.items.is_empty() {
         return Err(ConfigError::Invalid(format!(
-            "nothing to scan under {}: no masks (.png, .tif), arrays (.npy, .npz, .safetensors), label tables (.csv, .tsv, .jsonl, .parquet), detection annotations (COCO .json, YOLO labels/*.txt, VOC Annotations/*.xml), ImageFolder class folders, datasets save_to_disk folders or model directories (config.json beside tokenizer.json or model.safetensors; --layout model for another) were found{}",
+            "nothing to scan under {}: no {}, ImageFolder class folders, datasets save_to_disk folders or model directories (config.json beside tokenizer.json or model.safetensors; --layout model for another) were found{}",
             roots.iter().map(|r| r.display().to_string()).collect::<Vec<_>>().join(", "),
+            crate::formats::summary(),
             if opts.include.is_empty() { "" } else { " that match --include" }
         )));
     }
@@ -63,7 +75,7 @@ pub fn scan(
         .collect();
     let mut items = discovery.items;
     if let Some(Shard { index, count }) = opts.shard {
-        items.retain(|it| shard_of(&it.key, count) == index);
+        items.retain(|it| shard_of(it.shard_key.as_ref().unwrap_or(&it.key), count) == index);
     }
     progress.start(items.len() as u64);
     let single = kept.len() == 1;
@@ -148,7 +160,7 @@ pub fn scan(
         parts.pop().expect("one dataset")
     } else {
         let mut top = ScanReport::empty(
-            Settings::new(roots, discovery.layouts, opts, Vec::new()),
+            Settings::new(&roots, discovery.layouts, opts, Vec::new()),
             opts.shard,
         );
         top.datasets = parts;

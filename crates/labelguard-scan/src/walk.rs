@@ -21,6 +21,7 @@
 
 use crate::checks::lg601_unreadable_file::{self as lg601, io_problem, special_file_problem};
 use crate::glob::Glob;
+use crate::source::Source;
 use labelguard_core::Finding;
 use rayon::prelude::*;
 use std::collections::HashSet;
@@ -30,17 +31,24 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-/// One path under the root.
+/// One path under the root: a walked file, or an entry listed elsewhere (a member of a tar
+/// shard, an object under a bucket prefix), which the layouts treat the same way.
 #[derive(Clone, Debug)]
 pub struct Entry {
-    /// The path to open (the root as given, joined with the relative path).
-    pub path: PathBuf,
+    /// Where its bytes come from (for a walked file: the root as given, joined with the
+    /// relative path).
+    pub source: Source,
     /// Relative to the root, `/`-separated, decoded lossily for display and globs.
     pub rel: String,
-    /// The exact bytes of the relative path: the shard key.
+    /// The exact bytes of the relative path: the shard key, unless `shard_key` says otherwise.
     pub rel_bytes: Vec<u8>,
     pub non_utf8: bool,
     pub kind: EntryKind,
+    /// What findings name, when not the root joined with `rel` (`shards/a.tar:000123.png`).
+    pub shown: Option<String>,
+    /// What `--shard K/N` hashes, when not the relative path: the tar shard a member is in, so
+    /// that one shard file lands in one part.
+    pub shard_key: Option<Vec<u8>>,
     /// The answers of [`Entry::sniffed`], once asked.
     sniffs: [OnceLock<bool>; 2],
 }
@@ -68,19 +76,37 @@ impl Entry {
             Err(_) => (String::from_utf8_lossy(&rel_bytes).into_owned(), true),
         };
         Entry {
-            path,
+            source: Source::File(path),
             rel,
             rel_bytes,
             non_utf8,
             kind,
+            shown: None,
+            shard_key: None,
             sniffs: Default::default(),
         }
     }
 
-    /// `sniff(path)`, the answer to the question `what`, read from the file the first time
+    /// An entry listed elsewhere: a member of a tar shard, an object in a bucket. `rel` is its
+    /// path below the listed root (`train-000001.tar/000123.seg.png`), `shown` what findings
+    /// name, `shard_key` what `--shard K/N` hashes.
+    pub fn listed(source: Source, rel_bytes: Vec<u8>, shown: String, shard_key: Vec<u8>) -> Entry {
+        let mut e = Entry::new(PathBuf::new(), rel_bytes, EntryKind::File);
+        e.source = source;
+        e.shown = Some(shown);
+        e.shard_key = Some(shard_key);
+        e
+    }
+
+    /// The file on disk, for a walked entry.
+    pub fn path(&self) -> Option<&Path> {
+        self.source.path()
+    }
+
+    /// `sniff(source)`, the answer to the question `what`, read from the file the first time
     /// it is asked only (a copy of the entry keeps the answers given before it was made).
-    pub(crate) fn sniffed(&self, what: Sniff, sniff: fn(&Path) -> bool) -> bool {
-        *self.sniffs[what as usize].get_or_init(|| sniff(&self.path))
+    pub(crate) fn sniffed(&self, what: Sniff, sniff: fn(&Source) -> bool) -> bool {
+        *self.sniffs[what as usize].get_or_init(|| sniff(&self.source))
     }
 
     fn problem(path: PathBuf, rel_bytes: Vec<u8>, p: Finding) -> Entry {
@@ -188,7 +214,7 @@ struct DirName {
 impl Name {
     fn path(&self) -> &[u8] {
         match self {
-            Name::Done(e) => e.path.as_os_str().as_bytes(),
+            Name::Done(e) => e.path().map_or(&[][..], |p| p.as_os_str().as_bytes()),
             Name::Dir(d) => d.path.as_os_str().as_bytes(),
         }
     }
@@ -622,7 +648,7 @@ mod tests {
         expected.insert(at, "big/dangling.txt".to_string());
         assert_eq!(rels, expected);
         assert!(matches!(walked[at].kind, EntryKind::Problem(_)));
-        assert_eq!(walked[0].path, root.join("a/z"));
+        assert_eq!(walked[0].path(), Some(root.join("a/z").as_path()));
     }
 
     #[test]

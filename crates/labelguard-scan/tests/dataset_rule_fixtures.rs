@@ -194,6 +194,19 @@ fn lg615_binary_255_masks() {
     insta::assert_snapshot!(finding(dir.path(), classes(2, 255), "LG615"));
 }
 
+/// A WebDataset sample with a mask and a class label but no image.
+#[test]
+fn lg616_incomplete_sample() {
+    let dir = tree(&[
+        ("000001.jpg", jpeg_stub(8, 8)),
+        ("000001.seg.png", png_gray8(8, 8, &[1; 64])),
+        ("000001.cls", b"2".to_vec()),
+        ("000002.seg.png", png_gray8(8, 8, &[1; 64])),
+        ("000002.cls", b"1".to_vec()),
+    ]);
+    insta::assert_snapshot!(finding(dir.path(), classes(3, 255), "LG616"));
+}
+
 /// A panic cannot be planted in a dataset: the finding that the isolation reports is pinned
 /// from its constructor.
 #[test]

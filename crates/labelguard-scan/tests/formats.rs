@@ -555,3 +555,72 @@ fn a_model_directory_is_scanned_as_a_model() {
     let r = scan(e.path(), &o);
     assert!(has(&r, "config.json", "LG809"), "{:?}", codes(&r));
 }
+
+/// WebDataset samples extracted into a folder: each part checked as its kind, the mask against
+/// the sample's image, the class labels of `.cls` and `.json` against the class count.
+#[test]
+fn webdataset_samples_are_checked_part_by_part() {
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path().join("wds");
+    let ok: Vec<u8> = (0..64).map(|i| (i % 3) as u8).collect();
+    let mut seven = ok.clone();
+    seven[9] = 7;
+    let i64s = |v: &[i64]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let files: Vec<(&str, Vec<u8>)> = vec![
+        ("000001.jpg", jpeg_stub(8, 8)),
+        ("000001.seg.png", png_gray8(8, 8, &ok)),
+        ("000001.cls", b"2".to_vec()),
+        ("000002.jpg", jpeg_stub(8, 4)),
+        ("000002.seg.png", png_gray8(8, 8, &ok)),
+        ("000003.jpg", jpeg_stub(8, 8)),
+        ("000003.seg.png", png_gray8(8, 8, &seven)),
+        ("000004.jpg", jpeg_stub(8, 8)),
+        ("000004.cls", b"5\n".to_vec()),
+        ("000005.jpg", jpeg_stub(8, 8)),
+        ("000005.json", br#"{"caption": "x", "label": 9}"#.to_vec()),
+        ("000006.jpg", jpeg_stub(8, 8)),
+        ("000006.json", br#"{"label": "zebra"}"#.to_vec()),
+        ("000007.cls", b"1".to_vec()),
+        ("000008.jpg", jpeg_stub(2, 2)),
+        ("000008.seg.npy", npy("<i8", &[2, 2], &i64s(&[0, 1, 2, 4]))),
+        ("000009.jpg", jpeg_stub(8, 8)),
+        ("000009.cls", b" 1 \n".to_vec()),
+        ("000009.json", b"{not json".to_vec()),
+    ];
+    for (rel, bytes) in &files {
+        put(&root, rel, bytes);
+    }
+    let r = scan(&root, &opts(classes(3, 255)));
+    assert_eq!(r.settings.layouts[0].as_str(), "webdataset");
+    let mut found = codes(&r);
+    found.sort();
+    let want: Vec<(String, String)> = [
+        ("000002.seg.png", "LG607"),
+        ("000003.seg.png", "LG101"),
+        ("000004.cls", "LG101"),
+        ("000005.json", "LG101"),
+        ("000006.json", "LG612"),
+        ("000007.cls", "LG616"),
+        ("000008.seg.npy", "LG101"),
+        ("000009.json", "LG602"),
+    ]
+    .iter()
+    .map(|(f, c)| (f.to_string(), c.to_string()))
+    .collect();
+    assert_eq!(found, want);
+    // A class label is one sample of the histogram (a mask counts its pixels).
+    assert_eq!(r.histogram.unit, "pixels+samples");
+    assert_eq!(count(&r, 5), 1);
+    assert_eq!(count(&r, 9), 1);
+    // The same tree under --layout wds.
+    let forced = scan(
+        &root,
+        &opts(Overrides {
+            layout: Some("wds".into()),
+            ..classes(3, 255)
+        }),
+    );
+    let mut again = codes(&forced);
+    again.sort();
+    assert_eq!(again, found);
+}

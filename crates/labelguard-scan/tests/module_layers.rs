@@ -13,12 +13,14 @@ const LAYERS: &[&[&str]] = &[
     &[
         "bad_cell",
         "colours",
+        "formats",
         "framework",
         "glob",
         "hist",
         "isolate",
         "layout_kind",
         "limits",
+        "nonblock",
         "overlay",
         "problem",
         "progress",
@@ -26,6 +28,8 @@ const LAYERS: &[&[&str]] = &[
     ],
     // The checks of the rules about one file (plain data in, a finding out) and the settings.
     &["checks", "config"],
+    // Where a file's bytes come from (a file, a member of a tar shard, an object in a bucket).
+    &["source"],
     // What files there are, and the readers of their bytes.
     &["walk", "read"],
     &["layout"],

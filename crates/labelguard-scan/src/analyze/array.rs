@@ -8,12 +8,15 @@ use super::ctx::Ctx;
 use super::result::FileResult;
 use crate::checks::lg603_empty_file as lg603;
 use crate::checks::lg604_decompression_bomb as lg604;
+use crate::layout::paths::has_ext;
 use crate::layout::Item;
 use crate::limits::WIDEN_LIMIT;
 use crate::read::array::array_read_problem;
+use crate::source::Source;
 use labelguard_core::finding::shape_str;
 use labelguard_core::ops::label_target::{Extent, Holder, LabelTarget};
 use labelguard_core::{DType, TensorView};
+use std::path::Path;
 
 /// Tensor names that hold labels, when a file holds several tensors.
 const LABEL_NAMES: &[&str] = &[
@@ -37,7 +40,19 @@ pub(crate) fn array_file(r: &mut FileResult, item: &Item, ctx: &Ctx<'_>) {
         max_tensor_bytes: ctx.opts.max_pixels.saturating_mul(8),
         max_tensors: 4096,
     };
-    let tensors = match labelguard_io::read_tensors(&item.path, &limits) {
+    let read = match &item.source {
+        Source::File(path) => labelguard_io::read_tensors(path, &limits),
+        // A member or an object is read whole, under the same byte limit as a mask.
+        other => {
+            let mut bytes = Vec::new();
+            if let Err(f) = other.read_all(ctx.max_file_bytes(), &mut bytes) {
+                r.findings.push(f);
+                return;
+            }
+            labelguard_io::read_tensors_from_bytes(Path::new(&item.display), bytes, &limits)
+        }
+    };
+    let tensors = match read {
         Ok(t) => t,
         Err(e) => {
             r.findings.push(array_read_problem(e));
@@ -58,11 +73,7 @@ pub(crate) fn array_file(r: &mut FileResult, item: &Item, ctx: &Ctx<'_>) {
         tensors.iter().collect()
     };
     // .safetensors is torch's format; .npy and .npz are numpy's: the fixes use their API.
-    let holder = if item
-        .path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("safetensors"))
-    {
+    let holder = if has_ext(&item.display, &["safetensors"]) {
         Holder::Torch
     } else {
         Holder::Numpy

@@ -10,7 +10,7 @@ use labelguard_core::{DType, Finding, TensorView, Verdict};
 
 pub(crate) fn class_weights_file(item: &Item, ctx: &Ctx<'_>) -> FileResult {
     let mut r = FileResult::new(item, FileKind::ClassWeights);
-    let weights = match read_weights(&item.path) {
+    let weights = match read_weights(&item.source) {
         Ok(w) => w,
         Err(p) => {
             r.findings.push(p);

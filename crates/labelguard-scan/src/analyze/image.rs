@@ -10,7 +10,7 @@ use crate::read::mask::check_pixels;
 pub(crate) fn image_sample(item: &Item, class: &str, ctx: &Ctx<'_>) -> FileResult {
     let mut r = FileResult::new(item, FileKind::Image);
     r.unit = Unit::Samples;
-    match image_header(&item.path) {
+    match image_header(&item.source) {
         Ok(h) => {
             if let Err(p) = check_pixels(h.format, h.width, h.height, 1, ctx.opts.max_pixels) {
                 r.findings.push(p);

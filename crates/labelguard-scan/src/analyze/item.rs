@@ -15,10 +15,11 @@ use crate::checks::lg614_non_utf8_path;
 use crate::checks::lg620_internal_error::internal_error;
 use crate::checks::lg707_annotation_without_image as lg707;
 use crate::isolate::isolated;
-use crate::layout::{Item, Task};
+use crate::layout::{Item, Part, Task};
 use crate::read::header::image_header;
 use crate::read::table::TableFormat;
 use crate::read::tokens::{has_input_ids, TokenFormat};
+use crate::source::Source;
 
 /// The token format of a label table that may hold token data (an `input_ids` column).
 fn token_format(format: TableFormat) -> Option<TokenFormat> {
@@ -27,6 +28,22 @@ fn token_format(format: TableFormat) -> Option<TokenFormat> {
         TableFormat::Parquet => Some(TokenFormat::Parquet),
         TableFormat::Csv | TableFormat::Tsv => None,
     }
+}
+
+/// A mask, and its size against its image's (LG607) when the layout paired it with one.
+fn mask_with_image(
+    item: &Item,
+    image: Option<&Source>,
+    ctx: &Ctx<'_>,
+    bufs: &mut Buffers,
+) -> FileResult {
+    let mut r = mask_file(item, ctx, bufs);
+    if let (Some(image), Some(shape)) = (image, r.shape.clone()) {
+        let size = image_header(image).map(|h| (h.width, h.height));
+        r.findings
+            .extend(lg607::check(&image.describe(), size, &shape));
+    }
+    r
 }
 
 /// Analyses one item.
@@ -47,15 +64,31 @@ pub fn analyze_item(item: &Item, ctx: &Ctx<'_>, bufs: &mut Buffers) -> FileResul
             image,
             missing_image,
         } => {
-            let mut r = mask_file(item, ctx, bufs);
+            let mut r = mask_with_image(item, image.as_ref(), ctx, bufs);
             if let Some(expected) = missing_image {
                 r.findings
                     .push(lg608_missing_pair::mask_without_image(expected));
             }
-            if let (Some(image), Some(shape)) = (image, r.shape.clone()) {
-                let size = image_header(image).map(|h| (h.width, h.height));
-                r.findings.extend(lg607::check(image, size, &shape));
-            }
+            r
+        }
+        Task::Part {
+            part,
+            ext,
+            image,
+            problems,
+        } => {
+            let mut r = match part {
+                Part::Mask => mask_with_image(item, image.as_ref(), ctx, bufs),
+                Part::Array => {
+                    let mut r = FileResult::new(item, FileKind::Array);
+                    array_file(&mut r, item, ctx);
+                    r
+                }
+                Part::Class => super::sample_label::class_text(item, ext, ctx, bufs),
+                Part::Json => super::sample_label::class_json(item, ext, ctx, bufs),
+                Part::Data => FileResult::new(item, FileKind::Other),
+            };
+            r.findings.extend(problems.iter().cloned());
             r
         }
         Task::Array => {
@@ -64,8 +97,10 @@ pub fn analyze_item(item: &Item, ctx: &Ctx<'_>, bufs: &mut Buffers) -> FileResul
             r
         }
         Task::Table(format) => match token_format(*format) {
-            Some(f) if has_input_ids(&item.path, f) => {
-                super::tokens::token_files(item, std::slice::from_ref(&item.path), f, ctx)
+            // Token data is read from local files (a table in a shard or bucket is labels).
+            Some(f) if item.source.path().is_some_and(|p| has_input_ids(p, f)) => {
+                let path = item.source.path().map(|p| p.to_path_buf());
+                super::tokens::token_files(item, path.as_slice(), f, ctx)
             }
             _ => table_file(item, *format, ctx),
         },
@@ -76,7 +111,7 @@ pub fn analyze_item(item: &Item, ctx: &Ctx<'_>, bufs: &mut Buffers) -> FileResul
             image,
             missing_image,
         } => {
-            let mut r = super::detection::yolo::label_file(item, image.as_deref(), ctx, bufs);
+            let mut r = super::detection::yolo::label_file(item, image.as_ref(), ctx, bufs);
             if let Some(expected) = missing_image {
                 r.findings.push(lg707::label_without_image(expected));
             }
@@ -86,7 +121,7 @@ pub fn analyze_item(item: &Item, ctx: &Ctx<'_>, bufs: &mut Buffers) -> FileResul
             image,
             missing_image,
         } => {
-            let mut r = super::detection::voc_xml::xml_file(item, image.as_deref(), ctx);
+            let mut r = super::detection::voc_xml::xml_file(item, image.as_ref(), ctx);
             if let Some(expected) = missing_image {
                 r.findings.push(lg707::label_without_image(expected));
             }

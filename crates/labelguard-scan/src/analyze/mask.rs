@@ -8,18 +8,18 @@ use super::channel::channel_view;
 use super::class_ids::class_check;
 use super::ctx::Ctx;
 use super::result::{FileKind, FileResult};
+use crate::layout::paths::has_ext;
 use crate::layout::Item;
-use crate::read::file::{open_within, read_file};
 use crate::read::mask::{decode_mask, decode_tiff_file, is_tiff, png_end_problem, MaskImage};
 use labelguard_core::rules::LG203;
 use labelguard_core::{Finding, TensorView, Verdict};
 
 pub(crate) fn mask_file(item: &Item, ctx: &Ctx<'_>, bufs: &mut Buffers) -> FileResult {
     let mut r = FileResult::new(item, FileKind::Mask);
-    if is_tiff_name(&item.path) && tiff_file(&mut r, item, ctx, bufs) {
+    if has_ext(&item.display, &["tif", "tiff"]) && tiff_file(&mut r, item, ctx, bufs) {
         return r;
     }
-    if let Err(p) = read_file(&item.path, ctx.max_file_bytes(), &mut bufs.file) {
+    if let Err(p) = item.source.read_all(ctx.max_file_bytes(), &mut bufs.file) {
         r.findings.push(p);
         return r;
     }
@@ -50,19 +50,12 @@ pub(crate) fn mask_file(item: &Item, ctx: &Ctx<'_>, bufs: &mut Buffers) -> FileR
     r
 }
 
-/// `.tif` and `.tiff` masks are decoded from the open file (see `decode_tiff_file`); a TIFF
-/// under another name is read whole and recognised by its magic, as every other mask.
-fn is_tiff_name(path: &std::path::Path) -> bool {
-    path.extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| e.eq_ignore_ascii_case("tif") || e.eq_ignore_ascii_case("tiff"))
-}
-
-/// Decodes a `.tif` mask from its open file into `r`; `false` when the file does not start
+/// Decodes a `.tif` mask from its open file into `r` (a TIFF under another name is read whole
+/// and recognised by its magic, as every other mask); `false` when the file does not start
 /// like a TIFF (a PNG or an array under a TIFF's name), which is then read whole as usual.
 fn tiff_file(r: &mut FileResult, item: &Item, ctx: &Ctx<'_>, bufs: &mut Buffers) -> bool {
     use std::io::{Read, Seek};
-    let (mut file, len) = match open_within(&item.path, ctx.max_file_bytes()) {
+    let (mut file, len) = match item.source.open(ctx.max_file_bytes()) {
         Ok(opened) => opened,
         Err(p) => {
             r.findings.push(p);

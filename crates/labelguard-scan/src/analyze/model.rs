@@ -10,12 +10,17 @@ use labelguard_model::{read_model_dir, ModelDirError, Problem};
 /// The findings of the model directory whose `config.json` is `item`.
 pub fn model_dir(item: &Item) -> FileResult {
     let mut r = FileResult::new(item, FileKind::Other);
-    let dir = item.path.parent().unwrap_or(&item.path);
+    let Some(config) = item.source.path() else {
+        r.findings
+            .push(lg601_unreadable_file::local_only("a model directory"));
+        return r;
+    };
+    let dir = config.parent().unwrap_or(config);
     match read_model_dir(dir) {
         Ok(spec) => r.findings = labelguard_core::model::check_model(&spec),
         Err(e) => {
             // Shown as the file at fault, not as the config.json that stands for the directory.
-            if e.path != item.path {
+            if e.path != config {
                 r.display = e.path.to_string_lossy().into_owned();
             }
             r.findings.push(unusable(&e));

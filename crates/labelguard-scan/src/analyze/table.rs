@@ -19,7 +19,7 @@ pub(crate) fn table_file(item: &Item, format: TableFormat, ctx: &Ctx<'_>) -> Fil
     let opts = ctx.opts;
     let map = (!ctx.class_map.is_empty()).then_some(&ctx.class_map);
     let col = match read_labels(
-        &item.path,
+        &item.source,
         format,
         opts.label_column.as_deref(),
         map,

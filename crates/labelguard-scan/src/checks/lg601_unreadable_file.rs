@@ -57,3 +57,13 @@ pub fn nesting_too_deep(max_depth: usize) -> Finding {
         format!("directory nesting deeper than {max_depth} levels; not followed"),
     )
 }
+
+/// A tree of files (a model directory, a `datasets` folder) found in a tar shard or a bucket:
+/// it is read as files on disk only.
+pub fn local_only(what: &str) -> Finding {
+    problem(
+        &LG601,
+        format!("{what} is read from local disk only, not from a tar shard or a bucket"),
+    )
+    .fix("extract or download it, then scan the local copy")
+}

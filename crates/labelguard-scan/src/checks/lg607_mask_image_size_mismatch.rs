@@ -5,13 +5,12 @@
 
 use labelguard_core::rules::LG607;
 use labelguard_core::{Finding, Verdict};
-use std::path::Path;
 
 /// The finding when the mask (`mask_shape`, `[H, W]`) and its `image` (`image_size`: width and
 /// height from its header, or the finding that says why the header cannot be read) differ in
 /// size, or when the image's header cannot be read.
 pub fn check(
-    image: &Path,
+    image: &str,
     image_size: Result<(u64, u64), Finding>,
     mask_shape: &[usize],
 ) -> Option<Finding> {
@@ -36,7 +35,7 @@ pub fn check(
                         Verdict::Error,
                         format!(
                             "the mask is {mw}x{mh} but its image {} is {}x{}",
-                            image.display(),
+                            image,
                             width,
                             height
                         ),
@@ -48,7 +47,7 @@ pub fn check(
             None
         }
         Err(mut f) => {
-            f.message = format!("paired image {}: {}", image.display(), f.message);
+            f.message = format!("paired image {}: {}", image, f.message);
             Some(f)
         }
     }

@@ -7,15 +7,12 @@
 use crate::problem::problem;
 use labelguard_core::rules::LG708;
 use labelguard_core::Finding;
-use std::path::Path;
 
 /// A VOC `<size>` of `recorded` (width, height) that is not the `actual` size the image
 /// `image`'s header says.
-pub fn voc_size(image: &Path, recorded: (u64, u64), actual: (u64, u64)) -> Finding {
-    let name = image
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
+pub fn voc_size(image: &str, recorded: (u64, u64), actual: (u64, u64)) -> Finding {
+    // The file name: after the last folder, or after the shard of a tar member.
+    let name = image.rsplit(['/', ':']).next().unwrap_or(image);
     let swapped = recorded == (actual.1, actual.0);
     problem(
         &LG708,

@@ -4,8 +4,9 @@
 
 use super::item::{RootScan, Task};
 use super::pairing::pair;
-use super::paths::{components, ext_of, split_of, ARRAY_EXTS, MASK_EXTS};
+use super::paths::{components, split_of};
 use crate::config::ScanOptions;
+use crate::formats::{holds, Holds};
 use crate::walk::Entry;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -46,9 +47,7 @@ pub(crate) fn collect(scan: &mut RootScan<'_>, opts: &ScanOptions) {
             .any(|o| name.ends_with(&format!("_{kind}_{o}")))
         {
             continue;
-        } else if MASK_EXTS.contains(&ext_of(name).as_str())
-            || ARRAY_EXTS.contains(&ext_of(name).as_str())
-        {
+        } else if holds(name, Holds::Mask) || holds(name, Holds::Array) {
             // A file in the label tree that follows no Cityscapes name: scanned on its own.
             strays.push(*e);
             continue;

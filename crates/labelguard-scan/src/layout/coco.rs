@@ -5,10 +5,11 @@
 //! `images/`, or the JSON's own folder).
 
 use super::item::{RootScan, Task};
-use super::paths::{components, ext_of, has_ext, loose_split, split_of, IMAGE_EXTS};
+use super::paths::{components, has_ext, loose_split, split_of};
+use crate::formats::{holds, Holds};
+use crate::source::Source;
 use crate::walk::{Entry, Sniff};
 use std::collections::BTreeMap;
-use std::io::Read;
 use std::path::Path;
 
 /// How much of a `.json` file is read to tell a COCO file from other JSON.
@@ -17,17 +18,15 @@ const SNIFF_BYTES: u64 = 64 << 10;
 /// Whether the JSON file at `path` looks like a COCO annotation file: an object whose first
 /// 64 KiB name one of COCO's top-level keys, or an empty file named like one
 /// (`instances_*.json`, `*.coco.json`), which the analysis reports as empty (LG603).
-pub(crate) fn is_coco_json(path: &Path) -> bool {
-    let Ok(file) = std::fs::File::open(path) else {
-        return false;
-    };
+pub(crate) fn is_coco_json(source: &Source) -> bool {
     let mut head = Vec::new();
-    if file.take(SNIFF_BYTES).read_to_end(&mut head).is_err() {
+    if source.read_head(SNIFF_BYTES, &mut head).is_err() {
         return false;
     }
     if head.is_empty() {
-        let name = path
-            .file_name()
+        let name = source
+            .path()
+            .and_then(|p| p.file_name())
             .map(|n| n.to_string_lossy().to_ascii_lowercase())
             .unwrap_or_default();
         return name.starts_with("instances_") || name.ends_with(".coco.json");
@@ -128,7 +127,7 @@ pub(crate) fn images_beside(json: &Path) -> Option<std::path::PathBuf> {
             entries
                 .flatten()
                 .take(64)
-                .any(|e| IMAGE_EXTS.contains(&ext_of(&e.file_name().to_string_lossy()).as_str()))
+                .any(|e| holds(&e.file_name().to_string_lossy(), Holds::Image))
         })
     };
     [
@@ -151,7 +150,7 @@ pub(crate) fn collect(scan: &mut RootScan<'_>) {
         };
         scan.files.iter().any(|e| {
             e.rel.starts_with(&prefix)
-                && has_ext(&e.rel, IMAGE_EXTS)
+                && holds(&e.rel, Holds::Image)
                 && !e.rel[prefix.len()..].is_empty()
         })
     };
@@ -178,6 +177,8 @@ pub(crate) fn collect(scan: &mut RootScan<'_>) {
         let images = candidates
             .iter()
             .find(|c| has_images(c))
+            // Images are looked up on disk: not for a JSON in a tar shard or a bucket.
+            .filter(|_| e.path().is_some())
             .map(|c| scan.root.join(c));
         // `instances_train2017.json` names its split in the file name; a Roboflow export in
         // its folder (`train/_annotations.coco.json`).

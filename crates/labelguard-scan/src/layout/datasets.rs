@@ -18,7 +18,6 @@ use crate::layout_kind::LayoutKind;
 use crate::read::table::TableFormat;
 use crate::walk::Entry;
 use std::collections::BTreeMap;
-use std::path::Path;
 
 /// One dataset's files, before its layout runs.
 pub(crate) struct Group<'a> {
@@ -172,7 +171,7 @@ pub(crate) fn partition<'a>(files: &[&'a Entry], opts: &ScanOptions) -> Vec<Grou
     // Label tables by folder: `train.csv` and `val.csv` beside each other are one dataset.
     let mut tables: BTreeMap<String, Vec<&'a Entry>> = BTreeMap::new();
     for e in &leftover {
-        if TableFormat::from_path(Path::new(&e.rel)).is_some() {
+        if TableFormat::of(&e.rel).is_some() {
             let dir = e.rel.rsplit_once('/').map(|(d, _)| d).unwrap_or("");
             tables.entry(dir.to_string()).or_default().push(e);
             continue;
@@ -207,7 +206,9 @@ pub(crate) fn partition<'a>(files: &[&'a Entry], opts: &ScanOptions) -> Vec<Grou
             })
             .collect();
         let refs: Vec<&Entry> = rel.iter().collect();
-        let kind = if looks_like_image_folder(&refs) {
+        let kind = if super::webdataset::looks_like_webdataset(&refs) {
+            LayoutKind::WebDataset
+        } else if looks_like_image_folder(&refs) {
             LayoutKind::ImageFolder
         } else {
             LayoutKind::Files

@@ -9,7 +9,9 @@ use super::paths::{components, display, split_of};
 use crate::config::{ConfigError, ScanOptions};
 use crate::layout_kind::LayoutKind;
 use crate::read::table::TableFormat;
+use crate::source::Source;
 use crate::walk::{self, Entry, EntryKind};
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::path::PathBuf;
 
@@ -43,25 +45,78 @@ pub struct Discovery {
     pub datasets: Vec<DatasetInfo>,
 }
 
-/// Finds the items of every root. A root that does not exist is a usage error.
+/// What a scan is given: a path on disk, or entries listed elsewhere.
+#[derive(Clone, Debug)]
+pub enum Root {
+    /// A directory (walked) or a file (read as what it is).
+    Path(PathBuf),
+    /// Entries listed elsewhere (the members of tar shards, the objects under a bucket prefix):
+    /// the layouts run on them as on a walked directory.
+    Listed(ListedRoot),
+}
+
+/// Entries listed elsewhere, with problems of the listing itself as entries of kind
+/// [`EntryKind::Problem`] (a corrupt shard, an object that vanished).
+#[derive(Clone, Debug)]
+pub struct ListedRoot {
+    /// What the report shows as the root (`s3://bucket/prefix`, `shards/`).
+    pub display: String,
+    pub entries: Vec<Entry>,
+}
+
+impl Root {
+    /// The path on disk, for a root that is one.
+    pub fn path(&self) -> Option<&PathBuf> {
+        match self {
+            Root::Path(p) => Some(p),
+            Root::Listed(_) => None,
+        }
+    }
+
+    /// What the report shows for the root.
+    pub fn shown(&self) -> PathBuf {
+        match self {
+            Root::Path(p) => p.clone(),
+            Root::Listed(l) => PathBuf::from(&l.display),
+        }
+    }
+}
+
+/// Finds the items of every path. A path that does not exist is a usage error.
 pub fn discover(roots: &[PathBuf], opts: &ScanOptions) -> Result<Discovery, ConfigError> {
+    let roots: Vec<Root> = roots.iter().cloned().map(Root::Path).collect();
+    discover_roots(&roots, opts)
+}
+
+/// Finds the items of every root, on disk or listed.
+pub fn discover_roots(roots: &[Root], opts: &ScanOptions) -> Result<Discovery, ConfigError> {
     let mut items = Vec::new();
     let mut datasets: Vec<DatasetInfo> = Vec::new();
     // The `[[datasets]]` entries that named a dataset found here.
     let mut matched: HashSet<PathBuf> = HashSet::new();
-    for (index, root) in roots.iter().enumerate() {
-        let meta = std::fs::metadata(root)
-            .map_err(|e| ConfigError::Invalid(format!("{}: {e}", root.display())))?;
-        if !meta.is_dir() {
+    for (index, given) in roots.iter().enumerate() {
+        let root = &given.shown();
+        let listed = match given {
+            Root::Listed(l) => Some(l),
+            Root::Path(_) => None,
+        };
+        let meta = match listed {
+            Some(_) => None,
+            None => Some(
+                std::fs::metadata(root)
+                    .map_err(|e| ConfigError::Invalid(format!("{}: {e}", root.display())))?,
+            ),
+        };
+        if meta.is_some_and(|m| !m.is_dir()) {
             let rel = root
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
             // One annotation file scanned on its own is read as what it is.
-            let (task, layout) = match TableFormat::from_path(root) {
+            let (task, layout) = match TableFormat::of(&root.to_string_lossy()) {
                 Some(f) => (Task::Table(f), LayoutKind::Files),
                 None => match super::paths::ext_of(&rel).as_str() {
-                    "json" if super::coco::is_coco_json(root) => (
+                    "json" if super::coco::is_coco_json(&Source::File(root.clone())) => (
                         Task::Coco {
                             images: super::coco::images_beside(root),
                         },
@@ -95,9 +150,10 @@ pub fn discover(roots: &[PathBuf], opts: &ScanOptions) -> Result<Discovery, Conf
             let mut key = vec![index as u8];
             key.extend_from_slice(rel.as_bytes());
             items.push(Item {
-                path: root.clone(),
+                source: Source::File(root.clone()),
                 display: root.to_string_lossy().into_owned(),
                 key,
+                shard_key: None,
                 split: split_of(&root.to_string_lossy()),
                 non_utf8: root.to_str().is_none(),
                 task,
@@ -118,7 +174,10 @@ pub fn discover(roots: &[PathBuf], opts: &ScanOptions) -> Result<Discovery, Conf
             continue;
         }
         // Include globs select label files after pairing, so that images stay visible.
-        let entries = walk::walk(root, &[], &opts.exclude);
+        let entries: Cow<[Entry]> = match listed {
+            Some(l) => Cow::Borrowed(&l.entries),
+            None => Cow::Owned(walk::walk(root, &[], &opts.exclude)),
+        };
         let walked: Vec<&Entry> = entries
             .iter()
             .filter(|e| matches!(e.kind, EntryKind::File))
@@ -149,9 +208,13 @@ pub fn discover(roots: &[PathBuf], opts: &ScanOptions) -> Result<Discovery, Conf
                 },
                 sub: group.sub.clone(),
                 present: HashSet::new(),
+                listed: None,
                 files: own,
                 items: Vec::new(),
             };
+            if listed.is_some() {
+                scan.listed = Some(scan.files.iter().map(|e| (e.rel.as_str(), *e)).collect());
+            }
             // The dataset's own settings (a `[[datasets]]` entry) before its layout checks
             // anything, so that they apply to what the layout decides too.
             let path = if group.name.is_empty() {
@@ -173,7 +236,11 @@ pub fn discover(roots: &[PathBuf], opts: &ScanOptions) -> Result<Discovery, Conf
             // up (the detection layouts and loose files do not: 200,000 hashed names saved).
             if !matches!(
                 kind,
-                LayoutKind::Yolo | LayoutKind::Coco | LayoutKind::Files | LayoutKind::Auto
+                LayoutKind::Yolo
+                    | LayoutKind::Coco
+                    | LayoutKind::WebDataset
+                    | LayoutKind::Files
+                    | LayoutKind::Auto
             ) {
                 scan.present = scan.files.iter().copied().map(|e| e.rel.as_str()).collect();
             }
@@ -195,6 +262,7 @@ pub fn discover(roots: &[PathBuf], opts: &ScanOptions) -> Result<Discovery, Conf
                 }
                 LayoutKind::Model => super::model::collect(&mut scan),
                 LayoutKind::HfDataset => super::hf_dataset::collect(&mut scan),
+                LayoutKind::WebDataset => super::webdataset::collect(&mut scan),
                 LayoutKind::Files | LayoutKind::Auto => super::files::collect(&mut scan),
             }
             if scan.items.is_empty() && !group.keep_empty {
@@ -265,9 +333,10 @@ pub fn discover(roots: &[PathBuf], opts: &ScanOptions) -> Result<Discovery, Conf
             sub: String::new(),
             files: Vec::new(),
             present: HashSet::new(),
+            listed: None,
             items: Vec::new(),
         };
-        for e in &entries {
+        for e in entries.iter() {
             if let EntryKind::Problem(p) = &e.kind {
                 let mut item = whole.item(e, split_of(&e.rel), Task::Problem(p.clone()));
                 item.dataset = home(&e.rel);
@@ -308,10 +377,9 @@ pub fn discover(roots: &[PathBuf], opts: &ScanOptions) -> Result<Discovery, Conf
         }));
     }
     // A config's class-weight file describes the config's dataset: not a single file's.
-    let weights = opts
-        .class_weights
-        .as_ref()
-        .filter(|_| !opts.class_weights_from_config || roots.iter().any(|r| r.is_dir()));
+    let weights = opts.class_weights.as_ref().filter(|_| {
+        !opts.class_weights_from_config || roots.iter().any(|r| r.path().is_none_or(|p| p.is_dir()))
+    });
     if let Some(w) = weights {
         // Config paths are absolute; show them relative to the working directory when inside it.
         let shown = std::env::current_dir()
@@ -331,20 +399,22 @@ pub fn discover(roots: &[PathBuf], opts: &ScanOptions) -> Result<Discovery, Conf
                 .map(|(_, i)| i)
         });
         items.push(Item {
-            path: w.clone(),
+            source: Source::File(w.clone()),
             display: shown.to_string_lossy().into_owned(),
             key: [
                 b"class-weights:".as_slice(),
                 w.as_os_str().as_encoded_bytes(),
             ]
             .concat(),
+            shard_key: None,
             split: String::new(),
             non_utf8: false,
             task: Task::ClassWeights,
             dataset: owner.unwrap_or(0),
         });
     }
-    unmatched_entries(roots, opts, &matched, &datasets)?;
+    let paths: Vec<PathBuf> = roots.iter().filter_map(|r| r.path().cloned()).collect();
+    unmatched_entries(&paths, opts, &matched, &datasets)?;
     items.sort_by(|a, b| a.display.cmp(&b.display).then(a.key.cmp(&b.key)));
     items.dedup_by(|a, b| a.key == b.key && a.display == b.display);
     let class_names = datasets.iter().find_map(|d| d.class_names.clone());
@@ -467,6 +537,11 @@ fn detect(scan: &RootScan<'_>, opts: &ScanOptions) -> LayoutKind {
     }
     if !paired_bases(scan.files.iter().map(|e| e.rel.as_str())).is_empty() {
         return LayoutKind::Paired;
+    }
+    // Keyed samples before ImageFolder: `train/000123.jpg` beside `train/000123.cls` is not
+    // a class folder `train`.
+    if super::webdataset::looks_like_webdataset(&scan.files) {
+        return LayoutKind::WebDataset;
     }
     if looks_like_image_folder(&scan.files) {
         return LayoutKind::ImageFolder;

@@ -7,6 +7,7 @@
 use super::item::{RootScan, Task};
 use super::paths::{components, display};
 use crate::read::tokens::TokenFormat;
+use crate::source::Source;
 use crate::walk::Entry;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -80,7 +81,12 @@ pub(crate) fn collect(scan: &mut RootScan<'_>) {
         } else {
             name_of(&dir).to_string()
         };
-        let task = match shards(&e.path) {
+        let Some(state) = e.path() else {
+            let p = crate::checks::lg601_unreadable_file::local_only("a `datasets` folder");
+            scan.items.push(scan.item(e, split, Task::Problem(p)));
+            continue;
+        };
+        let task = match shards(state) {
             // What `save_to_disk` writes for a dataset of no rows; `load_from_disk` fails on it.
             Ok(names) if names.is_empty() => {
                 Task::Problem(crate::checks::lg603_empty_file::dataset_without_rows())
@@ -103,7 +109,7 @@ pub(crate) fn collect(scan: &mut RootScan<'_>) {
                         labelguard_core::clip::echo(m)
                     )))
                 } else {
-                    let folder = e.path.parent().map(|p| p.to_path_buf()).unwrap_or_default();
+                    let folder = state.parent().map(|p| p.to_path_buf()).unwrap_or_default();
                     Task::Tokens {
                         files: names.iter().map(|n| folder.join(n)).collect(),
                         format: TokenFormat::Arrow,
@@ -115,14 +121,14 @@ pub(crate) fn collect(scan: &mut RootScan<'_>) {
             ))),
         };
         let split = if split.is_empty() {
-            split_of_state(&e.path).unwrap_or_else(|| "all".to_string())
+            split_of_state(state).unwrap_or_else(|| "all".to_string())
         } else {
             split
         };
         let mut item = scan.item(e, split, task);
         if let Task::Tokens { .. } = item.task {
             item.display = display(&scan.root, &dir);
-            item.path = scan.root.join(&dir);
+            item.source = Source::File(scan.root.join(&dir));
         }
         scan.items.push(item);
     }
@@ -163,7 +169,7 @@ fn split_of_state(path: &std::path::Path) -> Option<String> {
 /// A JSON file of at most 16 MiB.
 fn read_small(path: &std::path::Path) -> Result<String, String> {
     use std::io::Read;
-    let (file, _) = crate::read::file::open_regular(path).map_err(|f| f.message)?;
+    let (file, _) = crate::source::file::open_regular(path).map_err(|f| f.message)?;
     let mut s = String::new();
     file.take(16 << 20)
         .read_to_string(&mut s)

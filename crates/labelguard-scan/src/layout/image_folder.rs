@@ -5,11 +5,12 @@
 //! folders), which decide and word the findings.
 
 use super::item::{RootScan, Task};
-use super::paths::{components, ext_of, is_split_name, split_of, ARRAY_EXTS, IMAGE_EXTS};
+use super::paths::{components, ext_of, is_split_name, split_of};
 use crate::checks::lg101_class_id_out_of_range as lg101;
 use crate::checks::lg603_empty_file as lg603;
 use crate::checks::lg610_class_in_one_split as lg610;
 use crate::config::ScanOptions;
+use crate::formats::{holds, Holds};
 use crate::read::table::TableFormat;
 use crate::walk::Entry;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -22,11 +23,10 @@ pub(crate) fn looks_like_image_folder(files: &[&Entry]) -> bool {
     for e in files {
         let comps = components(&e.rel);
         let ext = ext_of(&e.rel);
-        if ARRAY_EXTS.contains(&ext.as_str()) || TableFormat::from_path(Path::new(&e.rel)).is_some()
-        {
+        if holds(&e.rel, Holds::Array) || TableFormat::of(&e.rel).is_some() {
             return false;
         }
-        if !IMAGE_EXTS.contains(&ext.as_str()) {
+        if !holds(&e.rel, Holds::Image) {
             continue;
         }
         if matches!(ext.as_str(), "jpg" | "jpeg") {
@@ -49,7 +49,7 @@ pub(crate) fn looks_like_image_folder(files: &[&Entry]) -> bool {
 /// 0..K-1 of that split. Returns the union of class names (sorted), the ids the histogram uses.
 pub(crate) fn collect(scan: &mut RootScan<'_>, opts: &ScanOptions) -> Vec<String> {
     // Split roots: top-level split folders if there are any, else the root itself.
-    let top = list_dirs(&scan.root);
+    let top = sub_dirs(scan, "");
     let split_roots: Vec<(String, String)> = if top.iter().any(|d| is_split_name(d)) {
         top.iter()
             .filter(|d| is_split_name(d))
@@ -60,7 +60,7 @@ pub(crate) fn collect(scan: &mut RootScan<'_>, opts: &ScanOptions) -> Vec<String
     };
     let mut per_split: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for (dir, split) in &split_roots {
-        let classes = list_dirs(&scan.root.join(dir));
+        let classes = sub_dirs(scan, dir);
         let class_ids: HashMap<&str, i64> = classes
             .iter()
             .enumerate()
@@ -83,7 +83,7 @@ pub(crate) fn collect(scan: &mut RootScan<'_>, opts: &ScanOptions) -> Vec<String
             let Some(&id) = class_ids.get(class) else {
                 continue;
             };
-            if !IMAGE_EXTS.contains(&ext_of(&e.rel).as_str()) {
+            if !holds(&e.rel, Holds::Image) {
                 continue;
             }
             *counts.entry(class).or_insert(0) += 1;
@@ -120,6 +120,26 @@ pub(crate) fn collect(scan: &mut RootScan<'_>, opts: &ScanOptions) -> Vec<String
     }
     let union: BTreeSet<String> = per_split.into_values().flatten().collect();
     union.into_iter().collect()
+}
+
+/// The folders directly in `dir` (below the dataset's root), sorted: read from the disk, which
+/// sees empty class folders too (torchvision counts them), or, for a listed root (a tar shard,
+/// a bucket), from the entries' paths.
+fn sub_dirs(scan: &RootScan<'_>, dir: &str) -> Vec<String> {
+    if scan.listed.is_none() {
+        return list_dirs(&scan.root.join(dir));
+    }
+    let prefix = if dir.is_empty() {
+        String::new()
+    } else {
+        format!("{dir}/")
+    };
+    let names: BTreeSet<&str> = scan
+        .files
+        .iter()
+        .filter_map(|e| e.rel.strip_prefix(&prefix)?.split_once('/').map(|(d, _)| d))
+        .collect();
+    names.into_iter().map(String::from).collect()
 }
 
 fn list_dirs(dir: &Path) -> Vec<String> {

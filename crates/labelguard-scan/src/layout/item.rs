@@ -1,12 +1,14 @@
 //! What discovery hands to the pipeline: one [`Item`] per file (or per problem found while
 //! discovering) with its [`Task`], and the per-root state the layouts fill in.
 
-use super::paths::{display, ext_of, ARRAY_EXTS};
+use super::paths::display;
+use crate::formats::{holds, Holds};
 use crate::read::table::TableFormat;
 use crate::read::tokens::TokenFormat;
+use crate::source::Source;
 use crate::walk::Entry;
 use labelguard_core::Finding;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
 /// What the pipeline does with one item.
@@ -15,7 +17,7 @@ pub enum Task {
     /// A mask image or array; `image` is its paired image when the layout pairs them,
     /// `missing_image` the path that was expected when it does not exist.
     Mask {
-        image: Option<PathBuf>,
+        image: Option<Source>,
         missing_image: Option<String>,
     },
     Array,
@@ -32,13 +34,13 @@ pub enum Task {
     },
     /// A YOLO label file and its image (`missing_image`: the image that was expected).
     Yolo {
-        image: Option<PathBuf>,
+        image: Option<Source>,
         missing_image: Option<String>,
     },
     /// A Pascal VOC annotation XML and its image (`missing_image`: the image that was
     /// expected).
     VocXml {
-        image: Option<PathBuf>,
+        image: Option<Source>,
         missing_image: Option<String>,
     },
     /// Tokenized data: the files of one split, in row order (a `datasets` directory's
@@ -52,6 +54,14 @@ pub enum Task {
     /// A model directory's `config.json`: the directory is read as a model and its tokenizer
     /// checked against it (LG809-LG813).
     Model,
+    /// A part of a WebDataset sample (`ext`: its extension, `seg.png`); `image` is the
+    /// sample's image for a mask, `problems` the sample's LG616 findings about this part.
+    Part {
+        part: Part,
+        ext: String,
+        image: Option<Source>,
+        problems: Vec<Finding>,
+    },
     /// Something found while discovering, reported as is.
     Problem(Finding),
     /// A problem of the dataset as a whole (its class folders, its splits): reported with the
@@ -59,11 +69,26 @@ pub enum Task {
     DatasetProblem(Finding),
 }
 
+/// How a part of a WebDataset sample is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Part {
+    /// A mask image (PNG, TIFF), checked as masks are, and against the sample's image.
+    Mask,
+    /// A label array (`.npy`, `.npz`).
+    Array,
+    /// A class id as text (`.cls`): WebDataset decodes it with `int(data)`.
+    Class,
+    /// A JSON object whose label field holds the class.
+    Json,
+    /// A data part, only carrying the sample's findings.
+    Data,
+}
+
 impl Task {
     /// A label file scanned on its own: an array by its extension, else a mask without an
     /// image.
     pub(crate) fn unpaired_label(rel: &str) -> Task {
-        if ARRAY_EXTS.contains(&ext_of(rel).as_str()) {
+        if holds(rel, Holds::Array) {
             Task::Array
         } else {
             Task::Mask {
@@ -77,11 +102,13 @@ impl Task {
 /// One unit of work: a file (or a discovery problem) with its report path and shard key.
 #[derive(Clone, Debug)]
 pub struct Item {
-    pub path: PathBuf,
+    pub source: Source,
     /// What the report shows: the root as given joined with the relative path.
     pub display: String,
     /// Stable across machines: the root's index and the relative path's bytes.
     pub key: Vec<u8>,
+    /// What `--shard K/N` hashes when not `key`: the tar shard a member is in.
+    pub shard_key: Option<Vec<u8>>,
     pub split: String,
     pub non_utf8: bool,
     pub task: Task,
@@ -98,6 +125,9 @@ pub(crate) struct RootScan<'a> {
     /// Entries with `rel` relative to `root` (`rel_bytes` stay relative to the scanned root).
     pub(crate) files: Vec<&'a Entry>,
     pub(crate) present: HashSet<&'a str>,
+    /// For a listed root (tar members, bucket objects), its entries by relative path: where a
+    /// paired file's bytes are, since they are not at `root.join(rel)`.
+    pub(crate) listed: Option<HashMap<&'a str, &'a Entry>>,
     pub(crate) items: Vec<Item>,
 }
 
@@ -106,14 +136,32 @@ impl<'a> RootScan<'a> {
         let mut key = vec![self.index as u8];
         key.extend_from_slice(&e.rel_bytes);
         Item {
-            path: e.path.clone(),
-            display: display(&self.root, &e.rel),
+            source: e.source.clone(),
+            display: self.display_of(e),
             key,
+            shard_key: e.shard_key.clone(),
             split,
             non_utf8: e.non_utf8,
             task,
             dataset: 0,
         }
+    }
+
+    /// What the report calls entry `e`: its own name when it was listed (a tar member
+    /// `shard.tar:000123.png`, an object's URL), else the root joined with its path.
+    pub(crate) fn display_of(&self, e: &Entry) -> String {
+        e.shown
+            .clone()
+            .unwrap_or_else(|| display(&self.root, &e.rel))
+    }
+
+    /// Where the file at `rel` (below the dataset's root) is read from.
+    pub(crate) fn source_of(&self, rel: &str) -> Source {
+        self.listed
+            .as_ref()
+            .and_then(|m| m.get(rel))
+            .map(|e| e.source.clone())
+            .unwrap_or_else(|| Source::File(self.root.join(rel)))
     }
 
     /// A problem that is not about one walked file (a missing mask, a folder). `rel` `"."`
@@ -133,9 +181,10 @@ impl<'a> RootScan<'a> {
             Task::Problem(problem)
         };
         Item {
-            path: self.root.join(rel),
+            source: self.source_of(rel),
             display: display(&self.root, rel),
             key,
+            shard_key: None,
             split,
             non_utf8: false,
             task,

@@ -21,6 +21,9 @@
 //!   `data.yaml`);
 //! * **model**: a Hugging Face model directory (`config.json` beside `tokenizer.json`, the
 //!   tokenizer's other files or the weights): its tokenizer checked against the model;
+//! * **webdataset**: WebDataset samples, files grouped by key as WebDataset groups them
+//!   (`000123.jpg`, `000123.seg.png`, `000123.cls`): masks, class labels (`.cls`, `.json`) and
+//!   label arrays checked per sample, extracted or in shards;
 //! * **imagefolder**: torchvision's `root/[split/]class/image.jpg`, recognised when the tree
 //!   holds JPEG photos one or two levels down and nothing else matched;
 //! * **hfdataset**: a folder saved by `datasets`' `save_to_disk` (`state.json`, or
@@ -30,8 +33,8 @@
 //! Splits are named by the first path component that is a split name (`train`/`training`,
 //! `val`/`valid`/`validation`, `test`/`testing`), or `all`.
 //!
-//! One file per layout (`cityscapes`, `voc`, `coco`, `yolo`, `model`, `hf_dataset`, `paired`, `image_folder`,
-//! `custom`, `files`);
+//! One file per layout (`cityscapes`, `voc`, `coco`, `yolo`, `model`, `hf_dataset`, `paired`, `webdataset`,
+//! `image_folder`, `custom`, `files`);
 //! `discover` runs them over every scanned path, `datasets` splits a scanned folder into the
 //! datasets it holds, `item` holds what discovery produces (items, tasks), `pairing` the
 //! mask-to-image pairing the paired layouts share, `paths` the path helpers (splits,
@@ -51,12 +54,13 @@ mod paired;
 mod pairing;
 pub mod paths;
 mod voc;
+mod webdataset;
 mod yolo;
 
 pub use crate::layout_kind::LayoutKind;
 pub use custom::expand_template;
-pub use discover::{discover, DatasetInfo, Discovery};
-pub use item::{Item, Task};
+pub use discover::{discover, discover_roots, DatasetInfo, Discovery, ListedRoot, Root};
+pub use item::{Item, Part, Task};
 pub use paths::split_of;
 
 #[cfg(test)]

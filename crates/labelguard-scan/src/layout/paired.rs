@@ -4,8 +4,9 @@
 
 use super::item::RootScan;
 use super::pairing::pair;
-use super::paths::{components, ext_of, split_of, stem_of, ARRAY_EXTS, IMAGE_EXTS, MASK_EXTS};
+use super::paths::{components, split_of, stem_of};
 use crate::config::ScanOptions;
+use crate::formats::{extensions, holds, Holds};
 use crate::walk::Entry;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -72,8 +73,7 @@ pub(crate) fn collect(scan: &mut RootScan<'_>, opts: &ScanOptions) {
             .iter()
             .filter(|e| {
                 e.rel.starts_with(&prefix)
-                    && (MASK_EXTS.contains(&ext_of(&e.rel).as_str())
-                        || ARRAY_EXTS.contains(&ext_of(&e.rel).as_str()))
+                    && (holds(&e.rel, Holds::Mask) || holds(&e.rel, Holds::Array))
             })
             .map(|e| (*e, split_of(&e.rel)))
             .collect();
@@ -111,7 +111,7 @@ pub(crate) fn collect(scan: &mut RootScan<'_>, opts: &ScanOptions) {
             };
             stems
                 .iter()
-                .flat_map(|s| IMAGE_EXTS.iter().map(move |x| (s, x)))
+                .flat_map(|s| extensions(Holds::Image).map(move |x| (s, x)))
                 .map(|(s, x)| join(&b2, &format!("{dir}/{s}.{x}")))
                 .collect()
         };
@@ -120,9 +120,7 @@ pub(crate) fn collect(scan: &mut RootScan<'_>, opts: &ScanOptions) {
             scan,
             masks,
             expected,
-            Some((image_prefix, &|r: &str| {
-                IMAGE_EXTS.contains(&ext_of(r).as_str())
-            })),
+            Some((image_prefix, &|r: &str| holds(r, Holds::Image))),
         );
     }
 }

@@ -29,7 +29,7 @@ pub(crate) fn pair(
             Some(rel) => {
                 claimed.insert(rel.clone());
                 Task::Mask {
-                    image: Some(scan.root.join(rel)),
+                    image: Some(scan.source_of(rel)),
                     missing_image: None,
                 }
             }

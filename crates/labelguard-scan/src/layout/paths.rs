@@ -3,13 +3,6 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-pub(crate) const MASK_EXTS: &[&str] = &["png", "tif", "tiff"];
-pub(crate) const ARRAY_EXTS: &[&str] = &["npy", "npz", "safetensors"];
-/// torchvision's `IMG_EXTENSIONS`.
-pub(crate) const IMAGE_EXTS: &[&str] = &[
-    "jpg", "jpeg", "png", "ppm", "bmp", "pgm", "tif", "tiff", "webp",
-];
-
 /// The split a path belongs to: the first component that names one.
 pub fn split_of(rel: &str) -> String {
     rel.split('/')

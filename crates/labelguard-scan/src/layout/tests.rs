@@ -28,6 +28,23 @@ fn summary(d: &Discovery) -> Vec<String> {
                 Task::Coco { images } => format!("coco images:{}", images.is_some()),
                 Task::Yolo { image, .. } => format!("yolo image:{}", image.is_some()),
                 Task::VocXml { image, .. } => format!("vocxml image:{}", image.is_some()),
+                Task::Part {
+                    part,
+                    image,
+                    problems,
+                    ..
+                } => {
+                    let codes: Vec<&str> = problems.iter().map(|p| p.code).collect();
+                    format!(
+                        "{part:?}{}{}",
+                        if image.is_some() { "+image" } else { "" },
+                        if codes.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" {}", codes.join(","))
+                        }
+                    )
+                }
                 Task::Problem(p) => p.code.to_string(),
                 Task::DatasetProblem(p) => format!("dataset {}", p.code),
             };
@@ -410,4 +427,82 @@ fn a_datasets_dict_is_one_token_item_per_split_beside_other_datasets() {
     }
     // The shards are not scanned again as loose files.
     assert!(!s.iter().any(|x| x.contains(".arrow")), "{s:?}");
+}
+
+#[test]
+fn webdataset_keys_are_the_path_up_to_the_first_dot_of_the_file_name() {
+    use super::webdataset::{is_meta, key_and_ext};
+    // Each as webdataset 1.0.2's base_plus_ext splits it (tests/python/test_webdataset.py
+    // checks these against the library itself).
+    let cases: &[(&str, Option<(&str, &str)>)] = &[
+        ("000123.jpg", Some(("000123", "jpg"))),
+        ("000123.seg.png", Some(("000123", "seg.png"))),
+        ("a.b/c.d.E", Some(("a.b/c", "d.E"))),
+        ("dir/x.", Some(("dir/x", ""))),
+        ("README", None),
+        ("dir/noext", None),
+        (".hidden", None),
+        ("dir/.hidden.png", Some(("dir/", "hidden.png"))),
+        ("a.b/.hidden.png", None),
+    ];
+    for (name, want) in cases {
+        assert_eq!(key_and_ext(name), *want, "{name}");
+    }
+    assert!(is_meta("__meta__"));
+    assert!(is_meta("__index__/x.json"));
+    assert!(!is_meta("__x.json"));
+    assert!(!is_meta("a/__meta__"));
+}
+
+#[test]
+fn webdataset_samples_pair_masks_with_images_and_check_class_labels() {
+    let (d, s) = run(
+        &[
+            "train/000001.jpg",
+            "train/000001.seg.png",
+            "train/000001.cls",
+            "train/000002.jpg",
+            "train/000002.png",
+            "train/000002.json",
+            "train/000003.seg.png",
+            "train/000003.cls",
+            "train/000004.webp",
+            "train/000004.txt",
+            "train/000005.JPG",
+            "train/000005.jpg",
+            "train/000006.png",
+            "train/000006.seg.npy",
+            "train/000006.features.npy",
+            "train/__meta__",
+        ],
+        &ScanOptions::default(),
+    );
+    assert_eq!(d.layouts, vec![LayoutKind::WebDataset]);
+    assert_eq!(
+        s,
+        vec![
+            "train/000001.cls train Class",
+            "train/000001.seg.png train Mask+image",
+            "train/000002.json train Json",
+            "train/000002.png train Mask+image",
+            "train/000003.cls train Class LG616",
+            "train/000003.seg.png train Mask",
+            "train/000005.jpg train Data LG616",
+            "train/000006.seg.npy train Array",
+        ]
+    );
+}
+
+#[test]
+fn photos_beside_json_files_are_not_webdataset_samples() {
+    // LabelMe writes `x.jpg` + `x.json`: keyed, but nothing in them is a WebDataset label.
+    let (d, _) = run(
+        &["a/1.jpg", "a/1.json", "a/2.jpg", "a/2.json"],
+        &ScanOptions::default(),
+    );
+    assert!(
+        !d.layouts.contains(&LayoutKind::WebDataset),
+        "{:?}",
+        d.layouts
+    );
 }

@@ -14,12 +14,13 @@
 
 use super::item::{RootScan, Task};
 use super::pairing::pair;
-use super::paths::{components, display, ext_of, stem_of, MASK_EXTS};
+use super::paths::{components, display, ext_of, stem_of};
 use crate::checks::lg608_missing_pair;
 use crate::checks::lg702_unknown_category::did_you_mean;
+use crate::formats::{holds, Holds};
+use crate::source::Source;
 use crate::walk::Entry;
 use std::collections::{BTreeSet, HashMap, HashSet};
-use std::path::Path;
 
 /// Collects the dataset's items; returns the class names inferred from the annotations'
 /// `<name>`s, when there are annotations.
@@ -56,7 +57,7 @@ fn collect_xml(scan: &mut RootScan<'_>) -> Option<Vec<String>> {
                 && ext_of(&e.rel) == "xml"
         }) {
             let stem = stem_of(&e.rel[prefix.len()..]);
-            let doc = read_doc(&e.path);
+            let doc = read_doc(&e.source);
             let filename = doc.as_ref().and_then(|d| d.filename.clone()).filter(|f| {
                 !f.is_empty() && !f.contains('/') && !f.contains('\\') && f != "." && f != ".."
             });
@@ -81,7 +82,7 @@ fn collect_xml(scan: &mut RootScan<'_>) -> Option<Vec<String>> {
                 .find(|c| scan.present.contains(c.as_str()));
             let expected = candidates[0].clone();
             let task = Task::VocXml {
-                image: found.map(|c| scan.root.join(c)),
+                image: found.map(|c| scan.source_of(c)),
                 missing_image: found.is_none().then(|| display(&scan.root, &expected)),
             };
             let split = splits.get(stem).cloned().unwrap_or_else(|| "all".into());
@@ -106,7 +107,7 @@ fn join(base: &str, rest: &str) -> String {
 fn read_splits(scan: &RootScan<'_>, dir: &str) -> HashMap<String, String> {
     let mut out = HashMap::new();
     for split in ["test", "trainval", "val", "train"] {
-        if let Ok(text) = read_small(&scan.root.join(format!("{dir}/{split}.txt"))) {
+        if let Ok(text) = read_small(&scan.source_of(&format!("{dir}/{split}.txt"))) {
             // `aeroplane_train.txt` style lines are `stem flag`; the split lists hold stems.
             for line in text.lines() {
                 if let Some(stem) = line.split_whitespace().next() {
@@ -119,9 +120,9 @@ fn read_splits(scan: &RootScan<'_>, dir: &str) -> HashMap<String, String> {
     out
 }
 
-fn read_doc(path: &Path) -> Option<crate::read::voc_xml::VocDoc> {
+fn read_doc(source: &Source) -> Option<crate::read::voc_xml::VocDoc> {
     let mut buf = Vec::new();
-    crate::read::file::read_file(path, PREPASS_MAX_BYTES, &mut buf).ok()?;
+    source.read_all(PREPASS_MAX_BYTES, &mut buf).ok()?;
     crate::read::voc_xml::parse(&buf).ok()
 }
 
@@ -157,9 +158,7 @@ fn collect_masks(scan: &mut RootScan<'_>) {
         let mut split_of_stem: HashMap<String, String> = HashMap::new();
         let mut listed: Vec<(String, String)> = Vec::new();
         for split in ["test", "trainval", "val", "train"] {
-            let list = scan
-                .root
-                .join(join(&base, &format!("ImageSets/Segmentation/{split}.txt")));
+            let list = scan.source_of(&join(&base, &format!("ImageSets/Segmentation/{split}.txt")));
             if let Ok(text) = read_small(&list) {
                 for stem in text.split_whitespace() {
                     let s = if split == "trainval" { "train" } else { split };
@@ -177,7 +176,7 @@ fn collect_masks(scan: &mut RootScan<'_>) {
             .filter(|e| {
                 e.rel.starts_with(&prefix)
                     && !e.rel[prefix.len()..].contains('/')
-                    && MASK_EXTS.contains(&ext_of(&e.rel).as_str())
+                    && holds(&e.rel, Holds::Mask)
             })
             .map(|e| {
                 let stem = stem_of(&e.rel[prefix.len()..]);
@@ -220,11 +219,8 @@ fn collect_masks(scan: &mut RootScan<'_>) {
     }
 }
 
-fn read_small(path: &Path) -> std::io::Result<String> {
-    let (file, len) =
-        crate::read::file::open_regular(path).map_err(|p| std::io::Error::other(p.message))?;
-    if len > 64 << 20 {
-        return Err(std::io::Error::other("too large"));
-    }
-    std::io::read_to_string(file)
+fn read_small(source: &Source) -> Result<String, ()> {
+    let mut buf = Vec::new();
+    source.read_all(64 << 20, &mut buf).map_err(|_| ())?;
+    String::from_utf8(buf).map_err(|_| ())
 }

@@ -7,7 +7,8 @@
 //! sample, as ultralytics trains it, and no finding.
 
 use super::item::{Item, RootScan, Task};
-use super::paths::{has_ext, stem_of, IMAGE_EXTS};
+use super::paths::{has_ext, stem_of};
+use crate::formats::{holds, Holds};
 use crate::read::data_yaml::DataYaml;
 use crate::walk::{Entry, Sniff};
 use rayon::prelude::*;
@@ -127,7 +128,7 @@ pub(crate) fn collect(scan: &mut RootScan<'_>) -> YoloClasses {
         .filter(|e| !e.rel.contains('/') && is_data_yaml(e))
         .collect();
     if let Some(y) = yamls.first() {
-        match DataYaml::read(&y.path) {
+        match DataYaml::read(&y.source) {
             Ok(d) => {
                 for p in d.problems() {
                     let item = scan.synthetic(&y.rel, "all".into(), p);
@@ -146,19 +147,19 @@ pub(crate) fn collect(scan: &mut RootScan<'_>) -> YoloClasses {
         .iter()
         .find(|e| e.rel.rsplit('/').next() == Some("classes.txt"))
     {
-        if let Ok(names) = crate::config::read_class_names(&c.path) {
+        if let Some(Ok(names)) = c.path().map(crate::config::read_class_names) {
             classes.nc = Some(names.len() as u32);
             classes.names = Some(names);
         }
     }
     // Images by their path without the extension, which ultralytics compares without case
     // (`x.JPG` is an image, and its label is `x.txt`).
-    let images: HashMap<&str, &str> = scan
+    let images: HashMap<&str, &Entry> = scan
         .files
         .iter()
         .copied()
-        .filter(|e| has_ext(&e.rel, IMAGE_EXTS))
-        .map(|e| (stem_of(&e.rel), e.rel.as_str()))
+        .filter(|e| holds(&e.rel, Holds::Image))
+        .map(|e| (stem_of(&e.rel), e))
         .collect();
     // One item per label file, made on the pool's threads (in the files' order).
     let this = &*scan;
@@ -182,7 +183,7 @@ pub(crate) fn collect(scan: &mut RootScan<'_>) -> YoloClasses {
                 .then(|| super::paths::display(&this.root, &format!("{key}.jpg")));
             let split = super::paths::loose_split(&e.rel);
             let task = Task::Yolo {
-                image: image.map(|p| this.root.join(p)),
+                image: image.map(|i| i.source.clone()),
                 missing_image,
             };
             Some(this.item(e, split, task))

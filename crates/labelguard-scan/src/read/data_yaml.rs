@@ -4,9 +4,8 @@
 use crate::checks::lg602_corrupt_file;
 use crate::checks::lg704_head_class_count_mismatch as lg704;
 use crate::checks::lg709_malformed_annotation as lg709;
+use crate::source::Source;
 use labelguard_core::Finding;
-use std::io::Read;
-use std::path::Path;
 use yaml_rust2::{Yaml, YamlLoader};
 
 /// The largest `data.yaml` read: a real one is a few KiB even with a thousand class names.
@@ -26,12 +25,9 @@ pub struct DataYaml {
 
 impl DataYaml {
     /// Whether the file's first 64 KiB have a top-level `names:` key.
-    pub fn sniff(path: &Path) -> bool {
-        let Ok(f) = std::fs::File::open(path) else {
-            return false;
-        };
+    pub fn sniff(source: &Source) -> bool {
         let mut head = Vec::new();
-        if f.take(64 << 10).read_to_end(&mut head).is_err() {
+        if source.read_head(64 << 10, &mut head).is_err() {
             return false;
         }
         String::from_utf8_lossy(&head)
@@ -40,15 +36,15 @@ impl DataYaml {
     }
 
     /// Reads and parses the file; a file that cannot be read or parsed is a finding on it.
-    pub fn read(path: &Path) -> Result<DataYaml, Finding> {
-        let (file, _) = crate::read::file::open_within(path, MAX_YAML_BYTES)?;
-        let mut text = String::new();
-        if file.take(MAX_YAML_BYTES).read_to_string(&mut text).is_err() {
+    pub fn read(source: &Source) -> Result<DataYaml, Finding> {
+        let mut bytes = Vec::new();
+        source.read_all(MAX_YAML_BYTES, &mut bytes)?;
+        let Ok(text) = String::from_utf8(bytes) else {
             return Err(lg602_corrupt_file::corrupt_text(
                 "data.yaml",
                 "it is not UTF-8 text",
             ));
-        }
+        };
         Self::parse(&text)
     }
 

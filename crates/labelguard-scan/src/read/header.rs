@@ -4,15 +4,13 @@
 //! A full decode of every photo would cost more than the whole mask scan; the header gives the
 //! size for LG607, and the end marker (PNG `IEND`, JPEG `EOI`) catches the usual truncation.
 
-use super::file::open_regular;
 use super::magic::{describe_magic, PNG_END, PNG_MAGIC};
 use super::mask::{is_tiff, png_dimensions};
 use crate::checks::lg601_unreadable_file::io_problem;
 use crate::checks::lg602_corrupt_file as lg602;
-use crate::checks::lg603_empty_file::empty_file;
+use crate::source::{ReadSeek, Source};
 use labelguard_core::Finding;
 use std::io::{Read, Seek, SeekFrom};
-use std::path::Path;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ImageHeader {
@@ -24,11 +22,8 @@ pub struct ImageHeader {
 const HEAD: usize = 64 * 1024;
 
 /// Reads the size of an image file (PNG, JPEG, GIF, BMP, WebP, TIFF) and checks its end marker.
-pub fn image_header(path: &Path) -> Result<ImageHeader, Finding> {
-    let (mut file, len) = open_regular(path)?;
-    if len == 0 {
-        return Err(empty_file());
-    }
+pub fn image_header(source: &Source) -> Result<ImageHeader, Finding> {
+    let (mut file, len) = source.open(u64::MAX)?;
     let mut head = vec![0u8; HEAD.min(len as usize)];
     file.read_exact(&mut head)
         .map_err(|e| io_problem("cannot read", &e))?;
@@ -108,7 +103,7 @@ pub fn image_header(path: &Path) -> Result<ImageHeader, Finding> {
 }
 
 /// Walks the JPEG marker segments to the first SOFn, seeking over large APPn segments.
-fn jpeg_dimensions(file: &mut std::fs::File, len: u64) -> Result<(u64, u64), Finding> {
+fn jpeg_dimensions(file: &mut impl ReadSeek, len: u64) -> Result<(u64, u64), Finding> {
     let mut pos = 2u64;
     for _ in 0..4096 {
         let mut marker = [0u8; 4];
@@ -205,7 +200,7 @@ mod tests {
         let j = dir.path().join("a.jpg");
         std::fs::write(&j, jpeg_stub(true)).unwrap();
         assert_eq!(
-            image_header(&j).unwrap(),
+            image_header(&Source::File(j.clone())).unwrap(),
             ImageHeader {
                 format: "JPEG",
                 width: 640,
@@ -213,7 +208,10 @@ mod tests {
             }
         );
         std::fs::write(&j, jpeg_stub(false)).unwrap();
-        assert_eq!(image_header(&j).unwrap_err().code, "LG602");
+        assert_eq!(
+            image_header(&Source::File(j.clone())).unwrap_err().code,
+            "LG602"
+        );
         let p = dir.path().join("a.png");
         let png = super::super::mask::tests::png_bytes(
             5,
@@ -224,12 +222,21 @@ mod tests {
             None,
         );
         std::fs::write(&p, &png).unwrap();
-        assert_eq!(image_header(&p).unwrap().width, 5);
+        assert_eq!(image_header(&Source::File(p.clone())).unwrap().width, 5);
         std::fs::write(&p, &png[..png.len() - 5]).unwrap();
-        assert!(image_header(&p).unwrap_err().message.contains("truncated"));
+        assert!(image_header(&Source::File(p.clone()))
+            .unwrap_err()
+            .message
+            .contains("truncated"));
         std::fs::write(&p, b"").unwrap();
-        assert_eq!(image_header(&p).unwrap_err().code, "LG603");
+        assert_eq!(
+            image_header(&Source::File(p.clone())).unwrap_err().code,
+            "LG603"
+        );
         std::fs::write(&p, b"<html>404</html>").unwrap();
-        assert!(image_header(&p).unwrap_err().message.contains("HTML"));
+        assert!(image_header(&Source::File(p.clone()))
+            .unwrap_err()
+            .message
+            .contains("HTML"));
     }
 }

@@ -281,7 +281,7 @@ fn tiff_error(e: tiff::TiffError) -> Finding {
 /// bytes are never all in memory beside the decoded pixels (an uncompressed 16-bit mask at the
 /// decoded-byte limit would otherwise hold twice that limit).
 pub fn decode_tiff_file(
-    file: std::fs::File,
+    file: impl std::io::Read + std::io::Seek,
     len: u64,
     max_pixels: u64,
     out: &mut Vec<u8>,

@@ -3,7 +3,7 @@
 //! unreadable, LG602 corrupt, LG603 empty, LG604 bomb), built by that rule's file in
 //! [`crate::checks`], never a panic.
 //!
-//! One file per job: [`file`] opens and reads a file safely, [`magic`] names a file by its
+//! One file per job (the bytes come from [`crate::source`]): [`magic`] names a file by its
 //! first bytes, [`mask`] decodes masks (with [`fastpng`] for plain 8-bit PNGs and
 //! [`inflate_bound`] to check a header's claims against the compressed bytes), [`array`]
 //! turns array read errors into findings, [`header`] reads image headers, [`table`] label
@@ -18,7 +18,6 @@ pub mod class_weights;
 pub mod coco;
 pub mod data_yaml;
 pub mod fastpng;
-pub mod file;
 pub mod header;
 pub mod inflate_bound;
 pub mod line_cap;

@@ -33,7 +33,7 @@ fn open(
 
 /// Whether the file's schema has a top-level column `name`.
 pub fn has_column(path: &Path, name: &str) -> bool {
-    let Ok((file, len)) = super::file::open_regular(path) else {
+    let Ok((file, len)) = crate::source::file::open_regular(path) else {
         return false;
     };
     crate::isolate::isolated(|| {

@@ -6,11 +6,10 @@
 
 use crate::bad_cell::BadCell;
 use crate::checks::lg602_corrupt_file as lg602;
-use crate::checks::lg603_empty_file::empty_file;
+use crate::source::{Source, SourceReader};
 use labelguard_core::Finding;
 use std::collections::HashMap;
 use std::io::{BufRead, Read};
-use std::path::Path;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TableFormat {
@@ -21,13 +20,13 @@ pub enum TableFormat {
 }
 
 impl TableFormat {
-    pub fn from_path(path: &Path) -> Option<TableFormat> {
-        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
-        match ext.as_str() {
-            "csv" => Some(TableFormat::Csv),
-            "tsv" | "tab" => Some(TableFormat::Tsv),
-            "jsonl" | "ndjson" => Some(TableFormat::Jsonl),
-            "parquet" | "pq" => Some(TableFormat::Parquet),
+    /// The table format `name`'s extension names (see [`crate::formats`]).
+    pub fn of(name: &str) -> Option<TableFormat> {
+        match crate::formats::by_extension(name)?.name {
+            "CSV" => Some(TableFormat::Csv),
+            "TSV" => Some(TableFormat::Tsv),
+            "JSON Lines" => Some(TableFormat::Jsonl),
+            "Parquet" => Some(TableFormat::Parquet),
             _ => None,
         }
     }
@@ -216,7 +215,7 @@ fn shown_names(names: &[String]) -> Vec<String> {
 
 /// Reads the label column of a table.
 pub fn read_labels(
-    path: &Path,
+    source: &Source,
     format: TableFormat,
     column: Option<&str>,
     classes: Option<&HashMap<String, i64>>,
@@ -230,10 +229,7 @@ pub fn read_labels(
         out: LabelColumn::default(),
         unknown_counts: HashMap::new(),
     };
-    let (file, len) = super::file::open_regular(path)?;
-    if len == 0 {
-        return Err(empty_file().into());
-    }
+    let (file, len) = source.open(u64::MAX)?;
     match format {
         TableFormat::Csv | TableFormat::Tsv => {
             read_delimited(file, format == TableFormat::Tsv, column, &mut b)?
@@ -242,6 +238,11 @@ pub fn read_labels(
         // The `parquet` crate panics on some malformed files (issue 8): caught here, so the
         // file is LG602 corrupt with the crate's message rather than an internal error.
         TableFormat::Parquet => {
+            let SourceReader::File(file) = file else {
+                return Err(
+                    crate::checks::lg601_unreadable_file::local_only("a Parquet table").into(),
+                );
+            };
             crate::isolate::isolated(|| read_parquet(file, len, column, &mut b))
                 .map_err(|m| corrupt(format!("the Parquet reader failed on this file: {m}")))??
         }
@@ -250,7 +251,7 @@ pub fn read_labels(
 }
 
 fn read_delimited(
-    file: std::fs::File,
+    file: SourceReader,
     tab: bool,
     column: Option<&str>,
     b: &mut Builder<'_>,
@@ -329,7 +330,7 @@ fn json_cell(v: &serde_json::Value) -> Cell {
 use super::line_cap::MAX_LINE;
 
 fn read_jsonl(
-    file: std::fs::File,
+    file: SourceReader,
     column: Option<&str>,
     b: &mut Builder<'_>,
 ) -> Result<(), TableError> {
@@ -467,8 +468,8 @@ mod tests {
         let p = dir.path().join(name);
         std::fs::write(&p, text).unwrap();
         read_labels(
-            &p,
-            TableFormat::from_path(&p).unwrap(),
+            &Source::File(p.clone()),
+            TableFormat::of(&p.to_string_lossy()).unwrap(),
             col,
             classes,
             -100,
@@ -572,9 +573,16 @@ mod tests {
         let p = dir.path().join("t.parquet");
         std::fs::write(&p, crate::fixtures::parquet_labels_one_page(&labels)).unwrap();
         let read = |max_rows| {
-            read_labels(&p, TableFormat::Parquet, None, None, -100, max_rows)
-                .ok()
-                .unwrap()
+            read_labels(
+                &Source::File(p.clone()),
+                TableFormat::Parquet,
+                None,
+                None,
+                -100,
+                max_rows,
+            )
+            .ok()
+            .unwrap()
         };
         let c = read(1 << 25);
         let want: Vec<i64> = labels.iter().map(|l| l.unwrap_or(-100)).collect();

@@ -63,7 +63,7 @@ pub fn read_tokens(
     sink: &mut dyn FnMut(&TokenBatch<'_>),
 ) -> Result<u64, TokenError> {
     let (file, len) =
-        super::file::open_regular(path).map_err(|f| TokenError::Corrupt(f.message))?;
+        crate::source::file::open_regular(path).map_err(|f| TokenError::Corrupt(f.message))?;
     match format {
         TokenFormat::Arrow => read_arrow(file, len, rows_before, sink),
         TokenFormat::Jsonl => read_jsonl(file, rows_before, sink),
@@ -86,7 +86,7 @@ pub fn has_input_ids(path: &Path, format: TokenFormat) -> bool {
         TokenFormat::Arrow => true,
         TokenFormat::Jsonl => {
             use std::io::{BufRead, Read};
-            let Ok((file, _)) = super::file::open_regular(path) else {
+            let Ok((file, _)) = crate::source::file::open_regular(path) else {
                 return false;
             };
             let mut line = String::new();

@@ -25,7 +25,6 @@ use crate::layout::Item;
 use crate::read::coco::{
     read_coco, Annotation, Category, Image, ReadError, Section, Segmentation, Sink,
 };
-use crate::read::file::open_regular;
 use labelguard_core::finding::MAX_LOCATIONS;
 use labelguard_core::Location;
 use std::collections::{HashMap, HashSet};
@@ -39,11 +38,7 @@ const MISSING_NAMES: usize = 5;
 pub fn coco_file(item: &Item, images: Option<&Path>, ctx: &Ctx<'_>) -> FileResult {
     let mut r = FileResult::new(item, FileKind::Annotations);
     r.shape = None;
-    let file = match open_regular(&item.path) {
-        Ok((_, 0)) => {
-            r.findings.push(empty_file());
-            return r;
-        }
+    let file = match item.source.open(u64::MAX) {
         Ok((f, _)) => f,
         Err(f) => {
             r.findings.push(f);

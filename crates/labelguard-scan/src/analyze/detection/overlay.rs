@@ -5,7 +5,7 @@
 //! gives a grey canvas of the size the annotation records instead.
 
 use crate::overlay::Overlay;
-use std::path::Path;
+use crate::source::Source;
 
 /// The longest side of an overlay, in pixels.
 pub const MAX_SIDE: u64 = 512;
@@ -30,7 +30,7 @@ pub struct BoxMark {
 /// annotation records, for the grey canvas when the image cannot be decoded; `None` when
 /// neither gives a size.
 pub fn boxes_overlay(
-    image: Option<&Path>,
+    image: Option<&Source>,
     size: Option<(u64, u64)>,
     boxes: &[BoxMark],
     max_pixels: u64,
@@ -112,14 +112,14 @@ fn draw_rect(o: &mut Overlay, b: &BoxMark, scale: f64) {
 
 /// The image's pixels as 8-bit RGB (width, height, bytes), or `None` when it cannot be read
 /// or decoded or has more than `max_pixels` pixels.
-fn decode_rgb(path: &Path, max_pixels: u64) -> Option<(usize, usize, Vec<u8>)> {
+fn decode_rgb(source: &Source, max_pixels: u64) -> Option<(usize, usize, Vec<u8>)> {
     let mut bytes = Vec::new();
-    crate::read::file::read_file(
-        path,
-        max_pixels.saturating_mul(4).saturating_add(1 << 20),
-        &mut bytes,
-    )
-    .ok()?;
+    source
+        .read_all(
+            max_pixels.saturating_mul(4).saturating_add(1 << 20),
+            &mut bytes,
+        )
+        .ok()?;
     if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
         decode_jpeg(&bytes, max_pixels)
     } else if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
@@ -242,7 +242,13 @@ mod tests {
                 bad: true,
             },
         ];
-        let o = boxes_overlay(Some(&dir.path().join("a.png")), None, &boxes, 1 << 20).unwrap();
+        let o = boxes_overlay(
+            Some(&Source::File(dir.path().join("a.png"))),
+            None,
+            &boxes,
+            1 << 20,
+        )
+        .unwrap();
         assert_eq!((o.width, o.height), (40, 20));
         assert_eq!(px(&o, 5, 10), GREEN);
         assert_eq!(px(&o, 6, 10), GREEN);
@@ -265,7 +271,13 @@ mod tests {
             y1: 15.0,
             bad: true,
         }];
-        let o = boxes_overlay(Some(&dir.path().join("a.jpg")), None, &boxes, 1 << 20).unwrap();
+        let o = boxes_overlay(
+            Some(&Source::File(dir.path().join("a.jpg"))),
+            None,
+            &boxes,
+            1 << 20,
+        )
+        .unwrap();
         assert_eq!((o.width, o.height), (512, 8));
         let grey = px(&o, 10, 4);
         assert!(grey.iter().all(|&c| (120..=136).contains(&c)), "{grey:?}");
@@ -285,7 +297,7 @@ mod tests {
             bad: false,
         }];
         let o = boxes_overlay(
-            Some(&dir.path().join("a.jpg")),
+            Some(&Source::File(dir.path().join("a.jpg"))),
             Some((300, 200)),
             &boxes,
             1 << 20,

@@ -29,10 +29,10 @@ use crate::checks::lg709_malformed_annotation as lg709;
 use crate::layout::Item;
 use crate::read::header::image_header;
 use crate::read::voc_xml::{flag_set, parse, RawBox, VocObject};
+use crate::source::Source;
 use labelguard_core::finding::MAX_LOCATIONS;
 use labelguard_core::Location;
 use std::collections::BTreeMap;
-use std::path::Path;
 
 /// The largest VOC XML read (a real one is a few kilobytes).
 const MAX_XML_BYTES: u64 = 64 << 20;
@@ -137,12 +137,12 @@ fn push_first(v: &mut Vec<Location>, i: usize, o: &VocObject) {
 }
 
 /// Analyses one VOC XML file whose image is `image`.
-pub fn xml_file(item: &Item, image: Option<&Path>, ctx: &Ctx<'_>) -> FileResult {
+pub fn xml_file(item: &Item, image: Option<&Source>, ctx: &Ctx<'_>) -> FileResult {
     let mut r = FileResult::new(item, FileKind::Annotations);
     r.unit = Unit::Objects;
     let mut bytes = Vec::new();
     let limit = ctx.max_file_bytes().min(MAX_XML_BYTES);
-    if let Err(f) = crate::read::file::read_file(&item.path, limit, &mut bytes) {
+    if let Err(f) = item.source.read_all(limit, &mut bytes) {
         r.findings.push(f);
         return r;
     }
@@ -174,7 +174,8 @@ pub fn xml_file(item: &Item, image: Option<&Path>, ctx: &Ctx<'_>) -> FileResult 
         (_, Some((Some(w), Some(h)))) => {
             if let (Some(img), Some(actual)) = (image, header) {
                 if actual != (w, h) {
-                    r.findings.push(lg708::voc_size(img, (w, h), actual));
+                    r.findings
+                        .push(lg708::voc_size(&img.describe(), (w, h), actual));
                 }
             }
         }

@@ -20,11 +20,11 @@ use crate::layout::Item;
 use crate::read::yolo::{
     class_id, lines, looks_binary, parse_line, row_hash, shape, Line, Shape, MAX_LABEL_BYTES,
 };
+use crate::source::Source;
 use labelguard_core::finding::MAX_LOCATIONS;
 use labelguard_core::rules::{LG603, LG704};
 use labelguard_core::Location;
 use std::collections::HashMap;
-use std::path::Path;
 
 /// The most characters of a line a location shows.
 const LINE_ECHO: usize = 80;
@@ -47,14 +47,14 @@ fn keep(first: &mut Vec<Location>, line: usize, text: &[u8]) {
 /// the HTML report's picture of a file with findings).
 pub fn label_file(
     item: &Item,
-    image: Option<&Path>,
+    image: Option<&Source>,
     ctx: &Ctx<'_>,
     bufs: &mut Buffers,
 ) -> FileResult {
     let mut r = FileResult::new(item, FileKind::Annotations);
     let head = Head::of(ctx, &ctx.declared, "class id");
     let mut tally = ClassTally::default();
-    match crate::read::file::read_file(&item.path, MAX_LABEL_BYTES, &mut bufs.file) {
+    match item.source.read_all(MAX_LABEL_BYTES, &mut bufs.file) {
         Ok(()) => {}
         // An empty label file is a background image, as ultralytics trains it.
         Err(f) if f.code == LG603.code => {
@@ -229,7 +229,7 @@ fn polygon_box(points: &[f64]) -> [f64; 4] {
 /// normalised: the image header gives the pixels (a grey canvas of 640x640 without one).
 fn overlay(
     bytes: &[u8],
-    image: Option<&Path>,
+    image: Option<&Source>,
     findings: &[labelguard_core::Finding],
     max_pixels: u64,
 ) -> Option<crate::overlay::Overlay> {

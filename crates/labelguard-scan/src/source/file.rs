@@ -5,19 +5,14 @@ use crate::checks::lg602_corrupt_file;
 use crate::checks::lg603_empty_file::empty_file;
 use labelguard_core::Finding;
 use std::io::Read;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 /// Opens a file for reading without ever blocking: `O_NONBLOCK` makes opening a FIFO return
 /// at once (the walker reports FIFOs before this, but a path can change between the two),
 /// and the opened file is checked to be a regular file before it is read.
 pub fn open_regular(path: &Path) -> Result<(std::fs::File, u64), Finding> {
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)
-        .map_err(|e| io_problem("cannot open", &e))?;
-    let meta = file.metadata().map_err(|e| io_problem("cannot stat", &e))?;
+    let (file, meta) =
+        crate::nonblock::open_nonblocking(path).map_err(|e| io_problem("cannot open", &e))?;
     if meta.is_dir() {
         return Err(lg602_corrupt_file::directory());
     }

@@ -1,0 +1,302 @@
+//! The one table of file formats labelguard reads: name, extensions, magic bytes, what a file of
+//! it holds and the module that reads it. Discovery asks it what a file name can be, the
+//! readers name what a file's first bytes say, and the "nothing to scan" message lists it, so a
+//! format is declared once, here.
+
+/// What a file of a format can hold; a format may hold several (a PNG is a mask or an image).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Holds {
+    /// A per-pixel class map.
+    Mask,
+    /// A photo: paired with a mask, or an ImageFolder sample.
+    Image,
+    /// Tensors (`.npy`, `.npz`, `.safetensors`).
+    Array,
+    /// A label table, one row per sample.
+    Table,
+    /// Detection annotations.
+    Detection,
+    /// Tokenized text.
+    Tokens,
+    /// One sample's class id (a WebDataset `.cls` part, or a field of its `.json`).
+    ClassLabel,
+}
+
+impl Holds {
+    /// How the "nothing to scan" message names files that hold this (a format is listed under
+    /// the first thing it holds).
+    fn plural(self) -> &'static str {
+        match self {
+            Holds::Mask => "masks",
+            Holds::Image => "images",
+            Holds::Array => "arrays",
+            Holds::Table => "label tables",
+            Holds::Detection => "detection annotations",
+            Holds::Tokens => "token datasets",
+            Holds::ClassLabel => "class labels",
+        }
+    }
+}
+
+/// One file format.
+#[derive(Debug)]
+pub struct Format {
+    pub name: &'static str,
+    /// Lower case, without the dot.
+    pub extensions: &'static [&'static str],
+    /// Prefixes a file of the format starts with (empty for text formats).
+    pub magic: &'static [&'static [u8]],
+    pub holds: &'static [Holds],
+    /// How messages list it (`.png`; `YOLO labels/*.txt`: where discovery looks for it).
+    pub listed_as: &'static str,
+    /// The module that reads it.
+    pub reader: &'static str,
+}
+
+use Holds::*;
+
+/// Every format, in the order messages list them and pairing tries an image's extensions
+/// (JPEG first: most photos are). Image extensions are torchvision's `IMG_EXTENSIONS`
+/// (torchvision/datasets/folder.py).
+pub const FORMATS: &[Format] = &[
+    Format {
+        name: "JPEG",
+        extensions: &["jpg", "jpeg"],
+        magic: &[b"\xFF\xD8\xFF"],
+        holds: &[Image],
+        listed_as: ".jpg",
+        reader: "read::header",
+    },
+    Format {
+        name: "PNG",
+        extensions: &["png"],
+        magic: &[b"\x89PNG\r\n\x1a\n"],
+        holds: &[Mask, Image],
+        listed_as: ".png",
+        reader: "read::mask (read::fastpng), read::header",
+    },
+    Format {
+        name: "TIFF",
+        extensions: &["tif", "tiff"],
+        magic: &[b"II*\0", b"MM\0*"],
+        holds: &[Mask, Image],
+        listed_as: ".tif",
+        reader: "read::mask, read::header",
+    },
+    Format {
+        name: "Netpbm",
+        extensions: &["ppm", "pgm"],
+        magic: &[b"P5", b"P6"],
+        holds: &[Image],
+        listed_as: ".ppm",
+        reader: "read::header",
+    },
+    Format {
+        name: "BMP",
+        extensions: &["bmp"],
+        magic: &[b"BM"],
+        holds: &[Image],
+        listed_as: ".bmp",
+        reader: "read::header",
+    },
+    Format {
+        name: "WebP",
+        extensions: &["webp"],
+        magic: &[b"RIFF"],
+        holds: &[Image],
+        listed_as: ".webp",
+        reader: "read::header",
+    },
+    Format {
+        name: "NumPy array",
+        extensions: &["npy"],
+        magic: &[b"\x93NUMPY"],
+        holds: &[Array],
+        listed_as: ".npy",
+        reader: "labelguard-io (npy)",
+    },
+    Format {
+        name: "NumPy archive",
+        extensions: &["npz"],
+        magic: &[b"PK\x03\x04", b"PK\x05\x06"],
+        holds: &[Array],
+        listed_as: ".npz",
+        reader: "labelguard-io (npz)",
+    },
+    Format {
+        name: "safetensors",
+        extensions: &["safetensors"],
+        magic: &[],
+        holds: &[Array],
+        listed_as: ".safetensors",
+        reader: "labelguard-io (safetensors)",
+    },
+    Format {
+        name: "CSV",
+        extensions: &["csv"],
+        magic: &[],
+        holds: &[Table],
+        listed_as: ".csv",
+        reader: "read::table",
+    },
+    Format {
+        name: "TSV",
+        extensions: &["tsv", "tab"],
+        magic: &[],
+        holds: &[Table],
+        listed_as: ".tsv",
+        reader: "read::table",
+    },
+    Format {
+        name: "JSON Lines",
+        extensions: &["jsonl", "ndjson"],
+        magic: &[],
+        holds: &[Table, Tokens],
+        listed_as: ".jsonl",
+        reader: "read::table, read::tokens",
+    },
+    Format {
+        name: "Parquet",
+        extensions: &["parquet", "pq"],
+        magic: &[b"PAR1"],
+        holds: &[Table, Tokens],
+        listed_as: ".parquet",
+        reader: "read::table, read::parquet_lists",
+    },
+    Format {
+        name: "COCO JSON",
+        extensions: &["json"],
+        magic: &[],
+        // A WebDataset sample's `.json` holds its class in a label field.
+        holds: &[Detection, ClassLabel],
+        listed_as: "COCO .json",
+        reader: "read::coco, analyze::sample_label",
+    },
+    Format {
+        name: "YOLO labels",
+        extensions: &["txt"],
+        magic: &[],
+        holds: &[Detection],
+        listed_as: "YOLO labels/*.txt",
+        reader: "read::yolo",
+    },
+    Format {
+        name: "Pascal VOC XML",
+        extensions: &["xml"],
+        magic: &[],
+        holds: &[Detection],
+        listed_as: "VOC Annotations/*.xml",
+        reader: "read::voc_xml",
+    },
+    Format {
+        // The parts WebDataset's `basichandlers` decodes with `int(data)` (`cls`, `cls2`,
+        // `index`, `inx`; webdataset/autodecode.py), and `class`, `label` by the same convention.
+        name: "WebDataset class label",
+        extensions: &["cls", "cls2", "index", "inx", "class", "label"],
+        magic: &[],
+        holds: &[ClassLabel],
+        listed_as: "WebDataset .cls",
+        reader: "analyze::sample_label",
+    },
+    Format {
+        name: "Arrow IPC (datasets)",
+        extensions: &["arrow"],
+        magic: &[b"\xFF\xFF\xFF\xFF", b"ARROW1"],
+        holds: &[Tokens],
+        listed_as: ".arrow",
+        reader: "read::arrow_ipc",
+    },
+];
+
+/// The extension of `name` (after its last dot), when it has one.
+fn extension(name: &str) -> Option<&str> {
+    let file = name.rsplit('/').next().unwrap_or(name);
+    file.rsplit_once('.').map(|(_, e)| e)
+}
+
+/// The format `name`'s extension names, ignoring case.
+pub fn by_extension(name: &str) -> Option<&'static Format> {
+    let ext = extension(name)?;
+    FORMATS
+        .iter()
+        .find(|f| f.extensions.iter().any(|x| ext.eq_ignore_ascii_case(x)))
+}
+
+/// Whether `name`'s extension is one of a format that holds `what` (no allocation: it runs on
+/// every file of a tree).
+pub fn holds(name: &str, what: Holds) -> bool {
+    extension(name).is_some_and(|ext| {
+        FORMATS.iter().any(|f| {
+            f.holds.contains(&what) && f.extensions.iter().any(|x| ext.eq_ignore_ascii_case(x))
+        })
+    })
+}
+
+/// The extensions of the formats that hold `what`.
+pub fn extensions(what: Holds) -> impl Iterator<Item = &'static str> {
+    FORMATS
+        .iter()
+        .filter(move |f| f.holds.contains(&what))
+        .flat_map(|f| f.extensions.iter().copied())
+}
+
+/// The format `bytes` start like, when one does.
+pub fn by_magic(bytes: &[u8]) -> Option<&'static Format> {
+    FORMATS
+        .iter()
+        .find(|f| f.magic.iter().any(|m| bytes.starts_with(m)))
+}
+
+/// What a scan reads, for the message of a scan that found nothing: `masks (.png, .tif),
+/// arrays (...), ...`.
+pub fn summary() -> String {
+    [Mask, Array, Table, Detection, Tokens, ClassLabel]
+        .iter()
+        .map(|&h| {
+            let listed: Vec<&str> = FORMATS
+                .iter()
+                .filter(|f| f.holds.first() == Some(&h))
+                .map(|f| f.listed_as)
+                .collect();
+            format!("{} ({})", h.plural(), listed.join(", "))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_extension_and_magic_names_one_format() {
+        let mut seen = std::collections::HashSet::new();
+        for f in FORMATS {
+            for e in f.extensions {
+                assert_eq!(*e, e.to_ascii_lowercase(), "{}", f.name);
+                assert!(seen.insert(*e), "{e} declared twice");
+            }
+            for m in f.magic {
+                assert_eq!(by_magic(m).map(|g| g.name), Some(f.name));
+            }
+        }
+    }
+
+    #[test]
+    fn names_are_matched_by_their_last_extension_ignoring_case() {
+        assert!(holds("a/b/x.PNG", Mask));
+        assert!(holds("x.png", Image));
+        assert!(!holds("x.jpg", Mask));
+        assert!(!holds("png", Mask), "a name without a dot has no extension");
+        assert!(
+            !holds("dir.png/x", Mask),
+            "the folder's extension is not the file's"
+        );
+        assert_eq!(by_extension("t.TSV").map(|f| f.name), Some("TSV"));
+        assert_eq!(
+            by_magic(b"\x93NUMPY\x01\x00").map(|f| f.name),
+            Some("NumPy array")
+        );
+        assert!(summary().starts_with("masks (.png, .tif), arrays (.npy, .npz, .safetensors)"));
+    }
+}
