@@ -135,7 +135,7 @@ impl OutputArgs {
 #[derive(clap::Args)]
 #[command(after_help = SCAN_HELP)]
 pub struct ScanArgs {
-    /// Dataset directories, or single mask, array, label-table or annotation (COCO JSON, VOC XML, YOLO .txt) files.
+    /// Dataset directories, tar shards or brace patterns of them (train-{000000..000127}.tar), or single mask, array, label-table or annotation (COCO JSON, VOC XML, YOLO .txt) files.
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<PathBuf>,
     #[command(flatten)]
@@ -165,7 +165,12 @@ pub fn run(args: ScanArgs, style: labelguard_report::Style) -> anyhow::Result<Ex
     opts.shard = args.shard;
     opts.overlays = args.out.html.is_some();
     let bar = Bar::stderr(args.out.quiet);
-    let report = labelguard_scan::scan(&args.paths, &opts, &bar)?;
+    let roots = args
+        .paths
+        .iter()
+        .map(|p| labelguard_scan::layout::shards::root_of_argument(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    let report = labelguard_scan::scan_roots(&roots, &opts, &bar)?;
     write_outputs(&report, &args.out, opts.palette.as_deref(), style)
 }
 
