@@ -280,12 +280,12 @@ mod tests {
             files,
             [
                 (
-                    "sub/s.tar/000001.seg.png",
+                    "sub/000001.seg.png",
                     Some("data/sub/s.tar:000001.seg.png"),
                     &b"sub/s.tar"[..]
                 ),
                 (
-                    "sub/s.tar/000001.cls",
+                    "sub/000001.cls",
                     Some("data/sub/s.tar:000001.cls"),
                     b"sub/s.tar"
                 ),
