@@ -254,3 +254,16 @@ def test_a_compressed_shard_is_reported_as_not_read(labelguard, tmp_path):
     report = scan_json(labelguard, shards, "--num-classes", str(NUM_CLASSES))
     found = [(f["path"], x["code"]) for f, x in file_findings(report)]
     assert found == [(f"{shards}/train-000000.tar.gz", "LG618")], found
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_samples_in_a_shard_are_what_webdataset_yields(labelguard, tmp_path, seed):
+    """The members of a TarWriter shard flow into the webdataset layout as the extracted files do
+    (the random samples and the truth of tests/python/test_webdataset.py)."""
+    import test_webdataset as wds_truth
+
+    files = wds_truth.random_dataset(seed)
+    tar, _ = wds_truth.write(tmp_path, files)
+    report = scan_json(labelguard, tar, "--layout", "webdataset", "--num-classes", str(wds_truth.NUM_CLASSES))
+    found = {(f["path"].split(".tar:", 1)[1], x["code"]) for f, x in file_findings(report)}
+    assert found == wds_truth.expected(tar, files)
