@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: test lint venv python wheel bench bench-python bench-hot bench-compiled bench-scan bench-diagnose bench-diagnose-matching bench-run bench-fix bench-coco bench-ranks bench-many-files bench-broken bench-yolo bench-tokens bench-ray bench-bucket docs fuzz
+.PHONY: test lint venv python wheel bench bench-python bench-hot bench-compiled bench-scan bench-diagnose bench-diagnose-matching bench-run bench-fix bench-coco bench-ranks bench-many-files bench-shards bench-broken bench-yolo bench-tokens bench-ray bench-bucket docs fuzz
 
 ## venv: the Python environment of the tests (torch from PyPI; pip's cache keeps reruns fast)
 venv: $(VENV)/.installed
@@ -110,6 +110,11 @@ bench-many-files:
 	cargo build --release -p labelguard-cli
 	python3 bench/many_files.py --bin target/release/labelguard
 
+## bench-shards: labelguard scan on WebDataset tar shards vs the same masks extracted, --jobs 1 and all (issue 26)
+bench-shards:
+	cargo build --release -p labelguard-cli
+	cd bench && python3 shards.py --bin ../target/release/labelguard
+
 ## bench-tokens: scan --model on >= 1 GiB of token ids vs the datasets + numpy loop, one core each
 bench-tokens: venv
 	cargo build --release -p labelguard-cli
@@ -139,7 +144,7 @@ bench-broken:
 ## fuzz: every parser's fuzz target for FUZZ_SECONDS each (a debug build: overflow checks on),
 ## under a 4 GiB address-space cap; crashers land in crates/labelguard-fuzz/crashes/<target>/,
 ## which `make test` replays. FUZZ_TARGETS names a subset (npy npz safetensors png_fast png tiff
-## csv tsv jsonl parquet diagnose config model_config tokenizer_json tokenizer_config arrow_tokens
+## csv tsv jsonl parquet tar brace diagnose config model_config tokenizer_json tokenizer_config arrow_tokens
 ## parquet_tokens jsonl_tokens, and the detection targets coco yolo data_yaml voc_xml).
 FUZZ_SECONDS ?= 30
 fuzz:

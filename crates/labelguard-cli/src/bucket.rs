@@ -21,7 +21,8 @@ pub fn is_bucket(arg: &Path) -> bool {
 /// in time) is an error (exit code 2) that says which.
 pub fn root(arg: &Path) -> anyhow::Result<Root> {
     let Some(url) = arg.to_str().filter(|s| is_bucket_url(s)) else {
-        return Ok(Root::Path(arg.to_path_buf()));
+        // A path, a tar shard or a brace pattern of shards.
+        return Ok(labelguard_scan::layout::shards::root_of_argument(arg)?);
     };
     let bucket = Bucket::open(url, &Env::process()).map_err(anyhow::Error::msg)?;
     let listed = bucket.list()?;

@@ -135,7 +135,7 @@ impl OutputArgs {
 #[derive(clap::Args)]
 #[command(after_help = SCAN_HELP)]
 pub struct ScanArgs {
-    /// Dataset directories, single mask, array, label-table or annotation (COCO JSON, VOC XML, YOLO .txt) files, or bucket prefixes (s3://BUCKET/PREFIX, gs://, az://).
+    /// Dataset directories, tar shards or brace patterns of them (train-{000000..000127}.tar), bucket prefixes (s3://BUCKET/PREFIX, gs://, az://), or single mask, array, label-table or annotation (COCO JSON, VOC XML, YOLO .txt) files.
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<PathBuf>,
     #[command(flatten)]

@@ -70,6 +70,47 @@ fn safetensors_seeds() -> Vec<Vec<u8>> {
     ]
 }
 
+fn tar_seeds() -> Vec<Vec<u8>> {
+    let plain = fx::tar(&[
+        ("000001.seg.png", &fx::png_gray8(2, 2, &[0, 1, 2, 3])),
+        ("000001.cls", b"3"),
+    ]);
+    let mut long = fx::tar_member(
+        "././@LongLink",
+        b'L',
+        format!("{}.png\0", "n".repeat(120)).as_bytes(),
+    );
+    long.extend(fx::tar_member(
+        "PaxHeaders/1",
+        b'x',
+        b"20 path=pax/a.png\n11 size=2\n",
+    ));
+    long.extend(fx::tar_member("a.png", b'0', b"xy"));
+    long.extend(fx::tar_member("dir/", b'5', b""));
+    long.extend(fx::tar_member("GlobalHead", b'g', b"18 comment=hello\n"));
+    long.extend(fx::tar(&[("../up.png", b"u"), ("/abs.png", b"a")]));
+    let concatenated = [plain.clone(), vec![0; 512], fx::tar(&[("b.cls", b"1")])].concat();
+    vec![plain, long, concatenated]
+}
+
+/// Indexes the input as a shard, from memory and from a file (the two must agree), and checks
+/// that every member lies inside it.
+fn tar(bytes: &[u8], file: &Path) {
+    use labelguard_scan::read::tar::{index, index_file};
+    let ix = index(bytes, bytes.len() as u64);
+    for m in &ix.members {
+        assert!(
+            m.offset
+                .checked_add(m.len)
+                .is_some_and(|end| end <= bytes.len() as u64),
+            "{m:?} outside {} bytes",
+            bytes.len()
+        );
+    }
+    write(file, bytes);
+    assert_eq!(index_file(file).expect("scratch file"), ix);
+}
+
 fn voc_xml_seeds() -> Vec<Vec<u8>> {
     let mut odd = fx::voc_obj("persn", [12, 30, 50, 80]);
     odd.difficult = true;
@@ -162,6 +203,25 @@ pub const TARGETS: &[Target] = &[
         ext: "safetensors",
         seeds: safetensors_seeds,
         run: tensors,
+    },
+    Target {
+        name: "tar",
+        ext: "tar",
+        seeds: tar_seeds,
+        run: tar,
+    },
+    Target {
+        name: "brace",
+        ext: "txt",
+        seeds: || {
+            vec![
+                b"train-{000000..000127}.tar".to_vec(),
+                b"{a,b{1..3}}-{x..z..2}::c\\{".to_vec(),
+            ]
+        },
+        run: |b, _| {
+            let _ = labelguard_scan::brace::expand(&String::from_utf8_lossy(b));
+        },
     },
     Target {
         name: "png_fast",

@@ -367,6 +367,54 @@ pub fn voc_detection_tree(root: &Path, files: &[(&str, Vec<u8>)], w: u16, h: u16
     base.to_string()
 }
 
+/// A ustar header block for `name` (at most 100 bytes) of `size` bytes and type `kind`, with
+/// its checksum (sizes of 8 GiB and more in GNU base-256).
+pub fn tar_header(name: &[u8], size: u64, kind: u8) -> [u8; 512] {
+    let mut h = [0u8; 512];
+    h[..name.len()].copy_from_slice(name);
+    h[100..107].copy_from_slice(b"0000644");
+    h[108..115].copy_from_slice(b"0000000");
+    h[116..123].copy_from_slice(b"0000000");
+    if size < 1 << 33 {
+        h[124..135].copy_from_slice(format!("{size:011o}").as_bytes());
+    } else {
+        // GNU's base-256 for sizes octal cannot hold.
+        h[124] = 0x80;
+        h[128..136].copy_from_slice(&size.to_be_bytes());
+    }
+    h[136..147].copy_from_slice(b"00000000000");
+    h[156] = kind;
+    h[257..263].copy_from_slice(b"ustar\0");
+    h[263..265].copy_from_slice(b"00");
+    tar_checksum(&mut h);
+    h
+}
+
+/// Writes a header block's checksum (the sum of its bytes, the field counted as spaces).
+pub fn tar_checksum(h: &mut [u8; 512]) {
+    h[148..156].copy_from_slice(b"        ");
+    let sum: u32 = h.iter().map(|&b| u32::from(b)).sum();
+    h[148..156].copy_from_slice(format!("{sum:06o}\0 ").as_bytes());
+}
+
+/// One tar member of type `kind`: its header, then `data` padded to a whole block.
+pub fn tar_member(name: &str, kind: u8, data: &[u8]) -> Vec<u8> {
+    let mut out = tar_header(name.as_bytes(), data.len() as u64, kind).to_vec();
+    out.extend_from_slice(data);
+    out.resize(out.len().div_ceil(512) * 512, 0);
+    out
+}
+
+/// A ustar archive of regular files (`name`, `data`), ended by its two zero blocks.
+pub fn tar(members: &[(&str, &[u8])]) -> Vec<u8> {
+    let mut out: Vec<u8> = members
+        .iter()
+        .flat_map(|(name, data)| tar_member(name, b'0', data))
+        .collect();
+    out.extend_from_slice(&[0; 1024]);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -47,6 +47,7 @@
 
 pub mod analyze;
 pub mod bad_cell;
+pub mod brace;
 pub mod checks;
 pub mod colours;
 pub mod config;

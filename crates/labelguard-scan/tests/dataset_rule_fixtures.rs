@@ -207,6 +207,16 @@ fn lg616_incomplete_sample() {
     insta::assert_snapshot!(finding(dir.path(), classes(3, 255), "LG616"));
 }
 
+/// A WebDataset shard cut short inside its second member: the first member is scanned, the
+/// cut is the finding.
+#[test]
+fn lg617_corrupt_tar_shard() {
+    let (one, two) = (png_gray8(8, 8, &[1; 64]), png_gray8(8, 8, &[2; 64]));
+    let shard = tar(&[("000001.seg.png", &one), ("000002.seg.png", &two)]);
+    let dir = tree(&[("shards/train-000000.tar", shard[..512 * 3 + 40].to_vec())]);
+    insta::assert_snapshot!(finding(dir.path(), classes(3, 255), "LG617"));
+}
+
 /// A panic cannot be planted in a dataset: the finding that the isolation reports is pinned
 /// from its constructor.
 #[test]

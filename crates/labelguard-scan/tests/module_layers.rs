@@ -12,6 +12,7 @@ const LAYERS: &[&[&str]] = &[
     // Leaves: plain data and helpers that use no other module of the crate.
     &[
         "bad_cell",
+        "brace",
         "colours",
         "formats",
         "framework",

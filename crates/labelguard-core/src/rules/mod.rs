@@ -97,6 +97,7 @@ catalogue! {
     lg614_non_utf8_path as LG614,
     lg615_binary_255_masks as LG615,
     lg616_incomplete_sample as LG616,
+    lg617_corrupt_tar_shard as LG617,
     lg618_unreadable_object as LG618,
     lg620_internal_error as LG620,
     lg701_detection_class_out_of_range as LG701,

@@ -21,6 +21,7 @@ pub mod lg612_unknown_label;
 pub mod lg613_label_column_missing;
 pub mod lg614_non_utf8_path;
 pub mod lg616_incomplete_sample;
+pub mod lg617_corrupt_tar_shard;
 pub mod lg618_unreadable_object;
 pub mod lg620_internal_error;
 pub mod lg701_detection_class_out_of_range;

@@ -6,6 +6,7 @@ use super::image_folder::looks_like_image_folder;
 use super::item::{Item, RootScan, Task};
 use super::paired::paired_bases;
 use super::paths::{components, display, split_of};
+use super::shards;
 use crate::config::{ConfigError, ScanOptions};
 use crate::layout_kind::LayoutKind;
 use crate::read::table::TableFormat;
@@ -94,7 +95,16 @@ pub fn discover_roots(roots: &[Root], opts: &ScanOptions) -> Result<Discovery, C
     let mut datasets: Vec<DatasetInfo> = Vec::new();
     // The `[[datasets]]` entries that named a dataset found here.
     let mut matched: HashSet<PathBuf> = HashSet::new();
+    // A tar shard named as a root stands for its members.
+    let roots: Vec<Cow<Root>> = roots
+        .iter()
+        .map(|r| match r {
+            Root::Path(p) => shards::shard_file_root(p).map_or(Cow::Borrowed(r), Cow::Owned),
+            Root::Listed(_) => Cow::Borrowed(r),
+        })
+        .collect();
     for (index, given) in roots.iter().enumerate() {
+        let given: &Root = given;
         let root = &given.shown();
         let listed = match given {
             Root::Listed(l) => Some(l),
@@ -176,8 +186,10 @@ pub fn discover_roots(roots: &[Root], opts: &ScanOptions) -> Result<Discovery, C
         // Include globs select label files after pairing, so that images stay visible.
         let entries: Cow<[Entry]> = match listed {
             Some(l) => Cow::Borrowed(&l.entries),
-            None => Cow::Owned(walk::walk(root, &[], &opts.exclude)),
+            None => Cow::Owned(shards::expand(root, walk::walk(root, &[], &opts.exclude))),
         };
+        // Entries read from elsewhere than `root.join(rel)`: tar members, bucket objects.
+        let elsewhere = listed.is_some() || entries.iter().any(|e| e.shown.is_some());
         let walked: Vec<&Entry> = entries
             .iter()
             .filter(|e| matches!(e.kind, EntryKind::File))
@@ -212,7 +224,7 @@ pub fn discover_roots(roots: &[Root], opts: &ScanOptions) -> Result<Discovery, C
                 files: own,
                 items: Vec::new(),
             };
-            if listed.is_some() {
+            if elsewhere {
                 scan.listed = Some(scan.files.iter().map(|e| (e.rel.as_str(), *e)).collect());
             }
             // The dataset's own settings (a `[[datasets]]` entry) before its layout checks

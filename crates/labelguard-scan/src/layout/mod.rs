@@ -38,7 +38,8 @@
 //! `discover` runs them over every scanned path, `datasets` splits a scanned folder into the
 //! datasets it holds, `item` holds what discovery produces (items, tasks), `pairing` the
 //! mask-to-image pairing the paired layouts share, `paths` the path helpers (splits,
-//! extensions).
+//! extensions), `shards` the tar shards (WebDataset) that stand for their members, and the
+//! brace patterns of shard names given as arguments.
 
 mod cityscapes;
 mod coco;
@@ -53,6 +54,7 @@ pub(crate) mod model;
 mod paired;
 mod pairing;
 pub mod paths;
+pub mod shards;
 mod voc;
 mod webdataset;
 mod yolo;

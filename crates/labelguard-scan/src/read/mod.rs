@@ -30,6 +30,7 @@ pub mod parquet_lists;
 #[cfg(feature = "parquet")]
 pub mod parquet_source;
 pub mod table;
+pub mod tar;
 pub mod thrift_check;
 pub mod tokens;
 pub mod voc_xml;
