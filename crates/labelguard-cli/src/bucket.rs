@@ -5,9 +5,11 @@
 use labelguard_core::Finding;
 use labelguard_remote::{is_bucket_url, Bucket, Env};
 use labelguard_scan::checks::lg618_unreadable_object::object_problem;
+use labelguard_scan::layout::shards::{shard_entries, shard_name};
 use labelguard_scan::layout::{ListedRoot, Root};
 use labelguard_scan::source::{ObjectRead, Source};
-use labelguard_scan::walk::Entry;
+use labelguard_scan::walk::{Entry, EntryKind};
+use rayon::prelude::*;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -18,20 +20,35 @@ pub fn is_bucket(arg: &Path) -> bool {
 
 /// The root a scan argument stands for: a path as it is, a bucket prefix listed now. A bucket
 /// that cannot be listed (no such bucket, access denied, an unreachable endpoint, no answer
-/// in time) is an error (exit code 2) that says which.
-pub fn root(arg: &Path) -> anyhow::Result<Root> {
+/// in time) is an error (exit code 2) that says which. The tar shards of a bucket are spooled
+/// to a temporary folder, which the caller keeps until the scan is over.
+pub fn root(arg: &Path) -> anyhow::Result<(Root, Option<tempfile::TempDir>)> {
     let Some(url) = arg.to_str().filter(|s| is_bucket_url(s)) else {
         // A path, a tar shard or a brace pattern of shards.
-        return Ok(labelguard_scan::layout::shards::root_of_argument(arg)?);
+        return Ok((
+            labelguard_scan::layout::shards::root_of_argument(arg)?,
+            None,
+        ));
     };
     let bucket = Bucket::open(url, &Env::process()).map_err(anyhow::Error::msg)?;
     let listed = bucket.list()?;
     labelguard_io::fault::pause_if_chosen("listed");
     let objects = Arc::new(Objects(bucket));
     let store: Arc<dyn ObjectRead> = objects.clone();
+    let shards = listed
+        .iter()
+        .any(|o| shard_name(o.key.as_bytes()).is_some());
+    let spool = match shards {
+        true => Some(
+            tempfile::Builder::new()
+                .prefix("labelguard-shards-")
+                .tempdir()?,
+        ),
+        false => None,
+    };
     let entries = listed
-        .into_iter()
-        .map(|o| {
+        .into_par_iter()
+        .flat_map_iter(|o| {
             // The key under the prefix is the relative path, and what `--shard` hashes: a
             // bucket splits as a directory of the same files does.
             let rel = objects.0.url().relative(&o.key).as_bytes().to_vec();
@@ -41,13 +58,56 @@ pub fn root(arg: &Path) -> anyhow::Result<Root> {
                 key: o.key,
                 len: o.size,
             };
-            Entry::listed(source, rel.clone(), shown, rel)
+            let entry = Entry::listed(source, rel.clone(), shown, rel);
+            match spool.as_ref() {
+                Some(dir) if shard_name(&entry.rel_bytes).is_some() => {
+                    shard_members(&objects.0, entry, dir.path())
+                }
+                _ => vec![entry],
+            }
         })
         .collect();
-    Ok(Root::Listed(ListedRoot {
+    let root = Root::Listed(ListedRoot {
         display: objects.0.url().display(),
         entries,
-    }))
+    });
+    Ok((root, spool))
+}
+
+/// The members of a tar shard in a bucket: the object streamed to a file in `dir` (never held
+/// in memory), then indexed as a local shard; its members keep the object's URL in their names.
+/// An object that cannot be copied is its LG618 finding.
+fn shard_members(bucket: &Bucket, entry: Entry, dir: &Path) -> Vec<Entry> {
+    let Source::Object { key, len, .. } = &entry.source else {
+        return vec![entry];
+    };
+    let shown = entry.shown.clone().unwrap_or_default();
+    let file = dir.join(format!("{:016x}.tar", fnv(key.as_bytes())));
+    let copied = std::fs::File::create(&file).and_then(|mut out| {
+        let n = bucket.copy_to(key, *len, &mut out)?;
+        if n < *len {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                format!("the object ended after {n} of its {len} bytes"),
+            ));
+        }
+        Ok(())
+    });
+    match copied {
+        Ok(()) => shard_entries(&file, &entry.rel_bytes, &shown),
+        Err(e) => {
+            let mut e2 = entry;
+            e2.kind = EntryKind::Problem(object_problem(&e));
+            vec![e2]
+        }
+    }
+}
+
+/// A file name for a key that is unique within one scan.
+fn fnv(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 /// A bucket as the scan reads it: an object's read error is its LG618 finding.

@@ -6,6 +6,7 @@ use anyhow::Context;
 use labelguard_io::output::{self, Destination};
 use labelguard_report::scan as render;
 use labelguard_scan::config::{ScanOptions, Shard};
+use labelguard_scan::layout::Root;
 use labelguard_scan::progress::Bar;
 use labelguard_scan::report::ScanReport;
 use labelguard_scan::weights::weights_file;
@@ -178,6 +179,8 @@ pub fn run(args: ScanArgs, style: labelguard_report::Style) -> anyhow::Result<Ex
         .iter()
         .map(|p| crate::bucket::root(p))
         .collect::<anyhow::Result<Vec<_>>>()?;
+    // The spooled shards of buckets, removed when the scan is over.
+    let (roots, _spools): (Vec<Root>, Vec<_>) = roots.into_iter().unzip();
     // Reads of a bucket wait on the network: more threads than cores keep enough requests in
     // flight (BENCHMARKS.md, issue 26).
     if opts.jobs.is_none() && args.paths.iter().any(|p| crate::bucket::is_bucket(p)) {

@@ -235,3 +235,68 @@ fn a_bucket_that_cannot_be_listed_is_exit_2() {
         "did not answer in time",
     );
 }
+
+#[test]
+fn tar_shards_in_a_bucket_give_what_the_same_shards_on_disk_give() {
+    let s = S3Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    // The dataset of the test above, packed into two shards by GNU tar, plus a shard cut short.
+    make_data(&dir.path().join("staging"));
+    let staging = dir.path().join("staging/DATA");
+    let shards = dir.path().join("DATA");
+    std::fs::create_dir_all(&shards).unwrap();
+    let halves: [&[&str]; 2] = [&["gtFine"], &["leftImg8bit"]];
+    for (n, members) in halves.iter().enumerate() {
+        let st = Command::new("tar")
+            .arg("-cf")
+            .arg(shards.join(format!("train-{n:06}.tar")))
+            .arg("-C")
+            .arg(&staging)
+            .args(*members)
+            .status()
+            .unwrap();
+        assert!(st.success());
+    }
+    let whole = std::fs::read(shards.join("train-000000.tar")).unwrap();
+    std::fs::write(
+        shards.join("cut-000000.tar"),
+        &whole[..whole.len() / 2 + 100],
+    )
+    .unwrap();
+    copy_tree(&shards, &s.bucket("bucket").join("DATA"));
+
+    let local = run_in(dir.path(), &strs(&with(ARGS, "DATA")));
+    let remote = scan_remote(dir.path(), &s.env(), &strs(&with(ARGS, "s3://bucket/DATA")));
+    assert_eq!(code(&remote), code(&local), "{}", stderr(&remote));
+    let (local, remote) = (json(&local), json(&remote));
+    let found = findings(&local);
+    assert!(
+        found.iter().any(|f| f.1 == "LG617"),
+        "the cut shard: {found:?}"
+    );
+    assert!(found.iter().any(|f| f.1 == "LG101"), "{found:?}");
+    assert_eq!(findings(&remote), found);
+    let paths: Vec<&str> = remote["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert!(
+        paths
+            .iter()
+            .all(|p| p.starts_with("s3://bucket/DATA/") && p.contains(".tar")),
+        "{paths:?}"
+    );
+    // The spooled copies are gone with the scan.
+    let left: Vec<_> = std::fs::read_dir(std::env::temp_dir())
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("labelguard-shards-")
+        })
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}

@@ -48,13 +48,13 @@ fn sharded(dir: &Path, files: &[(&str, Vec<u8>)], cuts: &[usize]) -> Root {
             let offset = blob.len() as u64;
             blob.extend_from_slice(bytes);
             blob.resize(blob.len().div_ceil(512) * 512 + 512, 0);
+            let shown = format!("{}:{rel}", path.display());
             let source = Source::Slice {
                 file: path.clone(),
-                member: (*rel).into(),
+                name: shown.as_str().into(),
                 offset,
                 len: bytes.len() as u64,
             };
-            let shown = format!("{}:{rel}", path.display());
             entries.push(Entry::listed(
                 source,
                 rel.as_bytes().to_vec(),

@@ -111,18 +111,14 @@ pub fn shard_entries(file: &Path, rel: &[u8], shown: &str) -> Vec<Entry> {
         .iter()
         .map(|m| {
             let name = m.name_lossy();
+            let shown = format!("{shown}:{name}");
             let source = Source::Slice {
                 file: shard.clone(),
-                member: Arc::from(name.as_ref()),
+                name: Arc::from(shown.as_str()),
                 offset: m.offset,
                 len: m.len,
             };
-            Entry::listed(
-                source,
-                member_rel(&m.name),
-                format!("{shown}:{name}"),
-                rel.to_vec(),
-            )
+            Entry::listed(source, member_rel(&m.name), shown, rel.to_vec())
         })
         .collect();
     // Each problem needs a key of its own (items are told apart by it): the member it is

@@ -25,10 +25,12 @@ use std::sync::Arc;
 pub enum Source {
     /// A file on local disk.
     File(PathBuf),
-    /// `len` bytes at `offset` of a local file: the member `member` of the tar shard `file`.
+    /// `len` bytes at `offset` of a local file: a member of the tar shard `file`, which
+    /// messages call `name` (`shards/train-000001.tar:000123.jpg`; the shard's own name, also
+    /// when `file` is a spooled copy of a bucket's object).
     Slice {
         file: Arc<PathBuf>,
-        member: Arc<str>,
+        name: Arc<str>,
         offset: u64,
         len: u64,
     },
@@ -74,7 +76,7 @@ impl Source {
     pub fn describe(&self) -> String {
         match self {
             Source::File(p) => p.display().to_string(),
-            Source::Slice { file, member, .. } => format!("{}:{member}", file.display()),
+            Source::Slice { name, .. } => name.to_string(),
             Source::Object { store, key, .. } => store.url(key),
         }
     }
@@ -347,7 +349,7 @@ mod tests {
             Source::File(file),
             Source::Slice {
                 file: Arc::new(shard),
-                member: "a.bin".into(),
+                name: "s.tar:a.bin".into(),
                 offset: 10,
                 len: data.len() as u64,
             },
@@ -422,12 +424,12 @@ mod tests {
     #[test]
     fn a_shard_shorter_than_its_index_is_an_error_not_a_loop() {
         let (_dir, sources, _) = three_sources(b"abc");
-        let Source::Slice { file, member, .. } = &sources[1] else {
+        let Source::Slice { file, name, .. } = &sources[1] else {
             unreachable!()
         };
         let short = Source::Slice {
             file: file.clone(),
-            member: member.clone(),
+            name: name.clone(),
             offset: 10,
             len: 1000,
         };
