@@ -58,6 +58,16 @@ fn findings(report: &serde_json::Value) -> Vec<(String, String, String)> {
     out
 }
 
+/// The path of every file of a report.
+fn file_paths(report: &serde_json::Value) -> Vec<&str> {
+    report["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect()
+}
+
 const ARGS: &[&str] = &["--preset", "cityscapes", "--no-config", "--format", "json"];
 
 fn with(args: &[&str], root: &'static str) -> Vec<String> {
@@ -88,12 +98,7 @@ fn a_bucket_scan_finds_what_the_scan_of_the_same_files_finds() {
         remote["summary"]["files_scanned"],
         local["summary"]["files_scanned"]
     );
-    let paths: Vec<&str> = remote["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["path"].as_str().unwrap())
-        .collect();
+    let paths = file_paths(&remote);
     assert!(
         paths.iter().all(|p| p.starts_with("s3://bucket/DATA/")),
         "{paths:?}"
@@ -276,12 +281,7 @@ fn tar_shards_in_a_bucket_give_what_the_same_shards_on_disk_give() {
     );
     assert!(found.iter().any(|f| f.1 == "LG101"), "{found:?}");
     assert_eq!(findings(&remote), found);
-    let paths: Vec<&str> = remote["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["path"].as_str().unwrap())
-        .collect();
+    let paths = file_paths(&remote);
     assert!(
         paths
             .iter()

@@ -6,7 +6,7 @@ use super::ctx::Ctx;
 use super::result::FileResult;
 use crate::checks::lg605_resize_artefacts::resize_artefacts;
 use crate::hist::{histogram_with_runs, merge_hist};
-use labelguard_core::rules::LG101;
+use labelguard_core::rules::{LG101, LG420};
 use labelguard_core::{class_ids, DType, TensorView, Verdict};
 use std::collections::{BTreeMap, HashMap};
 
@@ -113,8 +113,17 @@ pub(crate) fn class_check(
         .unwrap_or_default();
     artefact_values.sort_unstable();
     if let Some(f) = artefacts {
-        // The out-of-range ids are the resize's blends: the fix is the resize's, not a wider head.
-        for x in r.findings.iter_mut().filter(|x| x.code == LG101.code) {
+        // The out-of-range ids are the resize's blends: the fix is the resize's, not a wider head,
+        // and blends spread over many ids are no raw numbering (LG420) but plain out-of-range ids.
+        for x in r
+            .findings
+            .iter_mut()
+            .filter(|x| x.code == LG101.code || x.code == LG420.code)
+        {
+            if x.code == LG420.code {
+                (x.code, x.rule, x.severity, x.hint) =
+                    (LG101.code, LG101.name, LG101.severity, None);
+            }
             x.fix = format!(
                 "these ids are resize artefacts (LG605), not classes: {}",
                 f.fix

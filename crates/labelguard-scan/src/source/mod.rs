@@ -89,9 +89,7 @@ impl Source {
             Source::Slice {
                 file, offset, len, ..
             } => {
-                within(*len, max_bytes)?;
-                let f = std::fs::File::open(file.as_path())
-                    .map_err(|e| io_problem("cannot open the shard", &e))?;
+                let f = open_shard(file, *len, max_bytes)?;
                 buf.clear();
                 buf.resize(*len as usize, 0);
                 f.read_exact_at(buf, *offset).map_err(|e| {
@@ -140,9 +138,7 @@ impl Source {
             Source::Slice {
                 file, offset, len, ..
             } => {
-                within(*len, max_bytes)?;
-                let f = std::fs::File::open(file.as_path())
-                    .map_err(|e| io_problem("cannot open the shard", &e))?;
+                let f = open_shard(file, *len, max_bytes)?;
                 Ok((
                     SourceReader::Slice {
                         file: f,
@@ -170,6 +166,13 @@ impl Source {
             }
         }
     }
+}
+
+/// The shard a member of `len` bytes is in, opened as any label file is (without blocking, a
+/// regular file only), once the member's length passed the limits.
+fn open_shard(shard: &Path, len: u64, max_bytes: u64) -> Result<std::fs::File, Finding> {
+    within(len, max_bytes)?;
+    open_regular(shard).map(|(f, _)| f)
 }
 
 fn within(len: u64, max_bytes: u64) -> Result<(), Finding> {
