@@ -611,9 +611,11 @@ fn a_grandchild_that_outlives_its_parent_keeps_its_later_output() {
     let dir = tempfile::tempdir().unwrap();
     let marker = dir.path().join("done");
     // The child exits at once; its background grandchild writes after the 3 s grace period,
-    // and records that its writes succeeded (a broken pipe would kill or fail `echo`).
+    // and records that its writes succeeded (a broken pipe would kill or fail `echo`). 8 s, not
+    // just past the grace period: on a loaded CI machine starting labelguard and the shell can
+    // take seconds, and the bound below must tell "did not wait" from "slow to start".
     let script = format!(
-        "(sleep 4; echo late; echo late-err >&2; echo later && touch '{}') & echo early",
+        "(sleep 8; echo late; echo late-err >&2; echo later && touch '{}') & echo early",
         marker.display()
     );
     let mut c = run_cmd(&["--no-guard"]);
@@ -630,7 +632,7 @@ fn a_grandchild_that_outlives_its_parent_keeps_its_later_output() {
     let status = finish(child);
     assert_eq!(status.code(), Some(0));
     assert!(
-        start.elapsed() < Duration::from_secs(4),
+        start.elapsed() < Duration::from_secs(8),
         "labelguard does not wait for the grandchild"
     );
     let (mut seen, mut seen_err) = (Vec::new(), Vec::new());
