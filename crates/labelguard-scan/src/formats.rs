@@ -102,7 +102,8 @@ pub const FORMATS: &[Format] = &[
     Format {
         name: "WebP",
         extensions: &["webp"],
-        magic: &[b"RIFF"],
+        // `RIFF` then `WEBP` at offset 8: not a prefix (`RIFF` alone is also WAV and AVI).
+        magic: &[],
         holds: &[Image],
         listed_as: ".webp",
         reader: "read::header",

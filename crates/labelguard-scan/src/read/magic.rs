@@ -41,6 +41,10 @@ pub fn describe_magic(bytes: &[u8]) -> (String, Option<String>) {
             "is a macOS AppleDouble (._*) resource fork, not an image".into(),
             Some("copied from a Mac: delete the ._* files (dot_clean, or find . -name '._*' -delete)".into()),
         )
+    } else if let Some(f) = crate::formats::by_magic(bytes) {
+        // Another format labelguard knows (an array, a table, a PNG or TIFF under another
+        // name is read by its magic before this): named by the format table.
+        (format!("is a {} file", f.name), None)
     } else {
         let hex: Vec<String> = bytes.iter().take(8).map(|b| format!("{b:02x}")).collect();
         (
@@ -54,4 +58,18 @@ pub fn describe_magic(bytes: &[u8]) -> (String, Option<String>) {
 pub fn not_a_mask(bytes: &[u8]) -> Finding {
     let (what, hint) = describe_magic(bytes);
     lg602_corrupt_file::not_a_mask(&what, hint)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_known_format_is_named_and_an_unknown_one_shows_its_bytes() {
+        assert_eq!(describe_magic(b"PAR1\x15\x04").0, "is a Parquet file");
+        assert_eq!(describe_magic(b"P5\n4 3\n255\n").0, "is a Netpbm file");
+        assert!(describe_magic(b"\x01\x02\x03")
+            .0
+            .contains("first bytes 01 02 03"));
+    }
 }
