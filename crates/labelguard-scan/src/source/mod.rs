@@ -159,7 +159,6 @@ impl Source {
                         pos: 0,
                         window_start: 0,
                         window: Vec::new(),
-                        error: None,
                     })),
                     *len,
                 ))
@@ -195,17 +194,6 @@ pub enum SourceReader {
         pos: u64,
     },
     Object(Box<ObjectReader>),
-}
-
-impl SourceReader {
-    /// The finding behind the last failed read of an object (a read error of a bucket carries
-    /// what happened; a plain I/O error says less).
-    pub fn take_error(&mut self) -> Option<Finding> {
-        match self {
-            SourceReader::Object(o) => o.error.take(),
-            _ => None,
-        }
-    }
 }
 
 impl Read for SourceReader {
@@ -266,7 +254,6 @@ pub struct ObjectReader {
     pos: u64,
     window_start: u64,
     window: Vec<u8>,
-    error: Option<Finding>,
 }
 
 const WINDOW: u64 = 1 << 20;
@@ -284,10 +271,9 @@ impl Read for ObjectReader {
                 .store
                 .read_range(&self.key, self.pos..end, &mut self.window)
             {
-                let message = f.message.clone();
-                self.error = Some(f);
+                // Streaming readers report an I/O error by its text: the store's own words.
                 self.window.clear();
-                return Err(std::io::Error::other(message));
+                return Err(std::io::Error::other(f.message));
             }
             self.window_start = self.pos;
             if self.window.is_empty() {
