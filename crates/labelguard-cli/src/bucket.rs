@@ -82,7 +82,11 @@ fn shard_members(bucket: &Bucket, entry: Entry, dir: &Path) -> Vec<Entry> {
         return vec![entry];
     };
     let shown = entry.shown.clone().unwrap_or_default();
-    let file = dir.join(format!("{:016x}.tar", fnv(key.as_bytes())));
+    // A name for the key, unique within one scan.
+    let file = dir.join(format!(
+        "{:016x}.tar",
+        labelguard_scan::pipeline::fnv1a(key.as_bytes())
+    ));
     let copied = std::fs::File::create(&file).and_then(|mut out| {
         let n = bucket.copy_to(key, *len, &mut out)?;
         if n < *len {
@@ -101,13 +105,6 @@ fn shard_members(bucket: &Bucket, entry: Entry, dir: &Path) -> Vec<Entry> {
             vec![e2]
         }
     }
-}
-
-/// A file name for a key that is unique within one scan.
-fn fnv(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
-        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
-    })
 }
 
 /// A bucket as the scan reads it: an object's read error is its LG618 finding.

@@ -20,14 +20,16 @@ thread_local! {
     static BUFFERS: RefCell<Buffers> = RefCell::new(Buffers::default());
 }
 
-/// FNV-1a over the shard key: stable across runs, machines and Rust versions.
+/// FNV-1a (64-bit) of `bytes`: stable across runs, machines and Rust versions.
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// The part (1..=count) a shard key falls in, by [`fnv1a`].
 pub fn shard_of(key: &[u8], count: u32) -> u32 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in key {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    (h % count as u64) as u32 + 1
+    (fnv1a(key) % count as u64) as u32 + 1
 }
 
 /// Scans `roots` with `opts`. Errors are usage or I/O failures (exit code 2); everything
