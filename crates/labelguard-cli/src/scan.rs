@@ -221,11 +221,27 @@ pub fn write_outputs(
     let html = html_to.as_ref().map(|_| render::html(report, palette));
     let weights = match (&weights_to, &out.write_weights) {
         (Some(_), Some(path)) => {
-            // Several datasets: the weights of the first that has them (the detected layout's).
-            let (w, names) = std::iter::once(report)
+            // Several datasets: the weights of the first that has them (the detected layout's),
+            // named in the file and, when others have weights too, on stderr.
+            let with_weights: Vec<&labelguard_scan::report::ScanReport> = std::iter::once(report)
                 .chain(report.datasets.iter())
-                .find_map(|r| r.weights.as_ref().map(|w| (w, &r.settings.class_names)))
+                .filter(|r| r.weights.is_some())
+                .collect();
+            let first = *with_weights
+                .first()
                 .context("no class weights to write: they need --num-classes (or a preset) and at least one counted label")?;
+            let (w, names) = (
+                first.weights.as_ref().expect("filtered"),
+                &first.settings.class_names,
+            );
+            let whose = first.settings.roots.join(", ");
+            if with_weights.len() > 1 && !out.quiet {
+                eprintln!(
+                    "labelguard: --write-weights: {} datasets have class weights; {} holds those of {whose} only (scan another dataset on its own for its weights)",
+                    with_weights.len(),
+                    path.display()
+                );
+            }
             let s = w
                 .suggestions
                 .iter()
@@ -234,7 +250,7 @@ pub fn write_outputs(
             let json = path
                 .extension()
                 .is_some_and(|e| e.eq_ignore_ascii_case("json"));
-            Some(weights_file(s, names, json))
+            Some(weights_file(s, names, json, &whose))
         }
         _ => None,
     };

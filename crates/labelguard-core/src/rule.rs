@@ -96,6 +96,9 @@ pub enum Fact {
     EveryColourKnown,
     /// A grey mask saved with equal colour channels (LG606): any one channel is the mask.
     EqualChannels,
+    /// The out-of-range class ids are a few stray values, far rarer than the classes beside them
+    /// (LG101): a data error in their samples, which no table repairs and no wider head fixes.
+    StrayValues,
 }
 
 /// What a rule's verdict depends on.

@@ -102,3 +102,98 @@ fn a_loss_without_ignore_index_gets_the_causes_and_no_ignore_index_fix() {
     assert!(!f[0].3.contains("ignore_index=-1"), "{f:?}");
     assert!(run(&[0, 4, 2], 5).is_empty());
 }
+
+/// A mask of `ids` in equal runs of `run` pixels each (regions, as real masks have), with
+/// `stray` pixels of `value` written over its end.
+fn mask(ids: &[u8], run: usize, stray: usize, value: u8) -> Vec<u8> {
+    let mut m: Vec<u8> = ids
+        .iter()
+        .flat_map(|&v| std::iter::repeat_n(v, run))
+        .collect();
+    let n = m.len();
+    m[n - stray..].fill(value);
+    m
+}
+
+fn findings(values: &[u8], c: i64, ignore: i64) -> Vec<labelguard_core::Finding> {
+    let view = TensorView::new(DType::U8, &[1, values.len()], values).unwrap();
+    class_ids(&view, "mask", c, ignore, Verdict::DeviceAssert)
+}
+
+#[test]
+fn a_few_stray_ids_are_a_data_error_at_every_class_count() {
+    use labelguard_core::rule::Fact;
+    // Issue 34's innocent datasets: a 6x6 patch of the id C (or beyond it) in a mask of the
+    // classes of Cityscapes (19), VOC (21), ADE20K (150), and a stray label among MNIST's 10.
+    for (c, value) in [(19u8, 19u8), (19, 25), (21, 21), (150, 150), (10, 12)] {
+        let ids: Vec<u8> = (0..c).collect();
+        let m = mask(&ids, 3000, 36, value);
+        let f = findings(&m, i64::from(c), 255);
+        assert_eq!(f.len(), 1, "C={c} value={value}: {f:?}");
+        assert_eq!(f[0].code, "LG101", "C={c} value={value}: {f:?}");
+        assert_eq!(f[0].fact, Some(Fact::StrayValues), "{f:?}");
+        assert!(f[0].fix.starts_with("correct or drop"), "{}", f[0].fix);
+        let words = format!("{} {:?}", f[0].fix, f[0].hint);
+        for never in [
+            "make the class dimension",
+            "num_classes=",
+            "ADE20K",
+            "labelIds",
+            "1-based",
+            "reduce_zero",
+        ] {
+            assert!(!words.contains(never), "C={c}: '{never}' in {words}");
+        }
+        assert_eq!(f[0].count, Some(36));
+    }
+    // One stray 12 in a batch of 64 MNIST labels (six or seven of each digit).
+    let mut batch: Vec<u8> = (0..63).map(|i| (i % 10) as u8).collect();
+    batch.push(12);
+    let f = findings(&batch, 10, -100);
+    assert_eq!(f[0].code, "LG101");
+    assert!(
+        !f[0].fix.contains("make the class dimension"),
+        "{}",
+        f[0].fix
+    );
+}
+
+#[test]
+fn conventions_are_still_named_where_the_ids_show_them() {
+    // Cityscapes labelIds: ids 0..33, those beyond 18 as common as the rest.
+    let ids: Vec<u8> = (0..34).collect();
+    assert_eq!(findings(&mask(&ids, 500, 0, 0), 19, 255)[0].code, "LG105");
+    // 1-based: no 0, C as common as any class.
+    let ids: Vec<u8> = (1..=10).collect();
+    assert_eq!(findings(&mask(&ids, 500, 0, 0), 10, 255)[0].code, "LG104");
+    // ADE20K's raw numbering: 0 means other, classes 1..150.
+    let ids: Vec<u8> = (0..=150).collect();
+    assert_eq!(findings(&mask(&ids, 200, 0, 0), 150, 255)[0].code, "LG106");
+    // A class C as common as the others beside 0..C-1: the head may be one class short.
+    let ids: Vec<u8> = (0..=5).collect();
+    let f = findings(&mask(&ids, 100, 0, 0), 5, 255);
+    assert_eq!(f[0].code, "LG101");
+    assert!(
+        f[0].fix
+            .starts_with("make the class dimension of input 6 wide"),
+        "{}",
+        f[0].fix
+    );
+    assert_eq!(f[0].fact, None);
+}
+
+#[test]
+fn stray_labels_of_index_ops_keep_their_rule_and_name_the_sample() {
+    // one_hot of MNIST-like labels with one stray 10: no "one class more" (LG416).
+    let labels: Vec<i64> = (0..63).map(|i| i % 10).chain([10]).collect();
+    let bytes: Vec<u8> = labels.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let t = TensorView::new(DType::I64, &[64], &bytes).unwrap();
+    let f = spec("one_hot")
+        .unwrap()
+        .check(vec![("tensor", t)], vec![("num_classes", Value::Int(10))])
+        .unwrap()
+        .findings;
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_ne!(f[0].code, "LG416", "{f:?}");
+    assert!(f[0].fix.starts_with("correct or drop"), "{}", f[0].fix);
+}

@@ -24,6 +24,7 @@
 pub mod atomic;
 pub mod coco;
 pub mod detection;
+mod evidence;
 pub mod hash;
 pub mod journal;
 pub mod majority;

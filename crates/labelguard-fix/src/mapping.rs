@@ -2,6 +2,7 @@
 //! pixel counts. Every value repair is a table of `[from, to]` pairs (values not listed stay),
 //! so composing them and counting what moved is the same code for every repair and format.
 
+use crate::evidence::Guard;
 use labelguard_labels::repair::Repair;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -18,16 +19,22 @@ pub struct Moved {
 #[derive(Clone, Debug, Default)]
 pub struct ValueMap {
     steps: Vec<BTreeMap<i64, i64>>,
+    /// The preconditions of the numbering tables among them ([`Guard`]).
+    guards: Vec<Guard>,
 }
 
 impl ValueMap {
     pub fn new<'a>(repairs: impl IntoIterator<Item = &'a Repair>) -> ValueMap {
+        let repairs: Vec<&Repair> = repairs
+            .into_iter()
+            .filter(|r| r.kind.is_value_map())
+            .collect();
         ValueMap {
             steps: repairs
-                .into_iter()
-                .filter(|r| r.kind.is_value_map())
+                .iter()
                 .map(|r| r.map.iter().map(|[a, b]| (*a, *b)).collect())
                 .collect(),
+            guards: repairs.iter().filter_map(|r| Guard::of(r)).collect(),
         }
     }
 
@@ -65,7 +72,17 @@ impl ValueMap {
     }
 }
 
-/// Why a table cannot be applied to a file.
+/// Why a table is not applied to a file.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum NotApplied {
+    #[error(transparent)]
+    DoesNotFit(#[from] DoesNotFit),
+    /// A numbering table whose convention the file's ids do not show ([`Guard::refuses`]).
+    #[error("{0}")]
+    NotThisConvention(String),
+}
+
+/// Why a table cannot be applied to a file: a target the file's format cannot hold.
 #[derive(Debug, thiserror::Error, PartialEq)]
 #[error("{from} maps to {to}, which {what} cannot hold (values {min}..={max})")]
 pub struct DoesNotFit {
@@ -82,7 +99,11 @@ pub fn moves(
     histogram: impl IntoIterator<Item = (i64, u64)>,
     range: (i64, i64),
     what: &str,
-) -> Result<Vec<Moved>, DoesNotFit> {
+) -> Result<Vec<Moved>, NotApplied> {
+    let histogram: BTreeMap<i64, u64> = histogram.into_iter().filter(|&(_, n)| n > 0).collect();
+    if let Some(why) = map.guards.iter().find_map(|g| g.refuses(&histogram)) {
+        return Err(NotApplied::NotThisConvention(why));
+    }
     let table = map.composed();
     let mut out = Vec::new();
     for (v, n) in histogram {
@@ -91,13 +112,13 @@ pub fn moves(
         }
         if let Some(&to) = table.get(&v) {
             if to < range.0 || to > range.1 {
-                return Err(DoesNotFit {
+                return Err(NotApplied::DoesNotFit(DoesNotFit {
                     from: v,
                     to,
                     what: what.to_string(),
                     min: range.0,
                     max: range.1,
-                });
+                }));
             }
             out.push(Moved {
                 from: v,
@@ -116,7 +137,7 @@ pub fn remap_u8(
     samples: &mut [u8],
     max: i64,
     what: &str,
-) -> Result<Vec<Moved>, DoesNotFit> {
+) -> Result<Vec<Moved>, NotApplied> {
     let mut bins = [0u64; 256];
     for &s in samples.iter() {
         bins[s as usize] += 1;
@@ -143,7 +164,7 @@ pub fn remap_u16(
     samples: &mut [u8],
     big_endian: bool,
     what: &str,
-) -> Result<Vec<Moved>, DoesNotFit> {
+) -> Result<Vec<Moved>, NotApplied> {
     let read = |b: &[u8]| {
         if big_endian {
             u16::from_be_bytes([b[0], b[1]])
@@ -181,7 +202,7 @@ pub fn remap_signed(
     samples: &mut [u8],
     size: usize,
     what: &str,
-) -> Result<Vec<Moved>, DoesNotFit> {
+) -> Result<Vec<Moved>, NotApplied> {
     let read = |b: &[u8]| -> i64 {
         match size {
             1 => b[0] as i8 as i64,
@@ -197,10 +218,12 @@ pub fn remap_signed(
         (-(1i64 << (bits - 1)), (1i64 << (bits - 1)) - 1)
     };
     let table = map.composed();
+    // Only the values the table moves, unless a numbering table needs to see every id.
+    let every_id = !map.guards.is_empty();
     let mut hist: BTreeMap<i64, u64> = BTreeMap::new();
     for b in samples.chunks_exact(size) {
         let v = read(b);
-        if table.contains_key(&v) {
+        if every_id || table.contains_key(&v) {
             *hist.entry(v).or_insert(0) += 1;
         }
     }
@@ -270,6 +293,9 @@ mod tests {
         let m = ValueMap::new(&[rep(RepairKind::Map, vec![[1, 300]])]);
         let mut px = vec![1u8, 2];
         let e = remap_u8(&m, &mut px, 255, "an 8-bit PNG").unwrap_err();
+        let NotApplied::DoesNotFit(e) = e else {
+            panic!("{e}")
+        };
         assert_eq!((e.from, e.to), (1, 300));
         assert_eq!(px, [1, 2]);
         let m = ValueMap::new(&[rep(RepairKind::Map, vec![[255, -100]])]);

@@ -29,7 +29,8 @@ use std::path::Path;
 pub struct Plan {
     pub files: BTreeMap<String, Vec<Repair>>,
     pub every_mask: Vec<Repair>,
-    /// Files with error findings that no repair addresses, with the codes.
+    /// Files with error findings that no repair addresses, with their codes (and, for stray
+    /// ids, the values).
     pub unrepairable: BTreeMap<String, Vec<String>>,
 }
 
@@ -44,11 +45,17 @@ fn invalid(s: impl Into<String>) -> PlanError {
 }
 
 impl Plan {
-    /// The repairs of one file: its own, then those for every mask.
+    /// The repairs of one file: its own, then those for every mask that it does not already
+    /// have (a 1-based dataset proposes the same `one_based` table for every mask and for each
+    /// file holding C: applied twice it would shift every label by two).
     pub fn repairs_for(&self, rel: &str, is_mask: bool) -> Vec<Repair> {
         let mut v = self.files.get(rel).cloned().unwrap_or_default();
         if is_mask {
-            v.extend(self.every_mask.iter().cloned());
+            for r in &self.every_mask {
+                if !v.contains(r) {
+                    v.push(r.clone());
+                }
+            }
         }
         v
     }
@@ -71,7 +78,20 @@ impl Plan {
                 .filter(|f| {
                     f.repair.is_none() && f.finding.severity == labelguard_core::Severity::Error
                 })
-                .map(|f| f.finding.code.to_string())
+                .map(|f| match f.finding.fact {
+                    // A stray value is a data error of this file: named, so nobody looks for a table.
+                    Some(labelguard_core::rule::Fact::StrayValues) => format!(
+                        "{} (stray ids {}: correct or drop this sample)",
+                        f.finding.code,
+                        f.finding
+                            .values
+                            .iter()
+                            .map(|v| v.value.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                    _ => f.finding.code.to_string(),
+                })
                 .collect();
             if !stuck.is_empty() {
                 plan.unrepairable.insert(rel.clone(), stuck);

@@ -52,6 +52,8 @@ pub struct FixReport {
     /// The repairs of the files, by fingerprint: with `files`, a plan `--plan` reads back.
     pub plans: BTreeMap<String, Vec<Repair>>,
     pub totals: Vec<Total>,
+    /// Every pixel (element) the repairs changed, over all files: the sum of `totals`.
+    pub changed_pixels: u64,
     pub copied: u64,
     /// Files a previous, interrupted run had finished and this one verified and kept.
     pub resumed: u64,
@@ -87,6 +89,7 @@ impl FixReport {
             files: Vec::new(),
             plans: BTreeMap::new(),
             totals: Vec::new(),
+            changed_pixels: 0,
             copied: 0,
             resumed: 0,
             left_alone: Vec::new(),
@@ -123,6 +126,7 @@ impl FixReport {
             }
         }
         self.files.sort_by(|a, b| a.path.cmp(&b.path));
+        self.changed_pixels = totals.values().map(|(pixels, _)| pixels).sum();
         self.totals = totals
             .into_iter()
             .map(|((repairs, from, to), (pixels, files))| Total {
@@ -233,9 +237,11 @@ impl FixReport {
         }
         let _ = writeln!(
             s,
-            "\n{verb} {} file{}, copied {} unchanged{}, left {} alone",
+            "\n{verb} {} file{} ({} pixel{} changed), copied {} unchanged{}, left {} alone",
             self.files.len(),
             if self.files.len() == 1 { "" } else { "s" },
+            self.changed_pixels,
+            if self.changed_pixels == 1 { "" } else { "s" },
             self.copied,
             if self.resumed > 0 {
                 format!(" ({} finished by an earlier run, verified)", self.resumed)
@@ -281,7 +287,10 @@ impl FixReport {
         let repaired_left = self.remaining.as_ref().map_or(0, Vec::len);
         if others.is_empty() {
             if repaired_left == 0 {
-                let _ = writeln!(s, "the output is clean: its re-scan finds no error");
+                let _ = writeln!(
+                    s,
+                    "the output is clean: its re-scan finds no error, and no pixel changed beyond the planned mappings above"
+                );
             }
             return;
         }

@@ -33,11 +33,17 @@ impl Method {
         }
     }
 
-    pub fn formula(self) -> &'static str {
+    /// The formula, in the unit the labels were counted in (`pixels`, `objects`, `samples`; the
+    /// first of a joined unit such as `pixels+samples`).
+    pub fn formula(self, unit: &str) -> String {
+        let unit = match unit.split('+').next().unwrap_or("") {
+            "" | "none" => "pixels",
+            u => u,
+        };
         match self {
-            Method::InverseFrequency => "w_c = N / (C * n_c)",
-            Method::MedianFrequency => "w_c = median_k(f_k) / f_c, f_c = n_c / P_c (P_c = pixels of the files containing c)",
-            Method::Enet => "w_c = 1 / ln(1.02 + n_c / N)",
+            Method::InverseFrequency => "w_c = N / (C * n_c)".into(),
+            Method::MedianFrequency => format!("w_c = median_k(f_k) / f_c, f_c = n_c / P_c (P_c = {unit} of the files containing c)"),
+            Method::Enet => "w_c = 1 / ln(1.02 + n_c / N)".into(),
         }
     }
 }
@@ -74,8 +80,8 @@ fn round(v: f64) -> f64 {
     (v * f).round() / f
 }
 
-/// Suggestions by every method. `counts[c]` and `file_pixels[c]` are per class 0..C.
-pub fn suggest(counts: &[u64], file_pixels: &[u64]) -> Vec<Suggestion> {
+/// Suggestions by every method. `counts[c]` and `file_pixels[c]` are per class 0..C, in `unit`.
+pub fn suggest(counts: &[u64], file_pixels: &[u64], unit: &str) -> Vec<Suggestion> {
     let c = counts.len();
     let n: u64 = counts.iter().sum();
     if n == 0 {
@@ -127,16 +133,17 @@ pub fn suggest(counts: &[u64], file_pixels: &[u64]) -> Vec<Suggestion> {
     .into_iter()
     .map(|(method, weights)| Suggestion {
         method,
-        formula: method.formula().to_string(),
+        formula: method.formula(unit),
         weights,
     })
     .collect()
 }
 
 /// The weights file for `--write-weights`: JSON for `.json`, a Python list otherwise.
-pub fn weights_file(s: &Suggestion, class_names: &[String], json: bool) -> String {
+pub fn weights_file(s: &Suggestion, class_names: &[String], json: bool, dataset: &str) -> String {
     if json {
         let doc = serde_json::json!({
+            "dataset": dataset,
             "method": s.method,
             "formula": s.formula,
             "num_classes": s.weights.len(),
@@ -147,7 +154,7 @@ pub fn weights_file(s: &Suggestion, class_names: &[String], json: bool) -> Strin
     } else {
         let values: Vec<String> = s.weights.iter().map(|w| format!("{w}")).collect();
         format!(
-            "# Class weights suggested by labelguard scan ({}): {}\n# Pass them as: torch.nn.CrossEntropyLoss(weight=torch.tensor(class_weights), ignore_index=...)\nclass_weights = [{}]\n",
+            "# Class weights suggested by labelguard scan of {dataset} ({}): {}\n# Pass them as: torch.nn.CrossEntropyLoss(weight=torch.tensor(class_weights), ignore_index=...)\nclass_weights = [{}]\n",
             s.method.as_str(),
             s.formula,
             values.join(", ")
@@ -162,7 +169,7 @@ mod tests {
     #[test]
     fn formulas_give_the_textbook_numbers() {
         // Two classes, 3:1, each present in files of 4 pixels.
-        let s = suggest(&[300, 100, 0], &[400, 400, 0]);
+        let s = suggest(&[300, 100, 0], &[400, 400, 0], "pixels");
         let by = |m: Method| s.iter().find(|x| x.method == m).unwrap().weights.clone();
         assert_eq!(
             by(Method::InverseFrequency),
@@ -174,17 +181,20 @@ mod tests {
             vec![round(0.5 / 0.75), 2.0, 0.0]
         );
         assert_eq!(by(Method::Enet)[1], round(1.0 / (1.02f64 + 0.25).ln()));
-        assert!(suggest(&[0, 0], &[0, 0]).is_empty());
+        assert!(suggest(&[0, 0], &[0, 0], "pixels").is_empty());
     }
 
     #[test]
     fn files_are_json_or_python() {
-        let s = &suggest(&[1, 3], &[4, 4])[0];
-        let py = weights_file(s, &[], false);
+        let s = &suggest(&[1, 3], &[4, 4], "pixels")[0];
+        let py = weights_file(s, &[], false, "data/a");
         assert!(py.contains("class_weights = [2, 0.666667]"), "{py}");
+        assert!(py.starts_with("# Class weights suggested by labelguard scan of data/a"));
         let j: serde_json::Value =
-            serde_json::from_str(&weights_file(s, &["a".into(), "b".into()], true)).unwrap();
+            serde_json::from_str(&weights_file(s, &["a".into(), "b".into()], true, "data/a"))
+                .unwrap();
         assert_eq!(j["weights"][0], 2.0);
+        assert_eq!(j["dataset"], "data/a");
         assert_eq!(j["method"], "inverse_frequency");
     }
 }

@@ -24,6 +24,9 @@ pub(crate) struct ClassIdFacts<'a> {
     pub located: &'a Located,
     /// The distinct labelled ids (the ignore value left out), when they could be tallied.
     pub ids: &'a [i64],
+    /// The bad values are a few stray ones, far rarer than the classes beside them
+    /// ([`super::id_weight`]): a data error in their samples, not a convention or a narrow head.
+    pub stray: bool,
 }
 
 /// The ignore value of a loss that has no `ignore_index` (multi_margin_loss): no class id is it.

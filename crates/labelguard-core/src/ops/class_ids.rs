@@ -5,8 +5,11 @@
 
 use super::class_id_words::{ClassIdCause, ClassIdFacts};
 use super::evidence::WithLocated;
+use super::id_weight::{stray, weighs_as_classes};
 use crate::finding::{shape_str, values_str, Finding, Verdict, MAX_LOCATIONS};
 use crate::kernels::{int_histogram, locate, scan_int, IntRange, IntStats, Located, OrderedValue};
+use crate::rule::Fact;
+use crate::rules::LG101;
 use crate::rules::*;
 use crate::tensor::TensorView;
 use std::collections::BTreeMap;
@@ -83,8 +86,19 @@ pub fn class_ids_scanned(
                 let v = t.read_i64(o);
                 range.is_bad(v) && (everything || wanted.contains(&v))
             });
+            let few = !everything && stray(histogram.as_ref(), c, ignore, &wanted);
             class_finding(
-                g.cause, verdict, name, c, ignore, min, max, &located, &stats, &ids,
+                g.cause,
+                verdict,
+                name,
+                c,
+                ignore,
+                min,
+                max,
+                &located,
+                stats.count,
+                &ids,
+                few,
             )
         })
         .collect()
@@ -105,24 +119,28 @@ pub(crate) fn group_causes(
             values: Vec::new(),
         }]
     };
+    // A convention is named only on its evidence: ids beyond the classes that weigh as classes
+    // do (a stray patch or row is a data error in its sample, LG101 below).
+    let weighs = |values: &[i64]| weighs_as_classes(histogram, c, ignore, values);
     if !more_values {
         // Whole-dataset conventions first: they explain every bad value at once.
         let only_c = bad == [c];
         // 1-based before labelIds: a mask whose only bad id is exactly C and that has no 0 is
         // numbered from 1, also when C is 19 (labelIds would hold 0..33, not just 19).
-        if only_c && min >= 1 && c >= 2 {
+        if only_c && min >= 1 && c >= 2 && weighs(bad) {
             return one(&lg104_one_based_labels::CAUSE);
         }
-        if c == 19 && max <= 33 && bad.iter().all(|&v| (19..=33).contains(&v)) {
+        if c == 19 && lg105_cityscapes_label_ids::shape(bad, max, histogram, ignore) {
             return one(&lg105_cityscapes_label_ids::CAUSE);
         }
         let ids: Vec<i64> = histogram
             .map(|h| h.keys().copied().filter(|&v| v != ignore).collect())
             .unwrap_or_default();
-        if lg420_raw_class_ids::applies(&ids, c) {
+        let beyond: Vec<i64> = ids.iter().copied().filter(|&v| v >= c).collect();
+        if lg420_raw_class_ids::applies(&ids, c) && weighs(&beyond) {
             return one(&lg420_raw_class_ids::CAUSE);
         }
-        if only_c && min == 0 && c >= 100 {
+        if only_c && min == 0 && c >= 100 && weighs(bad) {
             return one(&lg106_zero_means_ignore::CAUSE);
         }
         let binary_255 =
@@ -168,6 +186,65 @@ pub(crate) fn group_causes(
     groups
 }
 
+/// A class-id finding of one part (a file of a scan) whose only bad id is C, weighed again on the
+/// evidence of the whole (`histogram`: every labelled id of the dataset and its count): whether
+/// the labels are numbered from 1 (LG104) or 0 means "other" (LG106) is a property of the
+/// dataset, which one file cannot show (a file without a 0, a rare class C), and a value that is
+/// stray in the dataset is a data error in its file. `count` is the number of targets the file
+/// holds. Returns the finding re-worded when the whole names another cause, else `None`.
+pub fn reweigh(
+    f: &Finding,
+    histogram: &BTreeMap<i64, u64>,
+    c: i64,
+    ignore: i64,
+    count: u64,
+) -> Option<Finding> {
+    let causes = [
+        &lg101_class_id_out_of_range::CAUSE,
+        &lg104_one_based_labels::CAUSE,
+        &lg106_zero_means_ignore::CAUSE,
+    ];
+    let only_c = matches!(f.values.as_slice(), [v] if v.value.parse::<i64>() == Ok(c));
+    if !only_c || !causes.iter().any(|k| k.rule.code == f.code) {
+        return None;
+    }
+    let ids: Vec<i64> = histogram
+        .iter()
+        .filter(|(&v, &n)| v != ignore && n > 0)
+        .map(|(&v, _)| v)
+        .collect();
+    let (&min, &max) = (ids.first()?, ids.last()?);
+    let groups = group_causes(&[c], false, c, ignore, min, max, Some(histogram));
+    let [Group { cause, .. }] = groups.as_slice() else {
+        return None;
+    };
+    let few = stray(Some(histogram), c, ignore, &[c]);
+    let was_stray = f.fact == Some(Fact::StrayValues);
+    if cause.rule.code == f.code && (f.code != LG101.code || few == was_stray) {
+        return None;
+    }
+    // A file numbered from 1 on its own strong evidence (no 0, C as common as its classes)
+    // stays so beside files that hold 0: the whole names no other convention, nor a stray.
+    if f.code == lg104_one_based_labels::CAUSE.rule.code && cause.rule.code == LG101.code && !few {
+        return None;
+    }
+    // The file's own evidence, as its finding recorded it.
+    let located = Located {
+        first: f
+            .locations
+            .iter()
+            .map(|l| (l.index.clone(), l.value.clone()))
+            .collect(),
+        values: [(OrderedValue::Int(c), f.count.unwrap_or(0))].into(),
+        other_values: 0,
+        total: f.count.unwrap_or(0),
+    };
+    let name = f.locations.first().map_or("target", |l| l.tensor.as_str());
+    Some(class_finding(
+        cause, f.verdict, name, c, ignore, min, max, &located, count, &ids, few,
+    ))
+}
+
 /// Whether 255 among the bad ids is the void label of a mask: beside it at most one other id
 /// beyond the classes (1-based labels with a void border: C and 255) and none above it. Among
 /// many raw ids (0, 17, 64, 128, 255, ...) 255 is just one more of them.
@@ -189,13 +266,14 @@ pub(crate) fn class_finding(
     min: i64,
     max: i64,
     located: &Located,
-    stats: &IntStats,
+    count: u64,
     ids: &[i64],
+    stray: bool,
 ) -> Finding {
     let mut f = Finding::new(cause.rule, verdict, String::new()).located(name, located);
     let facts = ClassIdFacts {
         n: located.total,
-        count: stats.count,
+        count,
         c,
         ignore,
         min,
@@ -208,8 +286,12 @@ pub(crate) fn class_finding(
         values: values_str(&f.values, 6),
         located,
         ids,
+        stray,
     };
     let words = (cause.words)(&facts);
+    if stray && cause.rule.code == LG101.code {
+        f.fact = Some(Fact::StrayValues);
+    }
     f.message = words.message;
     f.hint = words.hint;
     f.fix = words.fix;

@@ -5,7 +5,7 @@
 
 use super::dtypes::*;
 use super::index_range::*;
-use super::indexing::label_set_cause;
+use super::indexing::{label_set_cause, stray_labels};
 use super::positions::position_cause;
 use crate::call::Call;
 use crate::dtype::DType;
@@ -122,10 +122,17 @@ pub fn embedding_ids(
         let fix = format!("pass the token_type_ids the model's tokenizer makes (0{}), or none (RoBERTa-style models have type_vocab_size=1); or set type_vocab_size to the number of segments", if rows == 2 { " and 1" } else { " only" });
         return Some(with_cause(f, &LG414, hint, fix));
     }
-    if rows < VOCABULARY_ROWS {
+    if rows < VOCABULARY_ROWS && !token_sequences(ids) {
         return Some(class_table_cause(f, ids, rows as i64, rule));
     }
     Some(f)
+}
+
+/// Whether `ids` are sequences of tokens (`[batch, length]` or longer, with more than one id per
+/// sequence): a small table read that way is a vocabulary all the same (a character-level
+/// model's 65 rows, CLIP's position table), whose fix is the tokenizer's, not a class count's.
+fn token_sequences(ids: &TensorView<'_>) -> bool {
+    ids.dim() >= 2 && ids.shape().last().is_some_and(|&n| n > 1)
 }
 
 /// A table of fewer rows is read as a table of classes or categories (a class-conditioning
@@ -164,6 +171,9 @@ fn class_table_cause(f: Finding, ids: &TensorView<'_>, rows: i64, rule: &'static
             let (hint, fix) = lg421_unseen_category_id::hint_fix(rows, false);
             with_cause(f, rule, hint, fix)
         }
-        None => f.fix(generic),
+        None => match stray_labels(&h, rows) {
+            Some((hint, fix)) => with_cause(f, rule, hint, fix),
+            None => f.fix(generic),
+        },
     }
 }

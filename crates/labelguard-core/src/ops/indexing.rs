@@ -78,10 +78,39 @@ pub(crate) fn labels_cause(
     let Some(h) = int_histogram(index, 4096) else {
         return f;
     };
+    if let (Some((hint, fix)), Some(rule)) = (stray_labels(&h, c), by_code(f.code)) {
+        return with_cause(f, rule, hint, fix);
+    }
     match label_set_cause(&h, c, all_labels) {
         Some((rule, hint, fix)) => with_cause(f, rule, hint, fix),
         None => f,
     }
+}
+
+/// The hint and fix of labels whose ids beyond `[0, c-1]` are a few stray values, far rarer
+/// than the classes beside them ([`super::id_weight`]): a data error in their samples, which no
+/// convention explains and no wider dimension fixes. None when they weigh as classes do, or
+/// when they are marker values (255 void, -1 padding) that have causes of their own.
+pub(crate) fn stray_labels(
+    h: &std::collections::BTreeMap<i64, u64>,
+    c: i64,
+) -> Option<(String, String)> {
+    let bad: Vec<i64> = h.keys().copied().filter(|&v| v < 0 || v >= c).collect();
+    let markers = bad.iter().all(|&v| v == -1 || v == 255);
+    if bad.is_empty() || markers || !super::id_weight::stray(Some(h), c, i64::MIN, &bad) {
+        return None;
+    }
+    let shown: Vec<String> = bad.iter().take(6).map(|v| v.to_string()).collect();
+    let n: u64 = bad.iter().map(|v| h[v]).sum();
+    Some((
+        format!(
+            "{} far rarer than the classes beside {}: a data error in the samples that hold {}, not a numbering convention and not a class the dimension of {c} lacks",
+            crate::finding::count(n, "label"),
+            if n == 1 { "it" } else { "them" },
+            shown.join(", ")
+        ),
+        "correct or drop the samples that hold these values (the first place is above); neither a wider dimension nor remapping every label fixes a stray value".to_string(),
+    ))
 }
 
 /// The cause a set of class labels (`h`: each id and its count) shows on a dimension of `c`
@@ -101,7 +130,10 @@ pub(crate) fn label_set_cause(
         .filter(|&v| v < 0 || v >= c)
         .collect();
     let (&min, &max) = (values.first()?, values.last()?);
-    if all_labels && bad == [c] && min >= 1 && c >= 2 {
+    // A convention or a narrow dimension is named only when the ids beyond it weigh as
+    // classes do (see `stray_labels` for the rest).
+    let weighs = |values: &[i64]| super::id_weight::weighs_as_classes(Some(h), c, i64::MIN, values);
+    if all_labels && bad == [c] && min >= 1 && c >= 2 && weighs(&bad) {
         return Some((
             &LG104,
             lg104_one_based_labels::hint(c),
@@ -109,7 +141,7 @@ pub(crate) fn label_set_cause(
         ));
     }
     // A gap needs a label set of at least 3 to be told from "class C with C classes" (LG416).
-    if c >= 3 && values.len() as i64 == c && min == 0 && bad.len() == 1 {
+    if c >= 3 && values.len() as i64 == c && min == 0 && bad.len() == 1 && weighs(&bad) {
         let missing: Vec<String> = (0..max)
             .filter(|v| !h.contains_key(v))
             .map(|v| v.to_string())
@@ -120,11 +152,11 @@ pub(crate) fn label_set_cause(
             format!("map the labels to 0..{}: e.g. label[label == {max}] = {} (MONAI: MapLabelValued)", c - 1, missing[0]),
         ));
     }
-    if lg420_raw_class_ids::applies(&values, c) {
+    if lg420_raw_class_ids::applies(&values, c) && weighs(&bad) {
         let (hint, fix) = lg420_raw_class_ids::hint_fix(&values, c);
         return Some((&LG420, hint, fix));
     }
-    if bad == [c] {
+    if bad == [c] && weighs(&bad) {
         return Some((
             &LG416,
             format!("the labels reach {c} on a dimension of {c} classes: ids 0..{c} are {} classes, one more than the model's class count", c + 1),

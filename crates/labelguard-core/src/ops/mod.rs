@@ -16,6 +16,7 @@ pub(crate) mod dtypes;
 pub(crate) mod embedding;
 pub(crate) mod embedding_bag;
 mod evidence;
+pub(crate) mod id_weight;
 pub(crate) mod index_along_dim;
 mod index_range;
 pub(crate) mod indexing;

@@ -9,6 +9,9 @@ declare_rule! {
     /// ## What it checks
     /// Every target of `cross_entropy` / `nll_loss` that is not `ignore_index` must lie in `[0, C-1]`,
     /// where `C` is the size of the class dimension of `input` (dim 1, or dim 0 for unbatched input).
+    /// Bad values far rarer than the classes beside them (a stray patch, row or label: at most a quarter of
+    /// the typical class's count) are a data error in their samples: the finding says so (its fact is
+    /// `stray_values`), its fix is to correct or drop those samples, and no table is proposed.
     ///
     /// ## Why it crashes
     /// On CUDA the loss kernel checks each target with a device assertion
@@ -52,8 +55,24 @@ fn words(f: &ClassIdFacts<'_>) -> Words {
         .keys()
         .all(|k| matches!(k, OrderedValue::Int(255)))
         && c <= 2;
+    let range = format!("[0, {}]", c as i128 - 1);
+    let message = format!("{n} of {} targets {} outside {range} (C={c}, ignore_index={ignore}): {}{}", f.count, is_are(n), f.values, f.first);
+    if f.stray {
+        return Words {
+            message,
+            hint: Some(format!("{} far rarer than the classes beside {} ({n} of {} targets): a data error in the samples that hold {}, such as a stray patch, row or label, not a numbering convention and not a class the head lacks", if distinct == 1 { "this value is" } else { "these values are" }, if distinct == 1 { "it" } else { "them" }, f.count, if distinct == 1 { "it" } else { "them" })),
+            fix: "correct or drop the samples that hold these values (the first place is above); neither a wider head nor remapping every label fixes a stray value".to_string(),
+        };
+    }
+    // Ids beyond C that run on from C without a gap look like classes the head left out.
+    let run_on = !f.ids.is_empty() && (c..=max).all(|v| f.ids.contains(&v));
     let hint = if max == c && min == 0 {
-        Some(format!("the ids span 0..{c}, one more than the {c} classes: either the head needs {} outputs (a class the labels use and the class count left out) or 0 means 'ignore' (ADE20K-style, reduce_zero_label)", c as i128 + 1))
+        let zero = if c >= 100 {
+            " or the classes are 1..C with 0 meaning 'other' (ADE20K-style, reduce_zero_label)"
+        } else {
+            ""
+        };
+        Some(format!("the ids span 0..{c}, one more than the {c} classes: the head may need {} outputs (a class the labels use and the class count left out){zero}", c as i128 + 1))
     } else if max == c {
         Some(format!("the largest id equals C={c}: the model may have one output too few"))
     } else if binary {
@@ -65,23 +84,23 @@ fn words(f: &ClassIdFacts<'_>) -> Words {
     } else {
         None
     };
-    let range = format!("[0, {}]", c as i128 - 1);
     Words {
-        message: format!("{n} of {} targets {} outside {range} (C={c}, ignore_index={ignore}): {}{}", f.count, is_are(n), f.values, f.first),
+        message,
         hint,
-        fix: fix(c, max, distinct, binary),
+        fix: fix(c, max, distinct, binary, run_on || f.ids.is_empty()),
     }
 }
 
 /// Widening the head is offered first only when the ids beyond the classes look like missing
-/// classes (a few, just above C); otherwise the labels are wrong and the fix is to remap them.
-fn fix(c: i64, max: i64, distinct: usize, binary: bool) -> String {
+/// classes (a few, running on from C without a gap); otherwise the labels are wrong and the fix
+/// is to remap them.
+fn fix(c: i64, max: i64, distinct: usize, binary: bool, run_on: bool) -> String {
     // In i128: a label of i64::MAX needs a class dimension of 2^63, which has no i64.
     let width = max.max(c) as i128 + 1;
     let remap = format!("remap the labels to 0..{}", c as i128 - 1);
     if binary {
         "map the mask to 0/1: target = (mask > 127).long()".to_string()
-    } else if distinct <= 8 && width - c as i128 <= 8 {
+    } else if run_on && distinct <= 8 && width - c as i128 <= 8 {
         format!("make the class dimension of input {width} wide (num_classes={width}), or {remap}")
     } else if distinct > 8 {
         format!("find what produced {distinct} distinct ids beyond the classes (a bilinear resize blends ids at every border; colour or instance ids need their mapping) and regenerate the masks or {remap}; a head {width} wide would only hide the problem")

@@ -8,6 +8,10 @@ declare_rule! {
     /// ## What it checks
     /// No target is 0, the smallest is at least 1 and the largest equals `C`: the labels were numbered from 1
     /// (MATLAB, R, a CSV exported by hand, `LabelEncoder` run on strings that start at "1").
+    /// Named only on evidence: `C` must weigh as a class does (at least a quarter of the typical class's
+    /// count, see `ops/id_weight.rs`); a stray `C` is LG101. A scan weighs each file again on the whole
+    /// dataset: the dataset is 1-based only when no file holds a 0, and then every mask is repaired, also
+    /// those that hold no `C`.
     ///
     /// ## Why it crashes
     /// Class `C` does not exist, so the loss kernel asserts on CUDA and raises `IndexError: Target C is out

@@ -8,6 +8,9 @@ declare_rule! {
     /// ## What it checks
     /// The targets span `0..C` (C+1 values) with a C-class model: the ADE20K convention, where 0 is
     /// "other/unlabelled" and the classes are 1..C. mmsegmentation calls the remedy `reduce_zero_label`.
+    /// Named only for class counts of 100 and more and on evidence: `C` must weigh as a class does; a stray
+    /// patch of `C` (far rarer than the classes beside it) is LG101. A scan decides it on the whole dataset
+    /// and then repairs every mask.
     ///
     /// ## Why it crashes
     /// Class id C does not exist; the CUDA loss kernel asserts and the CPU raises `IndexError: Target C is

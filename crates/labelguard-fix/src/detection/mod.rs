@@ -84,9 +84,11 @@ pub struct DetectionReport {
     /// COCO: the file with the mapping written beside the output.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mapping_file: Option<String>,
-    /// Old id -> new id (`null`: dropped).
+    /// Old id -> new id (`null`: dropped), written in numeric order of the old ids.
+    #[serde(serialize_with = "numeric_order")]
     pub old_to_new: BTreeMap<String, Option<i64>>,
     /// Names by new id (COCO's categories; YOLO's data.yaml when there is one).
+    #[serde(serialize_with = "numeric_order")]
     pub names: BTreeMap<String, String>,
     /// COCO: categories; YOLO: classes the table maps.
     pub classes: u64,
@@ -104,6 +106,27 @@ pub struct DetectionReport {
     /// What the read-back of the output found wrong (`null` with `--dry-run`).
     pub problems: Option<Vec<String>>,
     pub manifest: Option<String>,
+}
+
+/// The entries of a map keyed by ids written as strings, in the ids' numeric order (1, 2, 10,
+/// not 1, 10, 2); keys that are no number come last, in their own order.
+fn by_number<V>(m: &BTreeMap<String, V>) -> Vec<(&String, &V)> {
+    let mut v: Vec<(&String, &V)> = m.iter().collect();
+    v.sort_by_key(|(k, _)| (k.parse::<i64>().map_or((1, 0), |n| (0, n)), k.as_str()));
+    v
+}
+
+/// Serialises a map keyed by ids in the ids' numeric order ([`by_number`]).
+fn numeric_order<S: serde::Serializer, V: Serialize>(
+    m: &BTreeMap<String, V>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let mut out = s.serialize_map(Some(m.len()))?;
+    for (k, v) in by_number(m) {
+        out.serialize_entry(k, v)?;
+    }
+    out.end()
 }
 
 impl DetectionReport {
@@ -151,7 +174,7 @@ impl DetectionReport {
         let _ = writeln!(s, "\n{what} (old -> new):");
         // The whole mapping is the point of the run: listed up to LVIS's 1203 categories and more.
         let rows = max.max(2000);
-        for (old, new) in self.old_to_new.iter().take(rows) {
+        for (old, new) in by_number(&self.old_to_new).into_iter().take(rows) {
             let new_s = new.map_or("drop".to_string(), |n| n.to_string());
             let name = new
                 .and_then(|n| self.names.get(&n.to_string()))

@@ -234,14 +234,22 @@ fn render_one(r: &ScanReport, style: Style, max_files: Option<usize>, top: bool)
     }
     if !r.dataset.is_empty() || !grouped.is_empty() {
         out += &format!("\n{}\n", style.paint(look::HEADING, "Dataset"));
-        for files in grouped.values() {
-            for line in group_text(files, style).lines() {
-                out += &format!("  {line}\n");
+        // A convention the dataset finding states for every mask is shown once, by it, with the
+        // files whose own ids show it.
+        let stated = |code: &str| r.dataset.iter().any(|d| d.finding.code == code);
+        for (code, files) in &grouped {
+            if !stated(code) {
+                for line in group_text(files, style).lines() {
+                    out += &format!("  {line}\n");
+                }
             }
         }
         for f in &r.dataset {
             for line in finding_text(&f.finding, style).lines() {
                 out += &format!("  {line}\n");
+            }
+            if let Some(files) = grouped.get(f.finding.code) {
+                out += &format!("    files: {}\n", files_line(files));
             }
         }
     }
@@ -327,6 +335,15 @@ fn group_text(files: &[(&str, &Finding)], style: Style) -> String {
     f.count = Some(targets);
     f.values = values;
     f.locations.clear();
+    format!(
+        "{}  files: {}\n",
+        finding_text(&f, style),
+        files_line(files)
+    )
+}
+
+/// The first files of a group, and how many more.
+fn files_line(files: &[(&str, &Finding)]) -> String {
     let mut names: Vec<String> = files
         .iter()
         .take(3)
@@ -338,7 +355,7 @@ fn group_text(files: &[(&str, &Finding)], style: Style) -> String {
             files.len() - 3
         ));
     }
-    format!("{}  files: {}\n", finding_text(&f, style), names.join(", "))
+    names.join(", ")
 }
 
 /// Words for the weights that are not a weight to train with: 0 (a class never seen has no

@@ -3,7 +3,7 @@
 //! scratch so that finalizing twice, or after a merge, gives the same report.
 
 use super::dataset_checks::{
-    lg609_class_never_seen, lg610_class_in_one_split, lg611_class_imbalance,
+    class_id_conventions, lg609_class_never_seen, lg610_class_in_one_split, lg611_class_imbalance,
     lg615_binary_255_masks, lg704_head_class_count_mismatch, lg710_mixed_boxes_and_polygons,
     lg712_difficult_objects,
 };
@@ -34,6 +34,7 @@ impl ScanReport {
             return self.finalize_parts();
         }
         self.finalize_histogram();
+        class_id_conventions::reweigh_files(self);
         let binary = lg615_binary_255_masks::apply(self);
         self.files.sort_by(|a, b| {
             b.unreadable()
@@ -49,6 +50,9 @@ impl ScanReport {
         self.layout_findings.dedup();
         let mut dataset = self.layout_findings.clone();
         dataset.extend(binary.clone());
+        if binary.is_empty() {
+            dataset.extend(class_id_conventions::check(self));
+        }
         for f in self.dataset_findings() {
             // One finding per rule and cause: the layout's own LG610 (class folders differ
             // between splits) already covers the classes missing from a split; a binary
@@ -160,7 +164,7 @@ impl ScanReport {
 
     /// Whether the detection framework the labels were judged for (`--framework`, else the
     /// layout's own: ultralytics for YOLO, torchvision otherwise) counts background as class 0.
-    fn background_class(&self) -> bool {
+    pub(crate) fn background_class(&self) -> bool {
         let given = self
             .settings
             .framework
@@ -237,7 +241,7 @@ impl ScanReport {
                 pixels[k] += s.file_pixels;
             }
         }
-        let suggestions = suggest(&counts, &pixels);
+        let suggestions = suggest(&counts, &pixels, &self.histogram.unit);
         (!suggestions.is_empty()).then(|| Weights {
             computed_on: split.to_string(),
             selected: self.settings.weights_method,

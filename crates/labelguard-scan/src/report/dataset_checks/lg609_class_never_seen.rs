@@ -18,10 +18,22 @@ pub fn check(report: &ScanReport) -> Option<ScanFinding> {
     }
     let unit = report.count_unit();
     let labels: Vec<String> = never.iter().map(|r| report.class_label(r)).collect();
+    // A detection head that counts background as class 0 has one output more than the object
+    // classes that can occur: say which count the finding is of.
+    let head = report.settings.num_classes.map(u64::from);
+    let of = match head {
+        Some(h) if unit == "objects" && report.background_class() && h == rows.len() as u64 + 1 => {
+            format!(
+                "the {} object classes of the {h}-class head (class 0 is background)",
+                rows.len()
+            )
+        }
+        _ => format!("{} classes", rows.len()),
+    };
     let mut f = Finding::new(
         &LG609,
         Verdict::Silent,
-        format!("{} of {} classes never {} in the scanned labels: {}", never.len(), rows.len(), if never.len() == 1 { "occurs" } else { "occur" }, labels.join(", ")),
+        format!("{} of {of} never {} in the scanned labels: {}", never.len(), if never.len() == 1 { "occurs" } else { "occur" }, labels.join(", ")),
     )
     .hint("the model cannot learn these classes; if they should be there, the ids may be shifted (1-based, reduce_zero_label) or num_classes is too large")
     .fix("check num_classes and the id mapping; drop the classes from the head or add labelled samples of them");

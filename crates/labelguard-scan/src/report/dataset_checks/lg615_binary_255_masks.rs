@@ -116,7 +116,11 @@ pub fn weights(r: &ScanReport) -> Option<Weights> {
         }
     };
     let (bg, fg) = (pick(0), pick(255));
-    let suggestions = suggest(&[bg.count, fg.count], &[bg.file_pixels, fg.file_pixels]);
+    let suggestions = suggest(
+        &[bg.count, fg.count],
+        &[bg.file_pixels, fg.file_pixels],
+        "pixels",
+    );
     (!suggestions.is_empty()).then(|| Weights {
         computed_on: if has_train { "train" } else { "all" }.to_string(),
         selected: r.settings.weights_method,

@@ -3,6 +3,7 @@
 //! documentation in `labelguard_core::rules`, opening with the rule it implements. The checks
 //! about one file or path are in [`crate::checks`].
 
+pub mod class_id_conventions;
 pub mod lg609_class_never_seen;
 pub mod lg610_class_in_one_split;
 pub mod lg611_class_imbalance;

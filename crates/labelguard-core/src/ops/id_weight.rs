@@ -1,0 +1,131 @@
+//! How much weight out-of-range class ids carry: the evidence every class-id cause is weighed on.
+//!
+//! A systematic cause (labels numbered from 1, Cityscapes labelIds, 0 meaning "other", raw ids,
+//! a head one class too narrow) says every label of the dataset means something else, and its
+//! repair rewrites every label. So it is named only when the ids beyond the classes weigh as
+//! classes do. A value far rarer than the classes beside it (a 6x6 patch in a mask, one row of a
+//! table, one label of a batch) is a data error in its sample: it is reported as itself, with its
+//! place, and the fix is to correct or drop that sample. The losses (`class_ids`), the index ops
+//! (`indexing::label_set_cause`), and through them the scan, `enable()` and `GuardedDataset`,
+//! all weigh with this one piece, so the same evidence gets the same answer.
+
+use std::collections::BTreeMap;
+
+/// A value is stray when it is at least this many times rarer than the typical class present.
+/// (A share of all labels would not do: with 150 classes a real class holds well under 1%.)
+const RARER_THAN_TYPICAL: u64 = 4;
+
+/// The counts that out-of-range ids are weighed against: the labelled ids (the ignore value left
+/// out) of one tensor, one file or one dataset.
+pub(crate) struct IdWeights<'a> {
+    histogram: &'a BTreeMap<i64, u64>,
+    /// The median count of the in-range ids present: how often a class typically occurs.
+    typical: Option<u64>,
+    /// Every labelled element, in range or not.
+    labelled: u64,
+}
+
+impl<'a> IdWeights<'a> {
+    pub(crate) fn new(histogram: &'a BTreeMap<i64, u64>, c: i64, ignore: i64) -> Self {
+        let mut in_range: Vec<u64> = histogram
+            .iter()
+            .filter(|(&v, &n)| v != ignore && (0..c).contains(&v) && n > 0)
+            .map(|(_, &n)| n)
+            .collect();
+        in_range.sort_unstable();
+        let typical = (!in_range.is_empty()).then(|| in_range[in_range.len() / 2]);
+        let labelled = histogram
+            .iter()
+            .filter(|(&v, _)| v != ignore)
+            .map(|(_, &n)| n)
+            .sum();
+        IdWeights {
+            histogram,
+            typical,
+            labelled,
+        }
+    }
+
+    /// How many elements hold `v`.
+    pub(crate) fn count(&self, v: i64) -> u64 {
+        self.histogram.get(&v).copied().unwrap_or(0)
+    }
+
+    /// Whether `v` is a stray value: far rarer than the classes present. With no class present
+    /// beside it nothing says it is rare.
+    pub(crate) fn is_stray(&self, v: i64) -> bool {
+        self.typical
+            .is_some_and(|typical| self.count(v).saturating_mul(RARER_THAN_TYPICAL) <= typical)
+    }
+
+    /// Whether every one of `values` is stray: none of them weighs as a class does.
+    pub(crate) fn all_stray(&self, values: &[i64]) -> bool {
+        !values.is_empty() && values.iter().all(|&v| self.is_stray(v))
+    }
+
+    /// The share of the labelled elements that `values` hold, in `[0, 1]`.
+    pub(crate) fn share(&self, values: &[i64]) -> f64 {
+        if self.labelled == 0 {
+            return 0.0;
+        }
+        values.iter().map(|&v| self.count(v)).sum::<u64>() as f64 / self.labelled as f64
+    }
+}
+
+/// Whether `values` carry the weight of a systematic cause in `histogram` (for `c` classes,
+/// `ignore` left out): not every one of them is stray. Without a histogram (too many distinct
+/// ids to tally) there is no evidence of rarity, and the value profile alone decides.
+pub(crate) fn weighs_as_classes(
+    histogram: Option<&BTreeMap<i64, u64>>,
+    c: i64,
+    ignore: i64,
+    values: &[i64],
+) -> bool {
+    histogram.is_none_or(|h| !IdWeights::new(h, c, ignore).all_stray(values))
+}
+
+/// Whether the bad ids are a few stray values (see [`IdWeights::is_stray`]).
+pub(crate) fn stray(
+    histogram: Option<&BTreeMap<i64, u64>>,
+    c: i64,
+    ignore: i64,
+    values: &[i64],
+) -> bool {
+    !weighs_as_classes(histogram, c, ignore, values)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn h(pairs: &[(i64, u64)]) -> BTreeMap<i64, u64> {
+        pairs.iter().copied().collect()
+    }
+
+    #[test]
+    fn a_patch_in_a_mask_is_stray_and_a_class_is_not() {
+        // 19 classes of ~3000 pixels each and a 6x6 patch of 19.
+        let mut m: Vec<(i64, u64)> = (0..19).map(|v| (v, 3000 + v as u64)).collect();
+        m.push((19, 36));
+        let m = h(&m);
+        assert!(stray(Some(&m), 19, 255, &[19]));
+        // The same id as common as a class weighs as one.
+        let mut m2 = m.clone();
+        m2.insert(19, 2500);
+        assert!(!stray(Some(&m2), 19, 255, &[19]));
+    }
+
+    #[test]
+    fn one_label_among_a_batch_is_stray_only_when_the_batch_says_so() {
+        // 64 MNIST labels, ~6 per class, one 12.
+        let mut b: Vec<(i64, u64)> = (0..10).map(|v| (v, 6)).collect();
+        b.push((12, 1));
+        assert!(stray(Some(&h(&b)), 10, -100, &[12]));
+        // 1-based labels: 10 is as common as the others.
+        let one: Vec<(i64, u64)> = (1..=10).map(|v| (v, 6)).collect();
+        assert!(!stray(Some(&h(&one)), 10, -100, &[10]));
+        // Nothing in range to compare with: no evidence of rarity.
+        assert!(!stray(Some(&h(&[(12, 1)])), 10, -100, &[12]));
+        assert!(!stray(None, 10, -100, &[12]));
+    }
+}
