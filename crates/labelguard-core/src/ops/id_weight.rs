@@ -11,9 +11,12 @@
 
 use std::collections::BTreeMap;
 
-/// A value is stray when it is at least this many times rarer than the typical class present.
-/// (A share of all labels would not do: with 150 classes a real class holds well under 1%.)
+/// A value is stray when it is at least this many times rarer than the typical class present
+/// (a share of all labels alone would not do: with 150 classes a real class holds well under 1%)...
 const RARER_THAN_TYPICAL: u64 = 4;
+/// ... and the stray values together hold at most this share of the labels: an eighth of a mask
+/// is a region, not a stray patch, whatever the classes beside it.
+const MAX_STRAY_SHARE: f64 = 0.05;
 
 /// The counts that out-of-range ids are weighed against: the labelled ids (the ignore value left
 /// out) of one tensor, one file or one dataset.
@@ -53,14 +56,17 @@ impl<'a> IdWeights<'a> {
 
     /// Whether `v` is a stray value: far rarer than the classes present. With no class present
     /// beside it nothing says it is rare.
-    pub(crate) fn is_stray(&self, v: i64) -> bool {
+    fn is_stray(&self, v: i64) -> bool {
         self.typical
             .is_some_and(|typical| self.count(v).saturating_mul(RARER_THAN_TYPICAL) <= typical)
     }
 
-    /// Whether every one of `values` is stray: none of them weighs as a class does.
+    /// Whether every one of `values` is stray and together they are a small share of the labels:
+    /// none of them weighs as a class does.
     pub(crate) fn all_stray(&self, values: &[i64]) -> bool {
-        !values.is_empty() && values.iter().all(|&v| self.is_stray(v))
+        !values.is_empty()
+            && values.iter().all(|&v| self.is_stray(v))
+            && self.share(values) <= MAX_STRAY_SHARE
     }
 
     /// The share of the labelled elements that `values` hold, in `[0, 1]`.
@@ -124,6 +130,10 @@ mod tests {
         // 1-based labels: 10 is as common as the others.
         let one: Vec<(i64, u64)> = (1..=10).map(|v| (v, 6)).collect();
         assert!(!stray(Some(&h(&one)), 10, -100, &[10]));
+        // An eighth of the labels is a region, not a stray, however many classes are beside it.
+        let mut big: Vec<(i64, u64)> = (0..4).map(|v| (v, 1000)).collect();
+        big.push((19, 240));
+        assert!(!stray(Some(&h(&big)), 19, 255, &[19]));
         // Nothing in range to compare with: no evidence of rarity.
         assert!(!stray(Some(&h(&[(12, 1)])), 10, -100, &[12]));
         assert!(!stray(None, 10, -100, &[12]));
