@@ -133,18 +133,19 @@ pub fn load(env: &Env) -> Result<Profile, String> {
             }
         }
     }
-    let values = match profiles.remove(name) {
-        Some(values) => values,
-        None if var.is_none() => BTreeMap::new(),
-        None => return Err(format!(
-            "The config profile ({name}) could not be found: {} names it, and it is in neither {}",
-            var.unwrap_or_default(),
-            match looked_in.as_slice() {
-                [] => "shared file (no HOME, no AWS_CONFIG_FILE or AWS_SHARED_CREDENTIALS_FILE)"
+    let values = match (profiles.remove(name), var) {
+        (Some(values), _) => values,
+        (None, None) => BTreeMap::new(),
+        (None, Some(var)) => {
+            let files = match looked_in.as_slice() {
+                [] => "shared file (no HOME, AWS_CONFIG_FILE or AWS_SHARED_CREDENTIALS_FILE)"
                     .to_string(),
                 files => files.join(" nor "),
-            }
-        )),
+            };
+            return Err(format!(
+                "The config profile ({name}) could not be found: {var} names it, and it is in neither {files}"
+            ));
+        }
     };
     Ok(Profile {
         values: values

@@ -5,8 +5,9 @@
 //! - **Settings** come from the environment as the AWS CLI reads it ([`Env`], `aws_profile`):
 //!   `AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY` / `AWS_SESSION_TOKEN`, `AWS_REGION` /
 //!   `AWS_DEFAULT_REGION`, `AWS_ENDPOINT_URL_S3` / `AWS_ENDPOINT_URL`, `AWS_PROFILE` with
-//!   `~/.aws/credentials` and `~/.aws/config`; `AWS_NO_SIGN_REQUEST=YES` reads a public bucket
-//!   anonymously. A custom endpoint is addressed path-style (`http://host/bucket/key`).
+//!   `~/.aws/credentials` and `~/.aws/config` (a shared file that is not there is skipped, as
+//!   the AWS CLI skips it; one that is there and cannot be read is an error naming it and the
+//!   line); `AWS_NO_SIGN_REQUEST=YES` reads a public bucket anonymously. A custom endpoint is addressed path-style (`http://host/bucket/key`).
 //! - **Every request** has a connect timeout and a whole-request timeout, transient failures
 //!   (5xx, connection resets, timeouts of reads) are retried with backoff, and the requests in
 //!   flight are bounded ([`Settings`]): memory is bounded by the reads in flight, never the bucket.
