@@ -76,6 +76,13 @@ pub(crate) fn io_error(e: Failure, settings: &Settings) -> io::Error {
         ),
         Failure::Store(store_error) => {
             let mut text = server_answer(&e).unwrap_or_else(|| store_error.to_string());
+            if kind == ErrorKind::NotConnected {
+                // The innermost cause (`Connection refused (os error 111)`, a DNS failure)
+                // first: the store's own words end in "error sending request".
+                if let Some(cause) = chain(store_error).last().map(|c| c.to_string()) {
+                    text = format!("{cause}: {text}");
+                }
+            }
             if kind == ErrorKind::TimedOut {
                 text = format!(
                     "no answer within {:.1}s per request, {} retries: {text}",

@@ -331,7 +331,7 @@ fn each_failure_names_its_cause_within_the_request_timeout() {
     let s = S3Server::start();
     std::fs::write(s.bucket("data").join("a.png"), b"abc").unwrap();
     let denied = answering_server("403 Forbidden", "AccessDenied", "Access Denied");
-    let cases: [(&str, &str, String, ErrorKind, &str); 6] = [
+    let cases: [(&str, &str, String, ErrorKind, &str); 7] = [
         (
             "AWS_SECRET_ACCESS_KEY",
             "not-the-secret",
@@ -366,6 +366,13 @@ fn each_failure_names_its_cause_within_the_request_timeout() {
             "s3://data".into(),
             ErrorKind::NotConnected,
             "s3://data: cannot connect to http://127.0.0.1:",
+        ),
+        (
+            "AWS_ENDPOINT_URL",
+            &format!("http://127.0.0.1:{}", free_port()),
+            "s3://data".into(),
+            ErrorKind::NotConnected,
+            "Connection refused",
         ),
         (
             "AWS_ENDPOINT_URL",
