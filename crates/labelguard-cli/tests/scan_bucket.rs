@@ -269,7 +269,7 @@ fn a_bucket_that_cannot_be_listed_is_exit_2() {
     refused(
         env,
         "s3://bucket/x",
-        "did not answer in time: no answer to the first request within 10.0s",
+        "did not answer in time: the first page of the listing did not come within 10.0s",
     );
 }
 

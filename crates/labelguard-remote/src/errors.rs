@@ -70,7 +70,7 @@ pub(crate) fn io_error(e: Failure, settings: &Settings) -> io::Error {
         Failure::NoAnswer(d) => io::Error::new(
             ErrorKind::TimedOut,
             format!(
-                "no answer to the first request within {:.1}s (an endpoint that never answered is not retried)",
+                "the first page of the listing did not come within {:.1}s (LABELGUARD_REMOTE_TIMEOUT; not retried past it)",
                 d.as_secs_f64()
             ),
         ),

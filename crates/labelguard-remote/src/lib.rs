@@ -7,7 +7,8 @@
 //!   `AWS_DEFAULT_REGION`, `AWS_ENDPOINT_URL_S3` / `AWS_ENDPOINT_URL`, `AWS_PROFILE` with
 //!   `~/.aws/credentials` and `~/.aws/config` (a shared file that is not there is skipped, as
 //!   the AWS CLI skips it; one that is there and cannot be read is an error naming it and the
-//!   line); `AWS_NO_SIGN_REQUEST=YES` reads a public bucket anonymously. A custom endpoint is addressed path-style (`http://host/bucket/key`).
+//!   line); `AWS_NO_SIGN_REQUEST=YES` reads a public bucket anonymously. A custom endpoint is
+//!   addressed path-style (`http://host/bucket/key`).
 //! - **Every request** has a connect timeout and a whole-request timeout, transient failures
 //!   (5xx, connection resets, timeouts of reads) are retried with backoff, and the requests in
 //!   flight are bounded ([`Settings`]): memory is bounded by the reads in flight, never the bucket.
@@ -289,11 +290,10 @@ impl Bucket {
             // The first page comes within one request's time, retries included: an endpoint
             // that accepts and never answers ends the listing within the request timeout, not
             // after the retries' deadline (4 x 30 s and backoff by default).
-            let first = self.settings.request_timeout;
-            let first = tokio::time::timeout(first, stream.next())
+            let limit = self.settings.request_timeout;
+            let mut next = tokio::time::timeout(limit, stream.next())
                 .await
-                .map_err(|_| Failure::NoAnswer(first))?;
-            let mut next = first;
+                .map_err(|_| Failure::NoAnswer(limit))?;
             while let Some(meta) = next {
                 let meta = meta?;
                 let key = meta.location.to_string();
@@ -460,7 +460,7 @@ impl Bucket {
 pub(crate) enum Failure {
     Store(object_store::Error),
     Deadline(Duration),
-    /// The endpoint sent no answer to the first request of a listing within this time.
+    /// The first page of a listing did not come within this time (the request timeout).
     NoAnswer(Duration),
 }
 

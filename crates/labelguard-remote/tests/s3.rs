@@ -379,7 +379,7 @@ fn each_failure_names_its_cause_within_the_request_timeout() {
             &silent_server(),
             "s3://data".into(),
             ErrorKind::TimedOut,
-            "did not answer in time: no answer to the first request within 2.0s",
+            "did not answer in time: the first page of the listing did not come within 2.0s",
         ),
     ];
     for (var, value, url, kind, words) in cases {
