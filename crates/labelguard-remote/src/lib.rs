@@ -5,8 +5,10 @@
 //! - **Settings** come from the environment as the AWS CLI reads it ([`Env`], `aws_profile`):
 //!   `AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY` / `AWS_SESSION_TOKEN`, `AWS_REGION` /
 //!   `AWS_DEFAULT_REGION`, `AWS_ENDPOINT_URL_S3` / `AWS_ENDPOINT_URL`, `AWS_PROFILE` with
-//!   `~/.aws/credentials` and `~/.aws/config`; `AWS_NO_SIGN_REQUEST=YES` reads a public bucket
-//!   anonymously. A custom endpoint is addressed path-style (`http://host/bucket/key`).
+//!   `~/.aws/credentials` and `~/.aws/config` (a shared file that is not there is skipped, as
+//!   the AWS CLI skips it; one that is there and cannot be read is an error naming it and the
+//!   line); `AWS_NO_SIGN_REQUEST=YES` reads a public bucket anonymously. A custom endpoint is
+//!   addressed path-style (`http://host/bucket/key`).
 //! - **Every request** has a connect timeout and a whole-request timeout, transient failures
 //!   (5xx, connection resets, timeouts of reads) are retried with backoff, and the requests in
 //!   flight are bounded ([`Settings`]): memory is bounded by the reads in flight, never the bucket.
@@ -15,6 +17,7 @@
 
 mod aws_profile;
 mod errors;
+mod ini;
 #[cfg(feature = "test-server")]
 pub mod test_server;
 
@@ -284,7 +287,14 @@ impl Bucket {
         let listing = async {
             let mut stream = self.store.list(prefix.as_ref());
             let mut out = Vec::new();
-            while let Some(meta) = stream.next().await {
+            // The first page comes within one request's time, retries included: an endpoint
+            // that accepts and never answers ends the listing within the request timeout, not
+            // after the retries' deadline (4 x 30 s and backoff by default).
+            let limit = self.settings.request_timeout;
+            let mut next = tokio::time::timeout(limit, stream.next())
+                .await
+                .map_err(|_| Failure::NoAnswer(limit))?;
+            while let Some(meta) = next {
                 let meta = meta?;
                 let key = meta.location.to_string();
                 if !key.ends_with('/') {
@@ -293,8 +303,9 @@ impl Bucket {
                         size: meta.size,
                     });
                 }
+                next = stream.next().await;
             }
-            Ok::<_, object_store::Error>(out)
+            Ok::<_, Failure>(out)
         };
         let mut listed = self
             .bounded(
@@ -405,9 +416,9 @@ impl Bucket {
     }
 
     /// Runs `work` on the runtime within one permit of the in-flight bound and `deadline`.
-    fn bounded<T>(
+    fn bounded<T, E: Into<Failure>>(
         &self,
-        work: impl std::future::Future<Output = Result<T, object_store::Error>>,
+        work: impl std::future::Future<Output = Result<T, E>>,
         deadline: Duration,
     ) -> Result<T, Failure> {
         self.runtime.block_on(async {
@@ -417,7 +428,7 @@ impl Bucket {
                 .await
                 .expect("the semaphore is never closed");
             match tokio::time::timeout(deadline, work).await {
-                Ok(r) => r.map_err(Failure::Store),
+                Ok(r) => r.map_err(Into::into),
                 Err(_) => Err(Failure::Deadline(deadline)),
             }
         })
@@ -449,6 +460,14 @@ impl Bucket {
 pub(crate) enum Failure {
     Store(object_store::Error),
     Deadline(Duration),
+    /// The first page of a listing did not come within this time (the request timeout).
+    NoAnswer(Duration),
+}
+
+impl From<object_store::Error> for Failure {
+    fn from(e: object_store::Error) -> Failure {
+        Failure::Store(e)
+    }
 }
 
 /// The S3 store and its endpoint, configured as the AWS CLI would be.
@@ -459,7 +478,7 @@ fn s3_store(
     retry: RetryConfig,
 ) -> Result<(Arc<dyn ObjectStore>, String), String> {
     use object_store::aws::{AmazonS3Builder, AmazonS3ConfigKey};
-    let profile = aws_profile::load(env)?;
+    let profile = aws_profile::load(env).map_err(|e| format!("{}: {e}", url.display()))?;
     // The client options first: the settings below (allow_http) are kept in them.
     let mut b = AmazonS3Builder::new()
         .with_client_options(client)

@@ -4,7 +4,7 @@
 //! endpoints the tests need: a closed port and a server that accepts and never answers.
 
 use crate::Env;
-use std::io::Read;
+use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -122,7 +122,8 @@ impl S3Server {
     }
 
     /// The environment of a client of this server: endpoint, key pair, region; nothing of the
-    /// machine's own AWS settings (HOME points nowhere).
+    /// machine's own AWS settings: HOME points nowhere, and so do the shared files' variables,
+    /// as in a CI job that sets them globally (a shared file that is not there is skipped).
     pub fn env(&self) -> Vec<(String, String)> {
         [
             ("AWS_ENDPOINT_URL", self.endpoint.as_str()),
@@ -130,6 +131,11 @@ impl S3Server {
             ("AWS_SECRET_ACCESS_KEY", SECRET_KEY),
             ("AWS_REGION", "us-east-1"),
             ("HOME", "/nonexistent"),
+            (
+                "AWS_SHARED_CREDENTIALS_FILE",
+                "/nonexistent/credentials-none",
+            ),
+            ("AWS_CONFIG_FILE", "/nonexistent/config-none"),
         ]
         .into_iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -156,15 +162,41 @@ impl Drop for S3Server {
 /// A server that accepts connections, reads what it is sent and never answers; its endpoint.
 /// The listener lives as long as the test process.
 pub fn silent_server() -> String {
+    serve(|mut stream| {
+        let mut sink = [0u8; 4096];
+        while matches!(stream.read(&mut sink), Ok(n) if n > 0) {}
+    })
+}
+
+/// A server that answers every request with `status` (`403 Forbidden`) and an S3 error
+/// document of `code` and `message`, then closes the connection; its endpoint.
+pub fn answering_server(status: &'static str, code: &'static str, message: &'static str) -> String {
+    serve(move |mut stream| {
+        // The request's head: up to the empty line (a GET has no body).
+        let mut head = Vec::new();
+        let mut byte = [0u8; 1];
+        while !head.ends_with(b"\r\n\r\n") && matches!(stream.read(&mut byte), Ok(1)) {
+            head.push(byte[0]);
+        }
+        let body = format!(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>{code}</Code><Message>{message}</Message></Error>"
+        );
+        let answer = format!(
+            "HTTP/1.1 {status}\r\nContent-Type: application/xml\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        let _ = stream.write_all(answer.as_bytes());
+    })
+}
+
+/// A listener on a free port of 127.0.0.1 that hands each connection to `handle` on its own
+/// thread; its endpoint. The listener lives as long as the test process.
+fn serve(handle: impl Fn(TcpStream) + Send + Sync + Copy + 'static) -> String {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let endpoint = format!("http://{}", listener.local_addr().unwrap());
     std::thread::spawn(move || {
         for stream in listener.incoming().flatten() {
-            std::thread::spawn(move || {
-                let mut stream = stream;
-                let mut sink = [0u8; 4096];
-                while matches!(stream.read(&mut sink), Ok(n) if n > 0) {}
-            });
+            std::thread::spawn(move || handle(stream));
         }
     });
     endpoint

@@ -1,6 +1,8 @@
 //! The bucket facade against a real S3 server (`rclone serve s3` on 127.0.0.1, started here).
 
-use labelguard_remote::test_server::{free_port, silent_server, S3Server};
+use labelguard_remote::test_server::{
+    answering_server, free_port, silent_server, S3Server, ACCESS_KEY, SECRET_KEY,
+};
 use labelguard_remote::{Bucket, Env, Listed};
 use std::io::ErrorKind;
 use std::time::{Duration, Instant};
@@ -207,7 +209,10 @@ fn credentials_region_and_endpoint_come_from_the_named_profile() {
     assert_eq!(e.kind(), ErrorKind::PermissionDenied, "{e}");
     env.set("AWS_PROFILE", "nobody");
     let e = Bucket::open("s3://data", &env).unwrap_err();
-    assert!(e.contains("\"nobody\""), "{e}");
+    assert!(
+        e.starts_with("s3://data: The config profile (nobody) could not be found"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -228,4 +233,170 @@ fn no_sign_request_reads_a_public_bucket_with_no_credentials() {
     std::fs::write(s.bucket("data").join("a.png"), b"abc").unwrap();
     env.set("AWS_ENDPOINT_URL", &s.endpoint);
     assert!(open("s3://data", &env).list().is_err());
+}
+
+/// The issue of a CI job that points the shared files' variables at paths that are not there
+/// and gives the keys (and the endpoint, by `AWS_ENDPOINT_URL_S3`) in the environment.
+#[test]
+fn shared_files_that_are_not_there_are_skipped() {
+    let s = S3Server::start();
+    std::fs::write(s.bucket("data").join("a.png"), b"abc").unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let mut env = Env::default();
+    env.set("HOME", home.path().to_str().unwrap());
+    env.set("AWS_ENDPOINT_URL_S3", &s.endpoint);
+    env.set("AWS_ACCESS_KEY_ID", ACCESS_KEY);
+    env.set("AWS_SECRET_ACCESS_KEY", SECRET_KEY);
+    for (var, file) in [
+        ("AWS_SHARED_CREDENTIALS_FILE", "credentials-none"),
+        ("AWS_CONFIG_FILE", "config-none"),
+    ] {
+        env.set(var, home.path().join(file).to_str().unwrap());
+    }
+    let bucket = open("s3://data", &env);
+    assert_eq!(bucket.list().unwrap().len(), 1);
+    let mut buf = Vec::new();
+    bucket.read_range("a.png", 0..3, &mut buf).unwrap();
+    assert_eq!(buf, b"abc");
+    // The same with no variables and no ~/.aws.
+    let mut env = s.client_env();
+    env.set("HOME", home.path().to_str().unwrap());
+    assert_eq!(open("s3://data", &env).list().unwrap().len(), 1);
+}
+
+#[test]
+fn shared_files_present_are_read_and_unreadable_or_malformed_ones_are_errors_naming_them() {
+    let s = S3Server::start();
+    std::fs::write(s.bucket("data").join("a.png"), b"abc").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let creds = dir.path().join("credentials");
+    let mut env = s.client_env();
+    env.set("AWS_ACCESS_KEY_ID", "");
+    env.set("AWS_SECRET_ACCESS_KEY", "");
+    env.set("AWS_SHARED_CREDENTIALS_FILE", creds.to_str().unwrap());
+    // Present: the keys come from it.
+    std::fs::write(
+        &creds,
+        format!(
+            "[default]\naws_access_key_id = {ACCESS_KEY}\naws_secret_access_key : {SECRET_KEY}\n"
+        ),
+    )
+    .unwrap();
+    assert_eq!(open("s3://data", &env).list().unwrap().len(), 1);
+    // Malformed: the file and the line.
+    std::fs::write(
+        &creds,
+        format!("[default]\naws_access_key_id = {ACCESS_KEY}\n{SECRET_KEY}\n"),
+    )
+    .unwrap();
+    let e = Bucket::open("s3://data", &env).unwrap_err();
+    assert_eq!(
+        e,
+        format!(
+            "s3://data: cannot read the AWS credentials file {} (AWS_SHARED_CREDENTIALS_FILE), line 3: \"{SECRET_KEY}\" is neither a [section], a `key = value` nor a comment",
+            creds.display()
+        )
+    );
+    // Unreadable: a folder (the tests run as root, which reads any file).
+    std::fs::remove_file(&creds).unwrap();
+    std::fs::create_dir(&creds).unwrap();
+    let e = Bucket::open("s3://data", &env).unwrap_err();
+    assert_eq!(
+        e,
+        format!(
+            "s3://data: the AWS credentials file {} (AWS_SHARED_CREDENTIALS_FILE) is a folder, not a file",
+            creds.display()
+        )
+    );
+    // The config file the same way.
+    env.set("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent/c");
+    let config = dir.path().join("config");
+    std::fs::write(&config, "region = eu-west-1\n").unwrap();
+    env.set("AWS_CONFIG_FILE", config.to_str().unwrap());
+    let e = Bucket::open("s3://data", &env).unwrap_err();
+    assert!(
+        e.contains(&format!(
+            "the AWS config file {} (AWS_CONFIG_FILE), line 1: ",
+            config.display()
+        )),
+        "{e}"
+    );
+}
+
+/// Each way a listing fails has its own message, with the server's own code where it sent
+/// one, and ends within the request timeout (the shared files pointed at paths that are not
+/// there, as in the issue).
+#[test]
+fn each_failure_names_its_cause_within_the_request_timeout() {
+    let s = S3Server::start();
+    std::fs::write(s.bucket("data").join("a.png"), b"abc").unwrap();
+    let denied = answering_server("403 Forbidden", "AccessDenied", "Access Denied");
+    let cases: [(&str, &str, String, ErrorKind, &str); 7] = [
+        (
+            "AWS_SECRET_ACCESS_KEY",
+            "not-the-secret",
+            "s3://data".into(),
+            ErrorKind::PermissionDenied,
+            "s3://data: access denied (check AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_PROFILE, or AWS_NO_SIGN_REQUEST=YES for a public bucket): HTTP 403, SignatureDoesNotMatch: The request signature we calculated does not match",
+        ),
+        (
+            "AWS_ACCESS_KEY_ID",
+            "nobody",
+            "s3://data".into(),
+            ErrorKind::PermissionDenied,
+            "HTTP 403, InvalidAccessKeyId: ",
+        ),
+        (
+            "AWS_ENDPOINT_URL",
+            &denied,
+            "s3://data".into(),
+            ErrorKind::PermissionDenied,
+            "s3://data: access denied (check AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_PROFILE, or AWS_NO_SIGN_REQUEST=YES for a public bucket): HTTP 403, AccessDenied: Access Denied",
+        ),
+        (
+            "AWS_REGION",
+            "us-east-1",
+            "s3://nosuchbucket/x".into(),
+            ErrorKind::NotFound,
+            "s3://nosuchbucket/x: the bucket does not exist: HTTP 404, NoSuchBucket: The specified bucket does not exist",
+        ),
+        (
+            "AWS_ENDPOINT_URL",
+            &format!("http://127.0.0.1:{}", free_port()),
+            "s3://data".into(),
+            ErrorKind::NotConnected,
+            "s3://data: cannot connect to http://127.0.0.1:",
+        ),
+        (
+            "AWS_ENDPOINT_URL",
+            &format!("http://127.0.0.1:{}", free_port()),
+            "s3://data".into(),
+            ErrorKind::NotConnected,
+            "Connection refused",
+        ),
+        (
+            "AWS_ENDPOINT_URL",
+            &silent_server(),
+            "s3://data".into(),
+            ErrorKind::TimedOut,
+            "did not answer in time: the first page of the listing did not come within 2.0s",
+        ),
+    ];
+    for (var, value, url, kind, words) in cases {
+        let mut env = s.client_env();
+        // Three retries would take (2 s + 3 s) x 4 = 20 s: the listing of an endpoint that
+        // never answered ends after one request's time.
+        env.set("LABELGUARD_REMOTE_TIMEOUT", "2");
+        env.set("LABELGUARD_REMOTE_RETRIES", "3");
+        env.set(var, value);
+        let started = Instant::now();
+        let e = open(&url, &env).list().unwrap_err();
+        assert_eq!(e.kind(), kind, "{var}={value}: {e}");
+        assert!(e.to_string().contains(words), "{var}={value}: {e}");
+        assert!(
+            started.elapsed() < Duration::from_secs(6),
+            "{var}={value}: {:?}",
+            started.elapsed()
+        );
+    }
 }
