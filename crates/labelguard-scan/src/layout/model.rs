@@ -30,6 +30,10 @@ pub(crate) fn trees(files: &[&Entry]) -> Vec<(String, Vec<String>)> {
 /// One item for the model directory at the scan's root: its `config.json`; without one (a
 /// folder scanned with `--layout model`), the LG601 finding that names it.
 pub(crate) fn collect(scan: &mut RootScan<'_>) {
+    // A diffusers pipeline or a folder of weights: read as models, never as labels.
+    if super::pipeline::collect(scan) {
+        return;
+    }
     let item = match scan.files.iter().find(|e| e.rel == CONFIG) {
         Some(e) => scan.item(e, String::new(), Task::Model),
         None => {
