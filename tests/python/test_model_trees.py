@@ -113,7 +113,8 @@ def tiny_pipeline(tok):
     torch.manual_seed(0)
     encoder = transformers.CLIPTextModel(transformers.CLIPTextConfig(
         vocab_size=len(tok), hidden_size=16, intermediate_size=32, num_hidden_layers=1, num_attention_heads=2,
-        max_position_embeddings=16, projection_dim=16))
+        max_position_embeddings=16, projection_dim=16,
+        pad_token_id=tok.pad_token_id, bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id))
     unet = diffusers.UNet2DConditionModel(
         block_out_channels=(4, 8), layers_per_block=1, sample_size=8, in_channels=4, out_channels=4,
         down_block_types=("DownBlock2D", "CrossAttnDownBlock2D"), up_block_types=("CrossAttnUpBlock2D", "UpBlock2D"),
@@ -155,7 +156,7 @@ def gpt2(model_max_length):
                                                       initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
     fast = transformers.PreTrainedTokenizerFast(tokenizer_object=tok, bos_token="<|endoftext|>", eos_token="<|endoftext|>",
                                                 pad_token="<|endoftext|>", model_max_length=model_max_length)
-    config = transformers.GPT2Config(vocab_size=len(fast), n_positions=32, n_embd=16, n_layer=1, n_head=2)
+    config = transformers.GPT2Config(vocab_size=len(fast), n_positions=32, n_embd=16, n_layer=1, n_head=2, bos_token_id=0, eos_token_id=0)
     return transformers.GPT2LMHeadModel(config).eval(), fast
 
 

@@ -78,7 +78,12 @@ fn png_photos_in_class_folders_are_an_image_folder() {
     assert_eq!(names, ["cat", "dog", "fish"]);
     // The dataset's root with its splits, and grey photos (MNIST saved as PNG folders).
     let root = d.path().join("mnist");
-    for rel in ["train/0/a.png", "train/1/b.png", "test/0/c.png", "test/1/d.png"] {
+    for rel in [
+        "train/0/a.png",
+        "train/1/b.png",
+        "test/0/c.png",
+        "test/1/d.png",
+    ] {
         put(&root, rel, &png_gray8(28, 28, &photo_grey(28, 28)));
     }
     let r = scan(&root, &plain());
@@ -115,7 +120,11 @@ fn colour_masks_beside_their_images_keep_lg606() {
     // The masks' folder beside its images' folder (`train/` + `train_labels/`) is no
     // ImageFolder of two classes: the colour masks are still read as masks.
     let kaggle = d.path().join("kaggle");
-    put(&kaggle, "train/a.png", &png_rgb(24, 24, &photo_rgb(24, 24, 3)));
+    put(
+        &kaggle,
+        "train/a.png",
+        &png_rgb(24, 24, &photo_rgb(24, 24, 3)),
+    );
     put(
         &kaggle,
         "train_labels/a_L.png",
@@ -126,8 +135,16 @@ fn colour_masks_beside_their_images_keep_lg606() {
     assert!(codes(&r, &kaggle).contains(&("train_labels/a_L.png".into(), "LG606".into())));
     // Colour masks in class-like folders (one per city) are masks, not photos: few colours.
     let cities = d.path().join("cities");
-    put(&cities, "aachen/a.png", &png_rgb(24, 24, &colour_mask(24, 24)));
-    put(&cities, "bonn/b.png", &png_rgb(24, 24, &colour_mask(24, 24)));
+    put(
+        &cities,
+        "aachen/a.png",
+        &png_rgb(24, 24, &colour_mask(24, 24)),
+    );
+    put(
+        &cities,
+        "bonn/b.png",
+        &png_rgb(24, 24, &colour_mask(24, 24)),
+    );
     let r = scan(&cities, &plain());
     assert_ne!(r.settings.layouts[0].as_str(), "imagefolder");
     assert_eq!(
@@ -169,7 +186,11 @@ fn pipeline(root: &Path, rows: usize, tokens: usize) {
     );
     let floats = vec![0u8; 4 * 8];
     for comp in ["unet", "vae"] {
-        put(root, &format!("{comp}/config.json"), br#"{"_class_name": "X"}"#);
+        put(
+            root,
+            &format!("{comp}/config.json"),
+            br#"{"_class_name": "X"}"#,
+        );
         put(
             root,
             &format!("{comp}/diffusion_pytorch_model.safetensors"),
@@ -234,7 +255,11 @@ fn a_diffusers_pipeline_is_read_as_models_not_labels() {
     put(
         &mixed,
         "data/labels.npy",
-        &npy("<i8", &[2], &[1, 0, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0]),
+        &npy(
+            "<i8",
+            &[2],
+            &[1, 0, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0],
+        ),
     );
     let r = scan(&mixed, &plain());
     assert!(
@@ -256,9 +281,17 @@ fn weights_beside_a_configuration_are_never_labels() {
     );
     // A UNet saved on its own, a PEFT adapter, a Lightning checkpoint.
     let floats = safetensors("w", "F32", &[2], &[0u8; 8]);
-    put(&root, "unet/config.json", br#"{"_class_name": "UNet2DModel"}"#);
+    put(
+        &root,
+        "unet/config.json",
+        br#"{"_class_name": "UNet2DModel"}"#,
+    );
     put(&root, "unet/diffusion_pytorch_model.safetensors", &floats);
-    put(&root, "adapter/adapter_config.json", br#"{"peft_type": "LORA", "r": 8}"#);
+    put(
+        &root,
+        "adapter/adapter_config.json",
+        br#"{"peft_type": "LORA", "r": 8}"#,
+    );
     put(&root, "adapter/adapter_model.safetensors", &floats);
     // A dataset's own config.json beside its label arrays in safetensors: no model's.
     put(&root, "arrays/config.json", br#"{"num_classes": 3}"#);

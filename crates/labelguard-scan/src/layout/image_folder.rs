@@ -5,8 +5,8 @@
 //! folders), which decide and word the findings.
 
 use super::item::{RootScan, Task};
-use super::photos;
 use super::paths::{components, ext_of, is_split_name, split_of};
+use super::photos;
 use crate::checks::lg101_class_id_out_of_range as lg101;
 use crate::checks::lg603_empty_file as lg603;
 use crate::checks::lg610_class_in_one_split as lg610;
