@@ -11,9 +11,10 @@
 //! arrays in safetensors is no model's: its arrays are still scanned.
 
 use super::item::{RootScan, Task};
-use super::paths::{components, has_ext};
+use super::model::folders;
+use super::paths::has_ext;
 use crate::walk::Entry;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 /// The file that makes a folder a diffusers pipeline (`DiffusionPipeline.save_pretrained`).
 const INDEX: &str = "model_index.json";
@@ -24,18 +25,6 @@ pub(crate) const WEIGHT_EXTS: &[&str] = &["safetensors", "bin", "pt", "pth", "ck
 /// A pipeline's text encoders (`text_encoder`, `text_encoder_2`, ...).
 const TEXT_ENCODER: &str = "text_encoder";
 const CONFIG: &str = "config.json";
-
-/// (folder, names of the files directly in it) of every folder of `files`.
-fn folders<'e>(files: &[&'e Entry]) -> BTreeMap<String, Vec<&'e str>> {
-    let mut out: BTreeMap<String, Vec<&str>> = BTreeMap::new();
-    for e in files {
-        let comps = components(&e.rel);
-        if let Some((name, dir)) = comps.split_last() {
-            out.entry(dir.join("/")).or_default().push(name);
-        }
-    }
-    out
-}
 
 /// The pipelines among `files`: each folder holding `model_index.json` (relative path, `""` the
 /// root), with what it owns: every file and folder directly in it (its components).
