@@ -308,3 +308,58 @@ fn weights_beside_a_configuration_are_never_labels() {
         "only the dataset's float labels"
     );
 }
+
+#[test]
+fn a_folder_of_colour_photos_is_no_folder_of_colour_masks() {
+    let d = tempfile::tempdir().unwrap();
+    // DreamBooth's instance images: photos without labels.
+    let root = d.path().join("dog");
+    for i in 0..3 {
+        put(
+            &root,
+            &format!("{i}.png"),
+            &png_rgb(24, 24, &photo_rgb(24, 24, i)),
+        );
+    }
+    let r = scan(&root, &plain());
+    assert!(codes(&r, &root).is_empty(), "{:?}", codes(&r, &root));
+    assert_eq!(r.summary.files_scanned, 3);
+    assert!(
+        r.histogram.classes.is_empty(),
+        "photos are no class's samples"
+    );
+    // Colour masks resized with interpolation: hundreds of blended colours at the borders,
+    // but the class colours cover most pixels. Still colour masks.
+    let masks = d.path().join("resized");
+    let (w, h) = (64u32, 64u32);
+    let mut rgb = colour_mask(w, h);
+    for y in 0..h {
+        // A blended border band two rows high, between every pair of bands.
+        if y % 21 < 2 {
+            for x in 0..w {
+                let i = ((y * w + x) * 3) as usize;
+                rgb[i] = (x * 4) as u8;
+                rgb[i + 1] = (y * 4 + x) as u8;
+                rgb[i + 2] = 255 - (x * 3) as u8;
+            }
+        }
+    }
+    put(&masks, "a.png", &png_rgb(w, h, &rgb));
+    let r = scan(&masks, &plain());
+    assert_eq!(
+        codes(&r, &masks),
+        [("a.png".to_string(), "LG606".to_string())]
+    );
+    // A folder named as masks holds masks, whatever its pixels.
+    let named = d.path().join("named");
+    put(
+        &named,
+        "masks/a.png",
+        &png_rgb(24, 24, &photo_rgb(24, 24, 1)),
+    );
+    let r = scan(&named, &plain());
+    assert_eq!(
+        codes(&r, &named),
+        [("masks/a.png".to_string(), "LG606".to_string())]
+    );
+}

@@ -1,4 +1,5 @@
-//! The **files** layout: every mask, array and label table found, each on its own.
+//! The **files** layout: every mask, array and label table found, each on its own; the images
+//! of a folder of photos (`photos`) are samples without labels, not masks.
 
 use super::item::{RootScan, Task};
 use super::paths::split_of;
@@ -7,9 +8,12 @@ use crate::read::table::TableFormat;
 
 pub(crate) fn collect(scan: &mut RootScan<'_>) {
     let files = scan.files.clone();
+    let photos = super::photos::photo_folders(&files);
     for e in files {
-        let name = e.rel.rsplit('/').next().unwrap_or(&e.rel);
-        let task = if holds(name, Holds::Mask) {
+        let (dir, name) = e.rel.rsplit_once('/').unwrap_or(("", &e.rel));
+        let task = if holds(name, Holds::Mask) && photos.contains(dir) {
+            Task::photo()
+        } else if holds(name, Holds::Mask) {
             Task::Mask {
                 image: None,
                 missing_image: None,

@@ -4,7 +4,11 @@
 //! JPEG files are photos (no mask is stored lossily). A tree of PNG (or TIFF) images is read
 //! from a few of its files: a palette image or a 16-bit one is a mask (VOC's palette PNGs,
 //! 16-bit instance ids), and so is an image with few distinct values (a class map holds a few
-//! dozen classes; a photo, even a 28x28 MNIST digit or a 32x32 CIFAR image, holds more shades).
+//! dozen classes; a photo, even a 28x28 MNIST digit or a 32x32 CIFAR image, holds more shades)
+//! or whose few commonest colours cover most of it (a colour mask with blended borders).
+//! The same evidence keeps a loose folder of photos (`dreambooth/dog/*.png`) from being read as
+//! colour masks: its images are samples without labels.
+//!
 //! Folders named as the masks of their siblings (`labels`, `masks`, `train_labels` beside
 //! `train`, `trainannot` beside `train`) are not classes: CamVid's `train/` beside
 //! `train_labels/` is images beside their masks (`with_mask/` beside `without_mask/` is two
@@ -14,7 +18,7 @@ use super::paths::is_split_name;
 use crate::formats::{holds, Holds};
 use crate::read::mask::decode_mask;
 use crate::walk::Entry;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// How many images of a tree without JPEG files are decoded to tell photos from masks: the
 /// first image of each class folder, up to this many folders.
@@ -26,8 +30,10 @@ const SAMPLE_PIXELS: u64 = 1 << 24;
 /// More distinct grey values than a class map holds: a grey photo (an MNIST digit holds ~100).
 const GREY_SHADES: usize = 64;
 /// More distinct colours than a colour mask holds (CamVid 32, Cityscapes 34, ADE20K 150): a
-/// colour photo.
+/// colour photo, when its [`COMMON`] commonest colours also cover less than half its pixels.
 const COLOURS: usize = 256;
+/// How many of an image's commonest colours stand for a mask's class colours.
+const COMMON: usize = 16;
 
 /// The words of a folder name that make it a mask folder (after splitting it at `_`, `-`, `.`
 /// and spaces, in lower case).
@@ -80,6 +86,38 @@ pub(crate) fn masks_beside_images<'a>(folders: impl IntoIterator<Item = &'a str>
     })
 }
 
+/// The folders among `files` (relative paths, `""` the root) whose images are photos without
+/// labels (DreamBooth's instance images, a captioned `metadata.jsonl` folder), for a dataset
+/// of loose files: the first images of its folders not named as masks decode as colour photos
+/// and none as a mask. Only colour counts here: a grey image of many shades may be a mask with
+/// resize artefacts, which loose masks are checked for.
+pub(crate) fn photo_folders(files: &[&Entry]) -> HashSet<String> {
+    let images: Vec<&Entry> = files
+        .iter()
+        .copied()
+        .filter(|e| holds(&e.rel, Holds::Image) && masks_of(folder_name(&e.rel)).is_none())
+        .collect();
+    if !sample(
+        images.iter().copied(),
+        |rel| Some(folder(rel).to_string()),
+        Grey::Mask,
+    ) {
+        return HashSet::new();
+    }
+    images.iter().map(|e| folder(&e.rel).to_string()).collect()
+}
+
+/// The folder of `rel` (`""` at the top).
+fn folder(rel: &str) -> &str {
+    rel.rsplit_once('/').map_or("", |(d, _)| d)
+}
+
+/// The name of the folder of `rel`.
+fn folder_name(rel: &str) -> &str {
+    let dir = folder(rel);
+    dir.rsplit('/').next().unwrap_or(dir)
+}
+
 /// Whether the images of a tree of class folders (`files`, each `class/image` or
 /// `split/class/image`, none of them JPEG) are photos: a sampled image decodes as a photo and
 /// none decodes as a mask. `class_of` names each file's class folder.
@@ -87,23 +125,38 @@ pub(crate) fn sampled_photos<'e>(
     files: impl IntoIterator<Item = &'e Entry>,
     class_of: impl Fn(&str) -> Option<String>,
 ) -> bool {
-    // The first image of each class folder, in the walk's order.
+    sample(files, class_of, Grey::Shades)
+}
+
+/// What a grey image of many shades is taken for.
+#[derive(Clone, Copy, PartialEq)]
+enum Grey {
+    /// A photo (an MNIST digit) when it has more than [`GREY_SHADES`] shades.
+    Shades,
+    /// A mask, always.
+    Mask,
+}
+
+/// Whether the first image of each group of `files` (`group_of`), at most [`SAMPLED`] of them,
+/// are photos: one at least, and no mask.
+fn sample<'e>(
+    files: impl IntoIterator<Item = &'e Entry>,
+    group_of: impl Fn(&str) -> Option<String>,
+    grey: Grey,
+) -> bool {
+    // The first image of each group, in the walk's order.
     let mut firsts: BTreeMap<String, &Entry> = BTreeMap::new();
-    let mut seen: HashSet<String> = HashSet::new();
     for e in files {
         if !holds(&e.rel, Holds::Image) {
             continue;
         }
-        let Some(class) = class_of(&e.rel) else {
-            continue;
-        };
-        if seen.insert(class.clone()) {
-            firsts.insert(class, e);
+        if let Some(group) = group_of(&e.rel) {
+            firsts.entry(group).or_insert(e);
         }
     }
     let mut photos = 0usize;
     for e in firsts.values().take(SAMPLED) {
-        match looks(e) {
+        match looks(e, grey) {
             Look::Photo => photos += 1,
             Look::Mask => return false,
             Look::Undecided => {}
@@ -121,7 +174,7 @@ enum Look {
 }
 
 /// What one image looks like, from its pixels.
-fn looks(e: &Entry) -> Look {
+fn looks(e: &Entry, grey: Grey) -> Look {
     let mut bytes = Vec::new();
     if e.source.read_all(SAMPLE_BYTES, &mut bytes).is_err() {
         return Look::Undecided;
@@ -135,25 +188,40 @@ fn looks(e: &Entry) -> Look {
     }
     let pixels = image.width * image.height;
     let channels = image.channels;
-    if channels == 0 || out.len() < pixels * channels {
+    if channels == 0 || pixels == 0 || out.len() < pixels * channels {
         return Look::Undecided;
     }
     // Grey + alpha counts its grey; RGBA its colour.
     let colour = channels >= 3;
-    let mut distinct: HashSet<[u8; 3]> = HashSet::new();
-    let enough = if colour { COLOURS } else { GREY_SHADES };
+    if !colour && grey == Grey::Mask {
+        return Look::Mask;
+    }
+    let mut counts: HashMap<[u8; 3], usize> = HashMap::new();
     for px in out.chunks_exact(channels).take(pixels) {
         let c = if colour {
             [px[0], px[1], px[2]]
         } else {
             [px[0], 0, 0]
         };
-        distinct.insert(c);
-        if distinct.len() > enough {
-            return Look::Photo;
-        }
+        *counts.entry(c).or_default() += 1;
     }
-    Look::Mask
+    if !colour {
+        return if counts.len() > GREY_SHADES {
+            Look::Photo
+        } else {
+            Look::Mask
+        };
+    }
+    // A colour mask resized with interpolation has many blended colours at the borders, but
+    // its class colours still cover most pixels; a photo's commonest colours cover few.
+    let mut common: Vec<usize> = counts.values().copied().collect();
+    common.sort_unstable_by(|a, b| b.cmp(a));
+    let covered: usize = common.iter().take(COMMON).sum();
+    if counts.len() > COLOURS && covered * 2 < pixels {
+        Look::Photo
+    } else {
+        Look::Mask
+    }
 }
 
 #[cfg(test)]
