@@ -363,3 +363,38 @@ fn a_folder_of_colour_photos_is_no_folder_of_colour_masks() {
         [("masks/a.png".to_string(), "LG606".to_string())]
     );
 }
+
+#[test]
+fn a_captioned_image_folder_is_photos_and_captions() {
+    // diffusers' text-to-image fine-tuning data: `datasets`' image folder with captions.
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path().join("pokemon");
+    let mut meta = String::new();
+    for i in 0..3 {
+        put(
+            &root,
+            &format!("train/{i}.png"),
+            &png_rgb(24, 24, &photo_rgb(24, 24, i)),
+        );
+        meta += &format!(
+            "{{\"file_name\": \"{i}.png\", \"text\": \"a drawing of a green pokemon\"}}\n"
+        );
+    }
+    put(&root, "train/metadata.jsonl", meta.as_bytes());
+    let r = scan(&root, &plain());
+    assert!(codes(&r, &root).is_empty(), "{:?}", codes(&r, &root));
+    // A label column it holds is checked.
+    put(
+        &root,
+        "train/metadata.jsonl",
+        b"{\"file_name\": \"0.png\", \"label\": 7}\n",
+    );
+    let r = scan(
+        &root,
+        &opts(Overrides {
+            num_classes: Some(5),
+            ..Overrides::default()
+        }),
+    );
+    assert!(codes(&r, &root).contains(&("train/metadata.jsonl".to_string(), "LG101".to_string())));
+}
