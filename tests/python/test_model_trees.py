@@ -175,3 +175,28 @@ def test_a_tokenizer_longer_than_gpt2s_positions_is_lg899(labelguard, tmp_path, 
     report = scan_json(labelguard, tmp_path)
     found = [c for _, c in codes(report)]
     assert found == ([] if model_max_length <= 32 else ["LG899"])
+
+
+def test_diffusers_fine_tuning_data_is_photos_not_masks(labelguard, tmp_path):
+    """DreamBooth's instance images and train_text_to_image's captioned image folder, as PIL
+    writes them: photos without labels (exit 0), never colour masks."""
+    import json
+
+    dreambooth = tmp_path / "dog"
+    for i in range(4):
+        photo(dreambooth / f"{i}.png", seed=i, size=48)
+    report = scan_json(labelguard, dreambooth)
+    assert codes(report) == []
+    assert report["summary"]["errors"] == 0
+
+    captions = tmp_path / "captions"
+    with_meta = captions / "train"
+    for i in range(3):
+        photo(with_meta / f"{i}.png", seed=10 + i)
+    (with_meta / "metadata.jsonl").write_text(
+        "".join(json.dumps({"file_name": f"{i}.png", "text": "a drawing of a pokemon"}) + "\n" for i in range(3)))
+    from datasets import load_dataset
+
+    assert load_dataset("imagefolder", data_dir=str(captions), split="train", cache_dir=str(tmp_path / "cache")).column_names == ["image", "text"]
+    report = scan_json(labelguard, captions)
+    assert codes(report) == []
