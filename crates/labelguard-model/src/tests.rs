@@ -615,6 +615,15 @@ fn a_pipelines_text_encoder_is_read_with_its_sibling_tokenizer() {
     let d = tempfile::tempdir().unwrap();
     let enc = pipeline(d.path(), 40, 44);
     assert_eq!(codes(&read_model_dir(&enc).unwrap()), ["LG809"]);
+    // Stable Diffusion XL's second text encoder has the second tokenizer.
+    fs::rename(
+        d.path().join("text_encoder"),
+        d.path().join("text_encoder_2"),
+    )
+    .unwrap();
+    fs::rename(d.path().join("tokenizer"), d.path().join("tokenizer_2")).unwrap();
+    let enc = d.path().join("text_encoder_2");
+    assert_eq!(codes(&read_model_dir(&enc).unwrap()), ["LG809"]);
     // Without model_index.json the folder is no pipeline's: no tokenizer is borrowed.
     fs::remove_file(d.path().join("model_index.json")).unwrap();
     assert!(read_model_dir(&enc).unwrap().tokenizer.is_none());
