@@ -328,6 +328,23 @@ fn a_folder_of_colour_photos_is_no_folder_of_colour_masks() {
         r.histogram.classes.is_empty(),
         "photos are no class's samples"
     );
+    // JPEG photos and nothing else (DCGAN's celeba folder): photos, not "nothing to scan".
+    let celeba = d.path().join("celeba");
+    put(&celeba, "img_align_celeba/000001.jpg", &jpeg_stub(8, 8));
+    put(
+        &celeba,
+        "img_align_celeba/000002.jpg",
+        &jpeg_stub(8, 8)[..30],
+    );
+    let r = scan(&celeba, &plain());
+    assert_eq!(
+        codes(&r, &celeba),
+        [(
+            "img_align_celeba/000002.jpg".to_string(),
+            "LG602".to_string()
+        )],
+        "a truncated photo is still found"
+    );
     // Colour masks resized with interpolation: hundreds of blended colours at the borders,
     // but the class colours cover most pixels. Still colour masks.
     let masks = d.path().join("resized");
