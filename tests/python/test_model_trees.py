@@ -189,6 +189,14 @@ def test_diffusers_fine_tuning_data_is_photos_not_masks(labelguard, tmp_path):
     assert codes(report) == []
     assert report["summary"]["errors"] == 0
 
+    # The same photos as JPEG files in one folder (DCGAN's celeba): photos, not "nothing to scan".
+    celeba = tmp_path / "celeba"
+    (celeba / "img_align_celeba").mkdir(parents=True)
+    for i, png in enumerate(sorted(dreambooth.iterdir())):
+        Image.open(png).save(celeba / "img_align_celeba" / f"{i:06d}.jpg")
+    report = scan_json(labelguard, celeba)
+    assert codes(report) == [] and report["summary"]["files_scanned"] == 4
+
     captions = tmp_path / "captions"
     with_meta = captions / "train"
     for i in range(3):
