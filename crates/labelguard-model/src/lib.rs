@@ -10,6 +10,7 @@
 
 mod config;
 mod files;
+mod pipeline;
 mod tokenizer;
 mod weights;
 
@@ -93,8 +94,9 @@ pub fn read_config(value: &serde_json::Value, source: &str) -> Result<ModelSpec,
     Ok(spec)
 }
 
-/// Reads the model directory `dir`: `config.json` is required; the tokenizer, the processor's
-/// configuration and the weights are read where present. What is missing but not required is
+/// Reads the model directory `dir`: `config.json` is required; the tokenizer (for a diffusers
+/// pipeline's `text_encoder*/`, its `tokenizer*/` sibling's), the processor's configuration and
+/// the weights are read where present. What is missing but not required is
 /// recorded in [`ModelSpec::gaps`] (LG813), not an error.
 pub fn read_model_dir(dir: &Path) -> Result<ModelSpec, ModelDirError> {
     let meta = std::fs::metadata(dir)
@@ -117,7 +119,14 @@ pub fn read_model_dir(dir: &Path) -> Result<ModelSpec, ModelDirError> {
     let mut spec = config::read(&config_path, &config)?;
     spec.source = dir.display().to_string();
     weights::read(dir, &mut spec)?;
-    spec.tokenizer = tokenizer::read(dir, &mut spec.gaps)?;
+    spec.tokenizer = match tokenizer::read(dir, &mut spec.gaps)? {
+        Some(t) => Some(t),
+        // A pipeline's text encoder: its tokenizer is the sibling folder's.
+        None => match pipeline::tokenizer_dir(dir) {
+            Some(t) => tokenizer::read(&t, &mut spec.gaps)?,
+            None => None,
+        },
+    };
     if spec.tokens_per_image.is_none() && spec.image_token_id.is_some() {
         spec.tokens_per_image =
             config::tokens_per_image_of_processor(dir, spec.model_type.as_deref())?

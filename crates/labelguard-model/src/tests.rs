@@ -530,3 +530,101 @@ fn llava_tokens_per_image_follow_its_processor() {
         "{e}"
     );
 }
+
+#[test]
+fn a_tokenizer_longer_than_the_learned_positions_is_lg899() {
+    let d = tempfile::tempdir().unwrap();
+    bert(d.path(), 40);
+    tokenizer_json(d.path(), 40, &[]);
+    // bert's table: 64 positions; the tokenizer says 64, then 128.
+    assert!(codes(&read_model_dir(d.path()).unwrap()).is_empty());
+    write_json(
+        d.path(),
+        "tokenizer_config.json",
+        json!({"pad_token": "[PAD]", "model_max_length": 128}),
+    );
+    let s = read_model_dir(d.path()).unwrap();
+    assert_eq!(codes(&s), ["LG899"]);
+    let f = &check_model(&s)[0];
+    assert!(
+        f.message.contains("model_max_length 128") && f.message.contains("64 positions"),
+        "{}",
+        f.message
+    );
+    // Rotary positions look nothing up: not checked.
+    let mut rotary = s.clone();
+    rotary.learned_positions = Some(false);
+    assert!(codes(&rotary).is_empty());
+    // RoBERTa-style models hold max_position_embeddings - (pad + 1) tokens.
+    let mut roberta = s.clone();
+    roberta.max_position_embeddings = Some(130);
+    roberta.position_offset = 2;
+    assert!(codes(&roberta).is_empty());
+    roberta.position_offset = 3;
+    assert_eq!(codes(&roberta), ["LG899"]);
+}
+
+/// A diffusers pipeline's text encoder (CLIP's text model, its embedding `token_embedding`)
+/// and its tokenizer in the sibling folder.
+fn pipeline(root: &Path, rows: u64, tokenizer_len: u64) -> std::path::PathBuf {
+    write_json(
+        root,
+        "model_index.json",
+        json!({"_class_name": "StableDiffusionPipeline",
+               "text_encoder": ["transformers", "CLIPTextModel"],
+               "tokenizer": ["transformers", "CLIPTokenizer"]}),
+    );
+    let enc = root.join("text_encoder");
+    let tok = root.join("tokenizer");
+    fs::create_dir_all(&enc).unwrap();
+    fs::create_dir_all(&tok).unwrap();
+    write_json(
+        &enc,
+        "config.json",
+        json!({"architectures": ["CLIPTextModel"], "model_type": "clip_text_model",
+               "vocab_size": rows, "max_position_embeddings": 16}),
+    );
+    safetensors(
+        &enc.join("model.safetensors"),
+        &[
+            ("text_model.embeddings.token_embedding.weight", &[rows, 4]),
+            ("text_model.embeddings.position_embedding.weight", &[16, 4]),
+        ],
+    );
+    tokenizer_json(&tok, tokenizer_len, &[]);
+    write_json(
+        &tok,
+        "tokenizer_config.json",
+        json!({"pad_token": "[PAD]", "model_max_length": 16}),
+    );
+    enc
+}
+
+#[test]
+fn a_pipelines_text_encoder_is_read_with_its_sibling_tokenizer() {
+    let d = tempfile::tempdir().unwrap();
+    let enc = pipeline(d.path(), 40, 40);
+    let s = read_model_dir(&enc).unwrap();
+    assert_eq!(s.embedding_rows, Some(40));
+    let t = s.tokenizer.as_ref().expect("the sibling tokenizer");
+    assert!(t.source.contains("tokenizer"), "{}", t.source);
+    assert_eq!(t.len, 40);
+    assert!(s.gaps.is_empty(), "{:?}", s.gaps);
+    assert!(codes(&s).is_empty(), "{:?}", check_model(&s));
+    // A tokenizer larger than the encoder's table.
+    let d = tempfile::tempdir().unwrap();
+    let enc = pipeline(d.path(), 40, 44);
+    assert_eq!(codes(&read_model_dir(&enc).unwrap()), ["LG809"]);
+    // Stable Diffusion XL's second text encoder has the second tokenizer.
+    fs::rename(
+        d.path().join("text_encoder"),
+        d.path().join("text_encoder_2"),
+    )
+    .unwrap();
+    fs::rename(d.path().join("tokenizer"), d.path().join("tokenizer_2")).unwrap();
+    let enc = d.path().join("text_encoder_2");
+    assert_eq!(codes(&read_model_dir(&enc).unwrap()), ["LG809"]);
+    // Without model_index.json the folder is no pipeline's: no tokenizer is borrowed.
+    fs::remove_file(d.path().join("model_index.json")).unwrap();
+    assert!(read_model_dir(&enc).unwrap().tokenizer.is_none());
+}

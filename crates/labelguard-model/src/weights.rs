@@ -22,13 +22,14 @@ const INDEX: &str = "model.safetensors.index.json";
 /// The last components of an input embedding's name, under any prefix (`model.`,
 /// `bert.embeddings.`, `language_model.model.`, ...), most specific first: Llama and most
 /// decoders `embed_tokens`, BERT-likes `word_embeddings`, GPT-2 `wte`, T5/BART `shared`,
-/// GPT-NeoX `embed_in`, InternLM `tok_embeddings`.
+/// GPT-NeoX `embed_in`, InternLM `tok_embeddings`, CLIP's text model `token_embedding`.
 const INPUT_EMBEDDINGS: &[&str] = &[
     "embed_tokens.weight",
     "word_embeddings.weight",
     "wte.weight",
     "embed_in.weight",
     "tok_embeddings.weight",
+    "token_embedding.weight",
     "shared.weight",
 ];
 /// The output head of a language model (`lm_head`; GPT-NeoX `embed_out`).

@@ -3,7 +3,7 @@
 
 use super::ModelSpec;
 use crate::finding::{count, thousands, Finding, ValueCount};
-use crate::rules::{LG809, LG810, LG811, LG812, LG813};
+use crate::rules::{LG809, LG810, LG811, LG812, LG813, LG899};
 use crate::severity::Verdict;
 use std::collections::BTreeMap;
 
@@ -15,6 +15,7 @@ pub fn check_model(spec: &ModelSpec) -> Vec<Finding> {
     out.extend(no_pad_token(spec));
     out.extend(head_smaller_than_vocabulary(spec));
     out.extend(incomplete(spec));
+    out.extend(tokenizer_longer_than_positions(spec));
     out
 }
 
@@ -228,6 +229,37 @@ fn incomplete(spec: &ModelSpec) -> Vec<Finding> {
             .fix("add the field to config.json (vocab_size: the rows of the input embedding), or save the model with save_pretrained (model.safetensors)")
         })
         .collect()
+}
+
+/// LG899: the tokenizer's `model_max_length` beyond the learned position table.
+fn tokenizer_longer_than_positions(spec: &ModelSpec) -> Option<Finding> {
+    let tok = spec.tokenizer.as_ref()?;
+    let length = tok.model_max_length?;
+    let positions = spec.max_sequence_len()?;
+    if length <= positions || spec.learned_positions != Some(true) {
+        return None;
+    }
+    let table = spec.max_position_embeddings?;
+    let message = format!(
+        "the tokenizer ({}) says model_max_length {} but the model's learned position table holds {} positions (max_position_embeddings {}{}, {}): a sequence of the tokenizer's length looks positions {}..{} up beyond the table",
+        tok.source,
+        thousands(length),
+        thousands(positions),
+        thousands(table),
+        if spec.position_offset > 0 {
+            format!(" less the {} positions before the first token", spec.position_offset)
+        } else {
+            String::new()
+        },
+        spec.source,
+        thousands(positions),
+        thousands(length - 1)
+    );
+    Some(
+        Finding::new(&LG899, Verdict::DeviceAssert, message)
+            .hint("scripts size their sequences from the tokenizer: run_clm.py's blocks are model_max_length tokens when no --block_size is given, and truncation=True truncates to it")
+            .fix(format!("tokenizer.model_max_length = {positions} (then tokenizer.save_pretrained), or pass the length: --block_size {positions}, --max_seq_length {positions}, max_length={positions}")),
+    )
 }
 
 /// LG812 for a classification head: the labels given against `num_labels` (-100, the loss's

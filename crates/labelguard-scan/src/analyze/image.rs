@@ -1,5 +1,5 @@
 //! ImageFolder samples: an image's header (its size, checked against `--max-pixels`) and one
-//! histogram sample for its class folder.
+//! histogram sample for its class folder (none for a photo without a class).
 
 use super::ctx::Ctx;
 use super::result::{FileKind, FileResult, Unit};
@@ -17,9 +17,12 @@ pub(crate) fn image_sample(item: &Item, class: &str, ctx: &Ctx<'_>) -> FileResul
                 return r;
             }
             r.shape = Some(vec![h.height as usize, h.width as usize]);
-            let id = ctx.class_map.get(class).copied().unwrap_or(-1);
-            r.histogram = vec![(id, 1)];
-            r.elements = 1;
+            // A photo without a class (`Task::photo`) is no sample of any class.
+            if !class.is_empty() {
+                let id = ctx.class_map.get(class).copied().unwrap_or(-1);
+                r.histogram = vec![(id, 1)];
+                r.elements = 1;
+            }
         }
         Err(p) => r.findings.push(p),
     }

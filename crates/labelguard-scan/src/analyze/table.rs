@@ -27,6 +27,13 @@ pub(crate) fn table_file(item: &Item, format: TableFormat, ctx: &Ctx<'_>) -> Fil
         opts.max_rows,
     ) {
         Ok(c) => c,
+        // The metadata of a Hugging Face image folder (captions for diffusers' text-to-image
+        // fine-tuning): no label column to check unless one is named.
+        Err(TableError::MissingColumn { available, .. })
+            if opts.label_column.is_none() && image_folder_metadata(&item.display, &available) =>
+        {
+            return r;
+        }
         Err(TableError::MissingColumn { wanted, available }) => {
             r.findings
                 .push(lg613_label_column_missing::finding(&wanted, &available));
@@ -39,6 +46,18 @@ pub(crate) fn table_file(item: &Item, format: TableFormat, ctx: &Ctx<'_>) -> Fil
     };
     table_findings(&mut r, &col, ctx);
     r
+}
+
+/// Whether a table is the metadata file of a `datasets` image folder: named `metadata.csv`,
+/// `metadata.jsonl` or `metadata.parquet`, with the `file_name` column that names each image
+/// (`datasets/packaged_modules/folder_based_builder`).
+fn image_folder_metadata(display: &str, columns: &[String]) -> bool {
+    let name = display.rsplit('/').next().unwrap_or(display);
+    name.rsplit_once('.')
+        .is_some_and(|(stem, _)| stem == "metadata")
+        && columns
+            .iter()
+            .any(|c| c == "file_name" || c.ends_with("_file_name"))
 }
 
 fn table_findings(r: &mut FileResult, col: &LabelColumn, ctx: &Ctx<'_>) {

@@ -127,7 +127,15 @@ pub(crate) fn partition<'a>(files: &[&'a Entry], opts: &ScanOptions) -> Vec<Grou
             VOC_DIRS.iter().map(|d| d.to_string()).collect(),
         );
     }
+    // A diffusers pipeline before the models inside it (its text encoders); folders of weights
+    // after the language models (whose folders own their tokenizers too).
+    for (base, owned) in super::pipeline::trees(files) {
+        add(base, LayoutKind::Model, owned);
+    }
     for (base, owned) in super::model::trees(files) {
+        add(base, LayoutKind::Model, owned);
+    }
+    for (base, owned) in super::pipeline::weight_folders(files) {
         add(base, LayoutKind::Model, owned);
     }
     // Detection trees before the paired layout: COCO's `annotations/` and YOLO's `labels/`

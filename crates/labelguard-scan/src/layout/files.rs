@@ -1,4 +1,6 @@
-//! The **files** layout: every mask, array and label table found, each on its own.
+//! The **files** layout: every mask, array and label table found, each on its own; the images
+//! of a folder of photos (`photos`) are samples without labels, not masks, and so are the
+//! images of a dataset that holds nothing else.
 
 use super::item::{RootScan, Task};
 use super::paths::split_of;
@@ -7,9 +9,12 @@ use crate::read::table::TableFormat;
 
 pub(crate) fn collect(scan: &mut RootScan<'_>) {
     let files = scan.files.clone();
+    let photos = super::photos::photo_folders(&files);
     for e in files {
-        let name = e.rel.rsplit('/').next().unwrap_or(&e.rel);
-        let task = if holds(name, Holds::Mask) {
+        let (dir, name) = e.rel.rsplit_once('/').unwrap_or(("", &e.rel));
+        let task = if holds(name, Holds::Mask) && photos.contains(dir) {
+            Task::photo()
+        } else if holds(name, Holds::Mask) {
             Task::Mask {
                 image: None,
                 missing_image: None,
@@ -23,5 +28,16 @@ pub(crate) fn collect(scan: &mut RootScan<'_>) {
         };
         let item = scan.item(e, split_of(&e.rel), task);
         scan.items.push(item);
+    }
+    // Nothing but photos (a folder of JPEG files: DreamBooth's instance images, DCGAN's
+    // celeba folder): samples without labels, each read for its header, rather than nothing
+    // to scan. Beside labels, the photos are left alone (a million JPEG files beside their
+    // label table are not opened for nothing).
+    if scan.items.is_empty() {
+        let files = scan.files.clone();
+        for e in files.into_iter().filter(|e| holds(&e.rel, Holds::Image)) {
+            let item = scan.item(e, split_of(&e.rel), Task::photo());
+            scan.items.push(item);
+        }
     }
 }

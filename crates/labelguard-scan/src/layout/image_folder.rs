@@ -6,6 +6,7 @@
 
 use super::item::{RootScan, Task};
 use super::paths::{components, ext_of, is_split_name, split_of};
+use super::photos;
 use crate::checks::lg101_class_id_out_of_range as lg101;
 use crate::checks::lg603_empty_file as lg603;
 use crate::checks::lg610_class_in_one_split as lg610;
@@ -16,7 +17,9 @@ use crate::walk::Entry;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 
-/// JPEG photos one level below the root (`class/x.jpg`) or two (`split/class/x.jpg`).
+/// Photos one level below the root (`class/x.jpg`) or two (`split/class/x.jpg`): JPEG files,
+/// or images whose pixels are a photo's (`photos`), in at least two class folders that are not
+/// images beside their masks (`train/` beside `train_labels/`).
 pub(crate) fn looks_like_image_folder(files: &[&Entry]) -> bool {
     let mut jpegs = 0usize;
     let mut classes: BTreeSet<String> = BTreeSet::new();
@@ -32,17 +35,26 @@ pub(crate) fn looks_like_image_folder(files: &[&Entry]) -> bool {
         if matches!(ext.as_str(), "jpg" | "jpeg") {
             jpegs += 1;
         }
-        match comps.len() {
-            2 => {
-                classes.insert(comps[0].to_string());
-            }
-            n if n >= 3 && is_split_name(comps[0]) => {
-                classes.insert(comps[1].to_string());
-            }
+        let class = match comps.len() {
+            2 => comps[0],
+            n if n >= 3 && is_split_name(comps[0]) => comps[1],
             _ => return false,
-        }
+        };
+        classes.insert(class.to_string());
     }
-    jpegs > 0 && classes.len() >= 2
+    classes.len() >= 2
+        && !photos::masks_beside_images(classes.iter().map(String::as_str))
+        && (jpegs > 0 || photos::sampled_photos(files.iter().copied(), class_of))
+}
+
+/// The class folder of an image of an ImageFolder tree (`class/x.png`, `split/class/x.png`).
+fn class_of(rel: &str) -> Option<String> {
+    let comps = components(rel);
+    match comps.len() {
+        2 => Some(comps[0].to_string()),
+        n if n >= 3 && is_split_name(comps[0]) => Some(format!("{}/{}", comps[0], comps[1])),
+        _ => None,
+    }
 }
 
 /// torchvision's `ImageFolder`: each split root's sub-folders, sorted by name, are the classes

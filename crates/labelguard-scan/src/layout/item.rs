@@ -22,7 +22,8 @@ pub enum Task {
     },
     Array,
     Table(TableFormat),
-    /// An ImageFolder sample: its class folder and that class's id.
+    /// An ImageFolder sample: its class folder and that class's id; a photo without a class
+    /// ([`Task::photo`]) has the class `""`.
     Image {
         class: String,
         class_index: i64,
@@ -85,6 +86,14 @@ pub enum Part {
 }
 
 impl Task {
+    /// A photo without a class (a folder of photos, not of masks): read for its header only.
+    pub(crate) fn photo() -> Task {
+        Task::Image {
+            class: String::new(),
+            class_index: -1,
+        }
+    }
+
     /// A label file scanned on its own: an array by its extension, else a mask without an
     /// image.
     pub(crate) fn unpaired_label(rel: &str) -> Task {

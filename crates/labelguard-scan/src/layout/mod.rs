@@ -20,12 +20,15 @@
 //! * **yolo**: YOLO label files (`labels/**/*.txt` mirroring `images/`, classes from
 //!   `data.yaml`);
 //! * **model**: a Hugging Face model directory (`config.json` beside `tokenizer.json`, the
-//!   tokenizer's other files or the weights): its tokenizer checked against the model;
+//!   tokenizer's other files or the weights): its tokenizer checked against the model; a
+//!   diffusers pipeline (`model_index.json`): each text encoder checked against its tokenizer
+//!   (`pipeline`); a folder of weights beside a model's configuration: never read as labels;
 //! * **webdataset**: WebDataset samples, files grouped by key as WebDataset groups them
 //!   (`000123.jpg`, `000123.seg.png`, `000123.cls`): masks, class labels (`.cls`, `.json`) and
 //!   label arrays checked per sample, extracted or in shards;
 //! * **imagefolder**: torchvision's `root/[split/]class/image.jpg`, recognised when the tree
-//!   holds JPEG photos one or two levels down and nothing else matched;
+//!   holds photos one or two levels down (JPEG files, or PNGs whose pixels are a photo's, not a
+//!   mask's: `photos`) in class folders not named like masks, and nothing else matched;
 //! * **hfdataset**: a folder saved by `datasets`' `save_to_disk` (`state.json`, or
 //!   `dataset_dict.json` with a folder per split): one token-data item per split;
 //! * **files**: every mask, array and label table found, each on its own.
@@ -33,7 +36,7 @@
 //! Splits are named by the first path component that is a split name (`train`/`training`,
 //! `val`/`valid`/`validation`, `test`/`testing`), or `all`.
 //!
-//! One file per layout (`cityscapes`, `voc`, `coco`, `yolo`, `model`, `hf_dataset`, `paired`, `webdataset`,
+//! One file per layout (`cityscapes`, `voc`, `coco`, `yolo`, `model` with `pipeline`, `hf_dataset`, `paired`, `webdataset`,
 //! `image_folder`, `custom`, `files`);
 //! `discover` runs them over every scanned path, `datasets` splits a scanned folder into the
 //! datasets it holds, `item` holds what discovery produces (items, tasks), `pairing` the
@@ -54,6 +57,8 @@ pub(crate) mod model;
 mod paired;
 mod pairing;
 pub mod paths;
+mod photos;
+mod pipeline;
 pub mod shards;
 mod voc;
 mod webdataset;

@@ -13,23 +13,32 @@ const CONFIG: &str = "config.json";
 /// names mark it as a model's, with the files directly in it, which the model owns (its
 /// sub-folders are left to other layouts: checkpoints, a dataset kept beside it).
 pub(crate) fn trees(files: &[&Entry]) -> Vec<(String, Vec<String>)> {
-    let mut folders: BTreeMap<String, Vec<&str>> = BTreeMap::new();
-    for e in files {
-        let comps = components(&e.rel);
-        if let Some((name, dir)) = comps.split_last() {
-            folders.entry(dir.join("/")).or_default().push(name);
-        }
-    }
-    folders
+    folders(files)
         .into_iter()
         .filter(|(_, names)| labelguard_model::marks_model_dir(names.iter().copied()))
         .map(|(dir, names)| (dir, names.iter().map(|n| n.to_string()).collect()))
         .collect()
 }
 
+/// (folder, names of the files directly in it) of every folder of `files`.
+pub(super) fn folders<'e>(files: &[&'e Entry]) -> BTreeMap<String, Vec<&'e str>> {
+    let mut out: BTreeMap<String, Vec<&str>> = BTreeMap::new();
+    for e in files {
+        let comps = components(&e.rel);
+        if let Some((name, dir)) = comps.split_last() {
+            out.entry(dir.join("/")).or_default().push(name);
+        }
+    }
+    out
+}
+
 /// One item for the model directory at the scan's root: its `config.json`; without one (a
 /// folder scanned with `--layout model`), the LG601 finding that names it.
 pub(crate) fn collect(scan: &mut RootScan<'_>) {
+    // A diffusers pipeline or a folder of weights: read as models, never as labels.
+    if super::pipeline::collect(scan) {
+        return;
+    }
     let item = match scan.files.iter().find(|e| e.rel == CONFIG) {
         Some(e) => scan.item(e, String::new(), Task::Model),
         None => {
