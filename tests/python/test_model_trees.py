@@ -6,7 +6,7 @@
 - A diffusers pipeline saved by `save_pretrained` is read as models: its text encoder is checked
   against its tokenizer (LG809 where CLIP's `token_embedding` is smaller than the tokenizer, as
   torch itself fails), its UNet and VAE weights are never label arrays.
-- A tokenizer whose `model_max_length` is beyond GPT-2's `n_positions` is LG899: a sequence of that
+- A tokenizer whose `model_max_length` is beyond GPT-2's `n_positions` is LG814: a sequence of that
   length fails in transformers itself.
 
 Every model and tokenizer is built here, random-init from tiny configs; nothing is downloaded.
@@ -174,7 +174,7 @@ def test_a_tokenizer_longer_than_gpt2s_positions_is_lg899(labelguard, tmp_path, 
             model(input_ids=ids)
     report = scan_json(labelguard, tmp_path)
     found = [c for _, c in codes(report)]
-    assert found == ([] if model_max_length <= 32 else ["LG899"])
+    assert found == ([] if model_max_length <= 32 else ["LG814"])
 
 
 def test_diffusers_fine_tuning_data_is_photos_not_masks(labelguard, tmp_path):

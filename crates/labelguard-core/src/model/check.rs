@@ -3,7 +3,7 @@
 
 use super::ModelSpec;
 use crate::finding::{count, thousands, Finding, ValueCount};
-use crate::rules::{LG809, LG810, LG811, LG812, LG813, LG899};
+use crate::rules::{LG809, LG810, LG811, LG812, LG813, LG814};
 use crate::severity::Verdict;
 use std::collections::BTreeMap;
 
@@ -231,7 +231,7 @@ fn incomplete(spec: &ModelSpec) -> Vec<Finding> {
         .collect()
 }
 
-/// LG899: the tokenizer's `model_max_length` beyond the learned position table.
+/// LG814: the tokenizer's `model_max_length` beyond the learned position table.
 fn tokenizer_longer_than_positions(spec: &ModelSpec) -> Option<Finding> {
     let tok = spec.tokenizer.as_ref()?;
     let length = tok.model_max_length?;
@@ -256,7 +256,7 @@ fn tokenizer_longer_than_positions(spec: &ModelSpec) -> Option<Finding> {
         thousands(length - 1)
     );
     Some(
-        Finding::new(&LG899, Verdict::DeviceAssert, message)
+        Finding::new(&LG814, Verdict::DeviceAssert, message)
             .hint("scripts size their sequences from the tokenizer: run_clm.py's blocks are model_max_length tokens when no --block_size is given, and truncation=True truncates to it")
             .fix(format!("tokenizer.model_max_length = {positions} (then tokenizer.save_pretrained), or pass the length: --block_size {positions}, --max_seq_length {positions}, max_length={positions}")),
     )

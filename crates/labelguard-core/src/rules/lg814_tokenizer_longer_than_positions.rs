@@ -29,5 +29,5 @@ declare_rule! {
     /// - [`crate::model::check_model`]
     /// - `crates/labelguard-scan/src/analyze/model.rs` (`labelguard scan MODEL_DIR`), `python/labelguard/_model.py` (`labelguard.check_model`)
     /// - tests: `crates/labelguard-model/src/tests.rs`, `tests/python/test_model_trees.py` (GPT-2 saved by transformers)
-    "LG899", "tokenizer-longer-than-positions", Error
+    "LG814", "tokenizer-longer-than-positions", Error
 }
