@@ -129,7 +129,7 @@ def truth(tok, convs):
 def test_token_counts_equal_apply_chat_template(labelguard, tmp_path, kind, template):
     tok = tokenizer(kind, {"chatml": CHATML, "llama2": LLAMA2, "zephyr": ZEPHYR}[template])
     model = model_dir(tmp_path, "m", tok, positions=1)
-    r = random.Random(hash((kind, template)) & 0xFFFF)
+    r = random.Random(f"{kind}-{template}")
     for batch in range(3):
         convs = [conversation(r, r.randint(1, 6), system=template != "llama2" and r.random() < 0.5)
                  for _ in range(5)]
