@@ -179,9 +179,9 @@ def test_a_conversation_the_template_refuses_is_lg898(labelguard, tmp_path):
         tok.apply_chat_template(convs[4], tokenize=True)
     data = write_jsonl(tmp_path / "chat.jsonl", [{"messages": c} for c in convs])
     found = by_code(run(labelguard, data, model))
-    assert set(found) == {"LG898"}, found
-    assert [loc["index"][0] for loc in found["LG898"][0]["locations"]] == [4]
-    assert "must alternate" in found["LG898"][0]["message"]
+    assert set(found) == {"LG816"}, found
+    assert [loc["index"][0] for loc in found["LG816"][0]["locations"]] == [4]
+    assert "must alternate" in found["LG816"][0]["message"]
 
 
 def test_without_a_model_or_a_template_the_scan_says_so_without_an_error(labelguard, tmp_path):
@@ -189,13 +189,13 @@ def test_without_a_model_or_a_template_the_scan_says_so_without_an_error(labelgu
     r = random.Random(4)
     data = write_jsonl(tmp_path / "chat.jsonl", [{"messages": conversation(r, 2)} for _ in range(3)])
     found = by_code(run(labelguard, data))
-    assert set(found) == {"LG899"}, found
-    assert found["LG899"][0]["severity"] == "warning"
-    assert "3 conversations" in found["LG899"][0]["message"]
+    assert set(found) == {"LG815"}, found
+    assert found["LG815"][0]["severity"] == "warning"
+    assert "3 conversations" in found["LG815"][0]["message"]
     assert exit_code(labelguard, data) == 0
     tok.chat_template = None
     plain = model_dir(tmp_path, "plain", tok, positions=64)
     found = by_code(run(labelguard, data, plain))
-    assert set(found) == {"LG899"}, found
-    assert "no chat template" in found["LG899"][0]["message"]
+    assert set(found) == {"LG815"}, found
+    assert "no chat template" in found["LG815"][0]["message"]
     assert exit_code(labelguard, data, plain) == 0

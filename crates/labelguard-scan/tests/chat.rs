@@ -1,7 +1,7 @@
 //! Chat JSONL (`messages`, ShareGPT `conversations`) scanned against a model directory with a
 //! hand-written WordLevel `tokenizer.json` and a chat template: lengths after the template
-//! (LG805), ids the embedding lacks (LG801), conversations the template refuses (LG898), and what
-//! cannot be checked said (LG899) without failing a clean file. `tests/python/test_chat_templates.py`
+//! (LG805), ids the embedding lacks (LG801), conversations the template refuses (LG816), and what
+//! cannot be checked said (LG815) without failing a clean file. `tests/python/test_chat_templates.py`
 //! compares the token counts with transformers' `apply_chat_template`.
 
 #[allow(dead_code)]
@@ -188,8 +188,8 @@ fn a_conversation_the_template_refuses_is_lg898() {
     let data = messages_file(dir.path(), &convs);
     let m = model(dir.path(), Some(TEMPLATE), 64, 10);
     let found = findings(&data, Some(&m));
-    assert_eq!(found.keys().collect::<Vec<_>>(), ["LG898"], "{found:?}");
-    let f = &found["LG898"][0];
+    assert_eq!(found.keys().collect::<Vec<_>>(), ["LG816"], "{found:?}");
+    let f = &found["LG816"][0];
     assert_eq!(f.severity, Severity::Error);
     assert_eq!(f.locations[0].index, [3]);
     assert!(f.message.contains("Unknown role: tool"), "{}", f.message);
@@ -201,16 +201,16 @@ fn what_cannot_be_rendered_is_said_as_a_warning() {
     let data = messages_file(dir.path(), &conversations());
     // No model.
     let found = findings(&data, None);
-    assert_eq!(found.keys().collect::<Vec<_>>(), ["LG899"], "{found:?}");
-    assert_eq!(found["LG899"][0].severity, Severity::Warning);
-    assert!(found["LG899"][0]
+    assert_eq!(found.keys().collect::<Vec<_>>(), ["LG815"], "{found:?}");
+    assert_eq!(found["LG815"][0].severity, Severity::Warning);
+    assert!(found["LG815"][0]
         .message
         .contains("3 conversations not checked"));
     // A model without a chat template.
     let m = model(dir.path(), None, 64, 10);
     let found = findings(&data, Some(&m));
     assert!(
-        found["LG899"][0].message.contains("no chat template"),
+        found["LG815"][0].message.contains("no chat template"),
         "{found:?}"
     );
     // A template construct the renderer lacks: those rows, the others still checked.
@@ -221,8 +221,8 @@ fn what_cannot_be_rendered_is_said_as_a_warning() {
         10,
     );
     let found = findings(&data, Some(&m));
-    assert_eq!(found.keys().collect::<Vec<_>>(), ["LG899"], "{found:?}");
-    assert_eq!(found["LG899"][0].severity, Severity::Warning);
+    assert_eq!(found.keys().collect::<Vec<_>>(), ["LG815"], "{found:?}");
+    assert_eq!(found["LG815"][0].severity, Severity::Warning);
 }
 
 #[test]

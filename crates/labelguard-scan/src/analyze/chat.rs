@@ -2,14 +2,14 @@
 //! template and tokenized with its tokenizer, as `apply_chat_template(messages, tokenize=True)`
 //! makes the `input_ids` the model sees; those ids then go through the token checks
 //! ([`TokenChecks`]: lengths against the position table, LG805; ids against the embedding,
-//! LG801). A conversation the template refuses is LG898; what cannot be rendered (no model, no
-//! tokenizer or template, a construct the renderer lacks) is LG899, never a silent pass.
+//! LG801). A conversation the template refuses is LG816; what cannot be rendered (no model, no
+//! tokenizer or template, a construct the renderer lacks) is LG815, never a silent pass.
 
 use super::ctx::Ctx;
 use super::result::{FileKind, FileResult, Unit};
 use super::tokens::TokenChecks;
 use crate::checks::token_rows::{Col, Tally, Values};
-use crate::checks::{lg898_chat_template_refused as lg898, lg899_chat_not_checked as lg899};
+use crate::checks::{lg816_chat_template_refused as lg898, lg815_chat_not_checked as lg899};
 use crate::layout::Item;
 use crate::read::chat::{read_conversations, ChatKey};
 use crate::read::chat_template::{ChatTokenizer, RenderError};

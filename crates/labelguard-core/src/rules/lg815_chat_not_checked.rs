@@ -19,7 +19,7 @@ declare_rule! {
     /// chat template the training script uses).
     ///
     /// ## Checked by
-    /// - `crates/labelguard-scan/src/checks/lg899_chat_not_checked.rs` (same name, in the scan crate)
+    /// - `crates/labelguard-scan/src/checks/lg815_chat_not_checked.rs` (same name, in the scan crate)
     /// - tests: `crates/labelguard-scan/tests/chat.rs`, `tests/python/test_chat_templates.py`
-    "LG899", "chat-not-checked", Warning
+    "LG815", "chat-not-checked", Warning
 }

@@ -1,14 +1,14 @@
-//! LG899 chat-not-checked: conversations that could not be rendered and tokenized, and why.
-//! Documentation: `labelguard_core::rules::lg899_chat_not_checked`.
+//! LG815 chat-not-checked: conversations that could not be rendered and tokenized, and why.
+//! Documentation: `labelguard_core::rules::lg815_chat_not_checked`.
 
 use super::token_rows::Tally;
-use labelguard_core::rules::LG899;
+use labelguard_core::rules::LG815;
 use labelguard_core::{Finding, Verdict};
 
 /// No conversation of the file was checked: `why` says what is missing.
 pub fn whole_file(conversations: u64, why: &str) -> Finding {
     Finding::new(
-        &LG899,
+        &LG815,
         Verdict::Ok,
         format!(
             "{} not checked: {}",
@@ -29,7 +29,7 @@ pub fn rows(t: &Tally, reason: &str, template: &str, split: &str) -> Finding {
         labelguard_core::clip::echo(reason),
     );
     t.evidence(
-        Finding::new(&LG899, Verdict::Ok, message)
+        Finding::new(&LG815, Verdict::Ok, message)
             .fix("check these conversations with transformers' apply_chat_template; report the template construct to labelguard"),
     )
 }

@@ -20,7 +20,7 @@ declare_rule! {
     /// `human`/`gpt` to `user`/`assistant`), or train with a template that accepts them.
     ///
     /// ## Checked by
-    /// - `crates/labelguard-scan/src/checks/lg898_chat_template_refused.rs` (same name, in the scan crate)
+    /// - `crates/labelguard-scan/src/checks/lg816_chat_template_refused.rs` (same name, in the scan crate)
     /// - tests: `crates/labelguard-scan/tests/chat.rs`, `tests/python/test_chat_templates.py`
-    "LG898", "chat-template-refused", Error
+    "LG816", "chat-template-refused", Error
 }
