@@ -126,6 +126,8 @@ catalogue! {
     lg812_head_size_mismatch as LG812,
     lg813_model_description_incomplete as LG813,
     lg814_tokenizer_longer_than_positions as LG814,
+    lg815_chat_not_checked as LG815,
+    lg816_chat_template_refused as LG816,
     lg901_unidentified_device_assert as LG901,
     lg902_asynchronous_report as LG902,
     lg903_unexplained_error as LG903,

@@ -16,6 +16,7 @@ use crate::checks::lg620_internal_error::internal_error;
 use crate::checks::lg707_annotation_without_image as lg707;
 use crate::isolate::isolated;
 use crate::layout::{Item, Part, Task};
+use crate::read::chat::chat_key;
 use crate::read::header::image_header;
 use crate::read::table::TableFormat;
 use crate::read::tokens::{has_input_ids, TokenFormat};
@@ -101,6 +102,14 @@ pub fn analyze_item(item: &Item, ctx: &Ctx<'_>, bufs: &mut Buffers) -> FileResul
             Some(f) if item.source.path().is_some_and(|p| has_input_ids(p, f)) => {
                 let path = item.source.path().map(|p| p.to_path_buf());
                 super::tokens::token_files(item, path.as_slice(), f, ctx)
+            }
+            // Conversations (`messages`, ShareGPT `conversations`) are read as the chat
+            // template renders them, not as a label table.
+            Some(TokenFormat::Jsonl) => {
+                match item.source.path().and_then(|p| Some((p, chat_key(p)?))) {
+                    Some((path, key)) => super::chat::chat_file(item, path, key, ctx),
+                    None => table_file(item, *format, ctx),
+                }
             }
             _ => table_file(item, *format, ctx),
         },

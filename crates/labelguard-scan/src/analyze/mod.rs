@@ -18,6 +18,7 @@
 pub mod array;
 pub mod buffers;
 pub mod channel;
+pub mod chat;
 pub mod class_ids;
 pub mod class_weights;
 pub mod colour;

@@ -21,7 +21,7 @@ use crate::checks::{
 use crate::layout::Item;
 use crate::read::tokens::{
     read_tokens, TokenBatch, TokenError, TokenFormat, ATTENTION_MASK, COLUMNS, INPUT_IDS, LABELS,
-    TOKEN_TYPE_IDS,
+    NCOLS, POSITION_IDS, TOKEN_TYPE_IDS,
 };
 use labelguard_core::kernels::{scan_int, IntRange};
 use labelguard_core::model::ModelSpec;
@@ -38,10 +38,15 @@ pub struct TokenChecks {
     labels_negative: Tally,
     all_ignored: Tally,
     too_long: Tally,
+    /// `position_ids` outside the position table (or negative), and the lowest and largest of
+    /// them (the tally keeps only the first distinct values).
+    positions: Tally,
+    position_extremes: lg805::Extremes,
     types: Tally,
     mask_values: Tally,
-    /// Rows of `attention_mask`, `labels`, `token_type_ids` of another length than `input_ids`.
-    lengths: [Tally; 4],
+    /// Rows of `attention_mask`, `labels`, `token_type_ids`, `position_ids` of another length
+    /// than `input_ids`.
+    lengths: [Tally; NCOLS],
     images: Tally,
     /// `labels` held one value per row (sequence classification), or the `label` column did.
     per_row_labels: Option<&'static str>,
@@ -120,7 +125,22 @@ impl TokenChecks {
                 lg804::scan(labels, first, ignore, stats.ignored, &mut self.all_ignored);
             }
         }
-        if let Some(max_len) = spec.and_then(ModelSpec::max_sequence_len) {
+        if let Some(positions) = &b.cols[POSITION_IDS] {
+            // Explicit positions are what the table is indexed with: a packed row longer than the
+            // table is fine when its positions restart per document.
+            let n = spec.and_then(|s| s.max_position_embeddings);
+            let range = Self::below(n, None);
+            self.position_extremes
+                .add(&scan_int(&positions.values.view(), range), range);
+            out_of_range(
+                positions,
+                COLUMNS[POSITION_IDS],
+                first,
+                range,
+                &mut [&mut self.positions],
+                |_| Some(0),
+            );
+        } else if let Some(max_len) = spec.and_then(ModelSpec::max_sequence_len) {
             lg805::scan(ids, first, max_len, &mut self.too_long);
         }
         if let Some(types) = &b.cols[TOKEN_TYPE_IDS] {
@@ -144,7 +164,7 @@ impl TokenChecks {
                 |_| Some(0),
             );
         }
-        for c in [ATTENTION_MASK, LABELS, TOKEN_TYPE_IDS] {
+        for c in [ATTENTION_MASK, LABELS, TOKEN_TYPE_IDS, POSITION_IDS] {
             if c == LABELS && !lg807::labels_follow_inputs(spec) {
                 continue;
             }
@@ -193,6 +213,14 @@ impl TokenChecks {
             let max_len = s.max_sequence_len().unwrap_or(0);
             out.push(lg805::finding(&self.too_long, max_len, s, split));
         }
+        if !self.positions.is_empty() {
+            out.push(lg805::positions_finding(
+                &self.positions,
+                &self.position_extremes,
+                spec,
+                split,
+            ));
+        }
         if !self.types.is_empty() {
             out.push(lg806::finding(
                 &self.types,
@@ -203,7 +231,7 @@ impl TokenChecks {
         if !self.mask_values.is_empty() {
             out.push(lg807::values(&self.mask_values, split));
         }
-        for c in [ATTENTION_MASK, LABELS, TOKEN_TYPE_IDS] {
+        for c in [ATTENTION_MASK, LABELS, TOKEN_TYPE_IDS, POSITION_IDS] {
             if !self.lengths[c].is_empty() {
                 out.push(lg807::length_mismatch(&self.lengths[c], COLUMNS[c], split));
             }

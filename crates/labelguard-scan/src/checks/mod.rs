@@ -44,4 +44,6 @@ pub mod lg805_sequence_beyond_positions;
 pub mod lg806_token_type_out_of_range;
 pub mod lg807_attention_mask_invalid;
 pub mod lg808_image_placeholder_mismatch;
+pub mod lg815_chat_not_checked;
+pub mod lg816_chat_template_refused;
 pub mod token_rows;

@@ -6,7 +6,7 @@
 
 use super::tokens::{
     ColumnProblem, OwnedBatch, TokenBatch, TokenError, COLUMNS, IMAGE_COLUMNS, INPUT_IDS, LABEL,
-    LABELS,
+    LABELS, NCOLS,
 };
 use parquet::basic::{ConvertedType, Repetition};
 use parquet::column::reader::{ColumnReader, ColumnReaderImpl};
@@ -52,7 +52,7 @@ pub fn has_column(path: &Path, name: &str) -> bool {
 /// How a leaf is read into a batch.
 #[derive(Clone, Copy, PartialEq)]
 enum Role {
-    /// One of [`COLUMNS`], or the scalar `label` (index 4).
+    /// One of [`COLUMNS`], or the scalar `label` (index [`NCOLS`]).
     Ints(usize),
     /// The images of each row: with `per_element`, the length of the top list; else one for a
     /// row whose top-level value is not null.
@@ -209,7 +209,7 @@ fn fill(leaf: &Leaf, read: &Read, levels: usize, b: &mut OwnedBatch) -> Result<u
     let mut rows = 0;
     match leaf.role {
         Role::Ints(col) => {
-            let (vals, mut offsets) = if col < 4 {
+            let (vals, mut offsets) = if col < NCOLS {
                 (&mut b.values[col], Some(&mut b.offsets[col]))
             } else {
                 (b.label.get_or_insert_with(Vec::new), None)
@@ -224,7 +224,7 @@ fn fill(leaf: &Leaf, read: &Read, levels: usize, b: &mut OwnedBatch) -> Result<u
                     vals.push((leaf.convert)(*v));
                 } else if !leaf.list || d >= leaf.elem_def {
                     return Err(TokenError::Column(ColumnProblem {
-                        column: if col < 4 { COLUMNS[col] } else { LABEL }.to_string(),
+                        column: if col < NCOLS { COLUMNS[col] } else { LABEL }.to_string(),
                         holds: "null values".into(),
                         float: false,
                     }));
@@ -292,7 +292,7 @@ pub fn read_parquet(
         }));
     }
     if !batch.present[LABELS] {
-        if let Some(l) = leaf(schema, LABEL, Role::Ints(4))? {
+        if let Some(l) = leaf(schema, LABEL, Role::Ints(NCOLS))? {
             if !l.list {
                 batch.label = Some(Vec::new());
                 leaves.push(l);

@@ -1,4 +1,5 @@
-//! Tokenized datasets: the `input_ids`, `labels`, `attention_mask` and `token_type_ids` columns
+//! Tokenized datasets: the `input_ids`, `labels`, `attention_mask`, `token_type_ids` and
+//! `position_ids` columns
 //! and the images of each row, read a batch of rows at a time from a `datasets` Arrow file
 //! ([`super::arrow_ipc`]), Parquet (list columns through the column readers' repetition levels)
 //! or JSONL (list values). Every format hands the checks the same [`TokenBatch`]: a column is a
@@ -11,11 +12,21 @@ use std::borrow::Cow;
 use std::path::Path;
 
 /// The integer columns a token check reads, in the order of [`TokenBatch::cols`].
-pub const COLUMNS: [&str; 4] = ["input_ids", "labels", "attention_mask", "token_type_ids"];
+pub const COLUMNS: [&str; NCOLS] = [
+    "input_ids",
+    "labels",
+    "attention_mask",
+    "token_type_ids",
+    "position_ids",
+];
+/// How many integer columns a batch has room for.
+pub const NCOLS: usize = 5;
 pub const INPUT_IDS: usize = 0;
 pub const LABELS: usize = 1;
 pub const ATTENTION_MASK: usize = 2;
 pub const TOKEN_TYPE_IDS: usize = 3;
+/// Positions given explicitly (packed rows): each indexes the model's position table.
+pub const POSITION_IDS: usize = 4;
 /// Columns that hold a sample's images, tried in order.
 pub const IMAGE_COLUMNS: [&str; 3] = ["images", "image", "pixel_values"];
 /// The scalar class label of sequence classification, when `labels` is absent.
@@ -25,7 +36,7 @@ pub const LABEL: &str = "label";
 pub struct TokenBatch<'a> {
     pub first_row: u64,
     pub rows: usize,
-    pub cols: [Option<Col<'a>>; 4],
+    pub cols: [Option<Col<'a>>; NCOLS],
     /// A scalar `label` column (sequence classification) when there is no `labels`.
     pub label: Option<Col<'a>>,
     /// Images per row, when the dataset has an image column.
@@ -120,7 +131,7 @@ fn read_arrow(
 ) -> Result<u64, TokenError> {
     let mut r = arrow_ipc::open(std::io::BufReader::with_capacity(1 << 16, file), len)?;
     let find = |name: &str| r.fields.iter().find(|f| f.name == name).cloned();
-    let fields: [Option<Field>; 4] = COLUMNS.map(find);
+    let fields: [Option<Field>; NCOLS] = COLUMNS.map(find);
     if fields[INPUT_IDS].is_none() {
         return Err(no_input_ids(r.fields.iter().map(|f| f.name.as_str())));
     }
@@ -128,7 +139,7 @@ fn read_arrow(
     let image = IMAGE_COLUMNS.iter().find_map(|n| find(n));
     let mut row = rows_before;
     while let Some(b) = r.next_batch()? {
-        let mut cols: [Option<Col<'_>>; 4] = [None, None, None, None];
+        let mut cols: [Option<Col<'_>>; NCOLS] = std::array::from_fn(|_| None);
         for (slot, f) in cols.iter_mut().zip(&fields) {
             if let Some(f) = f {
                 *slot = Some(arrow_column(&b, f, b.rows)?);
@@ -363,10 +374,10 @@ const JSONL_BATCH: usize = 4096;
 /// The owned columns of a batch of JSONL or Parquet rows.
 #[derive(Default)]
 pub(crate) struct OwnedBatch {
-    pub(crate) present: [bool; 4],
-    pub(crate) list: [bool; 4],
-    pub(crate) values: [Vec<i64>; 4],
-    pub(crate) offsets: [Vec<usize>; 4],
+    pub(crate) present: [bool; NCOLS],
+    pub(crate) list: [bool; NCOLS],
+    pub(crate) values: [Vec<i64>; NCOLS],
+    pub(crate) offsets: [Vec<usize>; NCOLS],
     pub(crate) label: Option<Vec<i64>>,
     pub(crate) images: Option<Vec<u64>>,
     pub(crate) rows: usize,
@@ -374,7 +385,7 @@ pub(crate) struct OwnedBatch {
 
 impl OwnedBatch {
     pub(crate) fn clear(&mut self) {
-        for i in 0..4 {
+        for i in 0..NCOLS {
             self.values[i].clear();
             self.offsets[i].clear();
             self.offsets[i].push(0);
@@ -398,7 +409,7 @@ impl OwnedBatch {
         sink(&TokenBatch {
             first_row,
             rows: self.rows,
-            cols: [col(0), col(1), col(2), col(3)],
+            cols: std::array::from_fn(col),
             label: self.label.as_ref().map(|l| Col {
                 values: Values::View(TensorView::of_i64(l)),
                 offsets: None,

@@ -1,0 +1,152 @@
+//! Chat datasets (JSONL conversations): each conversation rendered with the model's chat
+//! template and tokenized with its tokenizer, as `apply_chat_template(messages, tokenize=True)`
+//! makes the `input_ids` the model sees; those ids then go through the token checks
+//! ([`TokenChecks`]: lengths against the position table, LG805; ids against the embedding,
+//! LG801). A conversation the template refuses is LG816; what cannot be rendered (no model, no
+//! tokenizer or template, a construct the renderer lacks) is LG815, never a silent pass.
+
+use super::ctx::Ctx;
+use super::result::{FileKind, FileResult, Unit};
+use super::tokens::TokenChecks;
+use crate::checks::token_rows::{Col, Tally, Values};
+use crate::checks::{lg816_chat_template_refused as lg898, lg815_chat_not_checked as lg899};
+use crate::layout::Item;
+use crate::read::chat::{read_conversations, ChatKey};
+use crate::read::chat_template::{ChatTokenizer, RenderError};
+use crate::read::tokens::{TokenBatch, INPUT_IDS};
+use labelguard_core::TensorView;
+use std::path::Path;
+
+/// Conversations tokenized before their ids go to the checks.
+const BATCH: usize = 1024;
+
+/// Rows that went wrong one way, and the words of the first.
+#[derive(Default)]
+struct Failed {
+    tally: Tally,
+    first: Option<String>,
+}
+
+impl Failed {
+    fn add(&mut self, row: u64, why: String) {
+        self.tally.add("messages", row, None, 0);
+        self.first.get_or_insert(why);
+    }
+}
+
+/// The token ids of the conversations not yet checked.
+struct Pending {
+    first_row: u64,
+    values: Vec<i64>,
+    offsets: Vec<usize>,
+}
+
+impl Pending {
+    fn flush(&mut self, checks: &mut TokenChecks) {
+        let rows = self.offsets.len() - 1;
+        if rows > 0 {
+            let mut cols: [Option<Col<'_>>; crate::read::tokens::NCOLS] =
+                std::array::from_fn(|_| None);
+            cols[INPUT_IDS] = Some(Col {
+                values: Values::View(TensorView::of_i64(&self.values)),
+                offsets: Some(self.offsets.clone()),
+            });
+            checks.batch(&TokenBatch {
+                first_row: self.first_row,
+                rows,
+                cols,
+                label: None,
+                images: None,
+            });
+        }
+        self.first_row += rows as u64;
+        self.values.clear();
+        self.offsets.truncate(1);
+    }
+}
+
+/// Checks the conversations of the chat JSONL file `path`.
+pub(crate) fn chat_file(item: &Item, path: &Path, key: ChatKey, ctx: &Ctx<'_>) -> FileResult {
+    let mut r = FileResult::new(item, FileKind::Table);
+    r.unit = Unit::Samples;
+    let chat = match ctx.opts.model.as_deref() {
+        None => Err("no model was given: labelguard renders each conversation with the model's chat template and tokenizer (--model DIR)".to_string()),
+        Some(dir) => ChatTokenizer::load(dir).map_err(|e| e.to_string()),
+    };
+    let mut malformed = Failed::default();
+    let mut refused = Failed::default();
+    let mut unrendered = Failed::default();
+    let mut checks = TokenChecks::new(ctx.model, ctx.opts.ignore_index);
+    let mut pending = Pending {
+        first_row: 0,
+        values: Vec::new(),
+        offsets: vec![0],
+    };
+    let read = read_conversations(path, key, &mut |row, conversation| {
+        let messages = match conversation {
+            Ok(m) => m,
+            Err(why) => return malformed.add(row, why),
+        };
+        let Ok(chat) = &chat else {
+            return;
+        };
+        let ids = chat.render(&messages).and_then(|text| {
+            chat.encode(&text)
+                .map_err(|e| RenderError::Unsupported(e.to_string()))
+        });
+        match ids {
+            Ok(ids) => pending.values.extend(ids.iter().map(|&i| i64::from(i))),
+            Err(RenderError::Refused(why)) => refused.add(row, why),
+            Err(RenderError::Unsupported(why)) => unrendered.add(row, why),
+        }
+        pending.offsets.push(pending.values.len());
+        if pending.offsets.len() > BATCH {
+            pending.flush(&mut checks);
+        }
+    });
+    pending.flush(&mut checks);
+    let rows = match read {
+        Ok(rows) => rows,
+        Err(e) => {
+            r.findings
+                .push(crate::checks::lg602_corrupt_file::corrupt_table(e));
+            return r;
+        }
+    };
+    r.shape = Some(vec![rows as usize]);
+    r.elements = rows;
+    let split = &item.split;
+    if let Some(why) = &malformed.first {
+        let f = crate::checks::lg602_corrupt_file::corrupt_table(format!(
+            "{} without a conversation ({}): {why}",
+            labelguard_core::finding::count(malformed.tally.rows, "row"),
+            malformed.tally.rows_text(split),
+        ));
+        r.findings.push(malformed.tally.evidence(f));
+    }
+    let chat = match chat {
+        Ok(chat) => chat,
+        Err(why) => {
+            r.findings.push(lg899::whole_file(rows, &why));
+            return r;
+        }
+    };
+    let template = &chat.template_source;
+    if let Some(why) = &refused.first {
+        r.findings
+            .push(lg898::finding(&refused.tally, why, template, split));
+    }
+    if let Some(why) = &unrendered.first {
+        r.findings
+            .push(lg899::rows(&unrendered.tally, why, template, split));
+    }
+    let rendered = format!(
+        " (the conversations rendered with the chat template of {template} and tokenized with its tokenizer.json, as apply_chat_template does)"
+    );
+    r.findings
+        .extend(checks.findings(split).into_iter().map(|mut f| {
+            f.message.push_str(&rendered);
+            f
+        }));
+    r
+}

@@ -1,0 +1,243 @@
+//! Chat JSONL (`messages`, ShareGPT `conversations`) scanned against a model directory with a
+//! hand-written WordLevel `tokenizer.json` and a chat template: lengths after the template
+//! (LG805), ids the embedding lacks (LG801), conversations the template refuses (LG816), and what
+//! cannot be checked said (LG815) without failing a clean file. `tests/python/test_chat_templates.py`
+//! compares the token counts with transformers' `apply_chat_template`.
+
+#[allow(dead_code)]
+mod common;
+
+use common::{opts, scan};
+use labelguard_core::Severity;
+use labelguard_scan::config::Overrides;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Words of the vocabulary (ids 2..), after `<unk>` 0 and `<pad>` 1.
+const WORDS: [&str; 6] = ["hi", "there", "sky", "blue", "user", "assistant"];
+
+/// `<|im_start|>role content<|im_end|>` per message: 3 tokens plus the content's words.
+const TEMPLATE: &str = "{% for m in messages %}{% if m.role not in ['user', 'assistant', 'system'] %}{{ raise_exception('Unknown role: ' + m.role) }}{% endif %}<|im_start|>{{ m.role }} {{ m.content | trim }}<|im_end|>\n{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant{% endif %}";
+
+/// A model directory: a WordLevel tokenizer (8 ids: 6 words, then the two ChatML tokens added as
+/// special), `template` in `tokenizer_config.json` (none: no template), and a GPT-2 config of
+/// `positions` positions and `vocab` rows.
+fn model(dir: &Path, template: Option<&str>, positions: u64, vocab: u64) -> PathBuf {
+    let m = dir.join(format!("model-{positions}-{vocab}-{}", template.is_some()));
+    std::fs::create_dir(&m).expect("mkdir");
+    let mut v: BTreeMap<&str, u64> = [("<unk>", 0), ("<pad>", 1)].into();
+    for (i, w) in WORDS.iter().enumerate() {
+        v.insert(w, i as u64 + 2);
+    }
+    let added = |id: u64, content: &str| {
+        serde_json::json!({"id": id, "content": content, "single_word": false, "lstrip": false,
+            "rstrip": false, "normalized": false, "special": true})
+    };
+    let tokenizer = serde_json::json!({
+        "version": "1.0", "truncation": null, "padding": null,
+        "added_tokens": [added(0, "<unk>"), added(1, "<pad>"), added(8, "<|im_start|>"), added(9, "<|im_end|>")],
+        "normalizer": null, "pre_tokenizer": {"type": "Whitespace"}, "post_processor": null,
+        "decoder": null, "model": {"type": "WordLevel", "vocab": v, "unk_token": "<unk>"}
+    });
+    std::fs::write(m.join("tokenizer.json"), tokenizer.to_string()).expect("tokenizer");
+    let mut config = serde_json::json!({"tokenizer_class": "PreTrainedTokenizerFast",
+        "unk_token": "<unk>", "pad_token": "<pad>", "eos_token": "<|im_end|>"});
+    if let Some(t) = template {
+        config["chat_template"] = t.into();
+    }
+    std::fs::write(m.join("tokenizer_config.json"), config.to_string()).expect("config");
+    std::fs::write(
+        m.join("config.json"),
+        serde_json::json!({"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"],
+            "vocab_size": vocab, "n_positions": positions, "n_embd": 8, "n_layer": 1, "n_head": 2})
+        .to_string(),
+    )
+    .expect("config");
+    m
+}
+
+fn msg(role: &str, content: &str) -> serde_json::Value {
+    serde_json::json!({"role": role, "content": content})
+}
+
+/// Rows: 0 is 2 + 3 + 3 + 2 = 10 tokens; 1 is 3 + 1 + 3 + 4 = 11; 2 is 3 + 5 = 8.
+fn conversations() -> Vec<Vec<serde_json::Value>> {
+    vec![
+        vec![msg("user", "hi there"), msg("assistant", "  sky blue  ")],
+        vec![msg("user", "hi"), msg("assistant", "sky blue is blue")],
+        vec![msg("system", "hi there sky blue hi")],
+    ]
+}
+
+fn write_rows(path: &Path, rows: &[serde_json::Value]) {
+    let text: String = rows.iter().map(|r| format!("{r}\n")).collect();
+    std::fs::write(path, text).expect("write");
+}
+
+fn messages_file(dir: &Path, convs: &[Vec<serde_json::Value>]) -> PathBuf {
+    let p = dir.join("chat.jsonl");
+    let rows: Vec<serde_json::Value> = convs
+        .iter()
+        .map(|c| serde_json::json!({ "messages": c }))
+        .collect();
+    write_rows(&p, &rows);
+    p
+}
+
+/// `code -> findings` of `scan data [--model model]`.
+fn findings(data: &Path, model: Option<&Path>) -> BTreeMap<String, Vec<labelguard_core::Finding>> {
+    let o = Overrides {
+        model: model.map(Path::to_path_buf),
+        ..Overrides::default()
+    };
+    let mut out: BTreeMap<String, Vec<labelguard_core::Finding>> = BTreeMap::new();
+    for f in scan(data, &opts(o)).all_findings() {
+        out.entry(f.finding.code.to_string())
+            .or_default()
+            .push(f.finding.clone());
+    }
+    out
+}
+
+fn rows_and_values(f: &labelguard_core::Finding) -> Vec<(usize, String)> {
+    f.locations
+        .iter()
+        .map(|l| (l.index[0], l.value.clone()))
+        .collect()
+}
+
+#[test]
+fn a_clean_chat_file_gives_no_finding() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let data = messages_file(dir.path(), &conversations());
+    let m = model(dir.path(), Some(TEMPLATE), 11, 10);
+    let found = findings(&data, Some(&m));
+    assert!(found.is_empty(), "{found:?}");
+}
+
+#[test]
+fn conversations_are_counted_after_the_template() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let data = messages_file(dir.path(), &conversations());
+    // One position: every conversation is too long, each location its row's length.
+    let m = model(dir.path(), Some(TEMPLATE), 1, 10);
+    let found = findings(&data, Some(&m));
+    assert_eq!(found.keys().collect::<Vec<_>>(), ["LG805"], "{found:?}");
+    assert_eq!(
+        rows_and_values(&found["LG805"][0]),
+        [(0, "10".into()), (1, "11".into()), (2, "8".into())]
+    );
+    // Ten positions: only row 1 (11 tokens) is too long.
+    let m = model(dir.path(), Some(TEMPLATE), 10, 10);
+    let found = findings(&data, Some(&m));
+    let f = &found["LG805"][0];
+    assert_eq!(rows_and_values(f), [(1, "11".into())]);
+    assert_eq!(f.severity, Severity::Error);
+    assert!(f.message.contains("chat template"), "{}", f.message);
+}
+
+#[test]
+fn sharegpt_conversations_are_read_like_messages() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path().join("sharegpt.jsonl");
+    let rows: Vec<serde_json::Value> = conversations()
+        .iter()
+        .map(|c| {
+            let turns: Vec<serde_json::Value> = c
+                .iter()
+                .map(|m| {
+                    let from = match m["role"].as_str() {
+                        Some("user") => "human",
+                        Some("assistant") => "gpt",
+                        _ => "system",
+                    };
+                    serde_json::json!({"from": from, "value": m["content"]})
+                })
+                .collect();
+            serde_json::json!({ "conversations": turns })
+        })
+        .collect();
+    write_rows(&p, &rows);
+    let m = model(dir.path(), Some(TEMPLATE), 1, 10);
+    let found = findings(&p, Some(&m));
+    assert_eq!(
+        rows_and_values(&found["LG805"][0]),
+        [(0, "10".into()), (1, "11".into()), (2, "8".into())]
+    );
+}
+
+#[test]
+fn template_tokens_beyond_the_embedding_are_lg801() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let data = messages_file(dir.path(), &conversations());
+    // 8 rows: the ChatML tokens (8, 9) were added to the tokenizer, the embedding not resized.
+    let m = model(dir.path(), Some(TEMPLATE), 64, 8);
+    let found = findings(&data, Some(&m));
+    let f = &found["LG801"][0];
+    let rows: Vec<usize> = f.locations.iter().map(|l| l.index[0]).collect();
+    assert_eq!(rows[0], 0);
+    assert!(f.locations.iter().all(|l| l.value == "8" || l.value == "9"));
+    assert!(f.message.contains("in 3 rows"), "{}", f.message);
+}
+
+#[test]
+fn a_conversation_the_template_refuses_is_lg898() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut convs = conversations();
+    convs.push(vec![msg("tool", "sky")]);
+    let data = messages_file(dir.path(), &convs);
+    let m = model(dir.path(), Some(TEMPLATE), 64, 10);
+    let found = findings(&data, Some(&m));
+    assert_eq!(found.keys().collect::<Vec<_>>(), ["LG816"], "{found:?}");
+    let f = &found["LG816"][0];
+    assert_eq!(f.severity, Severity::Error);
+    assert_eq!(f.locations[0].index, [3]);
+    assert!(f.message.contains("Unknown role: tool"), "{}", f.message);
+}
+
+#[test]
+fn what_cannot_be_rendered_is_said_as_a_warning() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let data = messages_file(dir.path(), &conversations());
+    // No model.
+    let found = findings(&data, None);
+    assert_eq!(found.keys().collect::<Vec<_>>(), ["LG815"], "{found:?}");
+    assert_eq!(found["LG815"][0].severity, Severity::Warning);
+    assert!(found["LG815"][0]
+        .message
+        .contains("3 conversations not checked"));
+    // A model without a chat template.
+    let m = model(dir.path(), None, 64, 10);
+    let found = findings(&data, Some(&m));
+    assert!(
+        found["LG815"][0].message.contains("no chat template"),
+        "{found:?}"
+    );
+    // A template construct the renderer lacks: those rows, the others still checked.
+    let m = model(
+        dir.path(),
+        Some("{{ messages[0].content | nosuchfilter }}"),
+        64,
+        10,
+    );
+    let found = findings(&data, Some(&m));
+    assert_eq!(found.keys().collect::<Vec<_>>(), ["LG815"], "{found:?}");
+    assert_eq!(found["LG815"][0].severity, Severity::Warning);
+}
+
+#[test]
+fn rows_that_hold_no_conversation_are_named() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path().join("chat.jsonl");
+    write_rows(
+        &p,
+        &[
+            serde_json::json!({"messages": [msg("user", "hi")]}),
+            serde_json::json!({"messages": "hi"}),
+        ],
+    );
+    let m = model(dir.path(), Some(TEMPLATE), 64, 10);
+    let found = findings(&p, Some(&m));
+    assert_eq!(found.keys().collect::<Vec<_>>(), ["LG602"], "{found:?}");
+    assert_eq!(found["LG602"][0].locations[0].index, [1]);
+}
