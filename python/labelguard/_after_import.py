@@ -19,39 +19,42 @@ import sys
 
 
 class AfterImport:
-    """`then()` once module `name` has been imported; `meanwhile(name)` at every other import
-    while it has not (a way to see the module arrive through a finder ahead of this one).
-    `why_not` says why the module's loader could not be wrapped, if it could not."""
+    """`then()` once module `name` has been imported. A module that arrives another way (a
+    finder ahead of this one found it, or it was being imported when this was installed) is
+    seen complete at the next import of anything, and `then` runs there. `why_not` says why the
+    module's loader could not be wrapped, if it could not."""
 
-    def __init__(self, name, then, meanwhile=None):
-        self.name, self.then, self.meanwhile = name, then, meanwhile
+    def __init__(self, name, then):
+        self.name, self.then = name, then
         self.asking = False  # while the finders after this one are asked (no recursion)
         self.done = False
         self.why_not = None
 
     def install(self):
         """Puts the finder first on sys.meta_path; runs `then` now if the module is imported."""
-        if self.name in sys.modules:
+        if self.name in sys.modules and not initializing(self.name):
             self.ran()
         else:
             sys.meta_path.insert(0, self)
         return self
 
-    def ran(self):
-        """The module's code has run: off sys.meta_path, then `then` (once)."""
+    def ran(self, leave=True):
+        """The module's code has run: `then` (once), the finder off sys.meta_path first unless
+        `leave` is False (inside an import's walk over sys.meta_path, which a removal would
+        make skip the next finder: it stays, inert)."""
         if self.done:
             return
         self.done = True
-        if self in sys.meta_path:
+        if leave and self in sys.meta_path:
             sys.meta_path.remove(self)
         self.then()
 
     def find_spec(self, name, path=None, target=None):
-        if name != self.name:
-            if self.meanwhile is not None and not self.done:
-                self.meanwhile(name)
+        if self.done or self.asking:
             return None
-        if self.asking or self.done:
+        if name != self.name:
+            if self.name in sys.modules and not initializing(self.name):
+                self.ran(leave=False)
             return None
         self.asking = True
         try:

@@ -4,7 +4,9 @@
 //! The child gets the terminal's stdin; its stdout and stderr go through pipes that are copied
 //! to ours chunk by chunk as they arrive (no line buffering: progress bars and colour codes pass
 //! byte for byte) and fed to the streaming diagnoser on the way, which keeps bounded state
-//! however long the run. The child runs in its own process group: SIGINT, SIGTERM, SIGHUP and
+//! however long the run. When our stdout and stderr are one file (a terminal, `2>&1`), the child
+//! gets one pipe for both, so that what it wrote reaches that file in the order it wrote it.
+//! At the end, a closing line says how many calls the guards checked (`run/guards.rs`). The child runs in its own process group: SIGINT, SIGTERM, SIGHUP and
 //! SIGQUIT sent to labelguard go to that group, and when labelguard owns the terminal the child's
 //! group is made its foreground group (so Ctrl-C, and `breakpoint()` reading stdin, reach it
 //! directly). labelguard exits with the child's exit code (128 + N when signal N killed it).

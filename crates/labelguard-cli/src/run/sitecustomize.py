@@ -6,8 +6,14 @@ PYTHONPATH, so Python imports it at start-up, before the user's script. It:
 1. runs the sitecustomize it shadows (the next one on sys.path: a distribution's, a conda
    environment's, or the user's), so that nothing the environment relies on is lost;
 2. unless LABELGUARD_GUARD=0 (`--no-guard`), calls `labelguard.enable()` right after the program
-   imports torch. It never imports torch itself: Python processes that do not use torch (pip,
-   tools started by the training script) start as fast as before and are left alone;
+   imports torch, however it does (`_labelguard_after_import.py`, written beside this file: the
+   package's `_after_import.py`): any import order, transformers' and datasets' `find_spec`
+   probes, `importlib.import_module`, lazy modules, `runpy`. It never imports torch itself:
+   Python processes that do not use torch (pip, tools started by the training script) start as
+   fast as before and are left alone. The first process of the run whose guards come on says so
+   on stderr, with torch's version; each process leaves its count of checked calls for `run`'s
+   closing summary (`run/guards.rs`); a process that imported torch and could not switch the
+   guards on says why (once per run), and so does the summary;
 3. with LABELGUARD_CAPTURE=DIR (`--capture DIR`), saves the failing call of an uncaught
    exception with `labelguard.capture(DIR)` (which says where it saved it; each rank of a
    multi-process job under DIR/rank{N}/), and that of a TargetError in a DataLoader worker;
@@ -161,13 +167,6 @@ def _end_spawned_ranks():
 _STATE = {"after_torch": False, "base": 0}
 
 
-def _late(name):
-    """At an import while the guards wait for torch: torch imported without the finder seeing it
-    (a finder ahead of it found it) gets the guards now, once torch's own imports are done."""
-    if "torch" in sys.modules and not _after_import.initializing("torch"):
-        _AFTER_TORCH.ran()
-
-
 def _torch_version():
     return getattr(sys.modules.get("torch"), "__version__", "of unknown version")
 
@@ -217,8 +216,9 @@ def _write(name, text):
 
 def _count_at_exit():
     """Leaves this process's count of checked calls in LABELGUARD_RUN_DIR for `run`'s closing
-    summary: at exit, and in a child that multiprocessing forked (a DataLoader worker, which ends
-    with os._exit: no atexit) through multiprocessing's finalizers, counting from the fork."""
+    summary, as it exits: through atexit, and through multiprocessing's finalizers in a process
+    that multiprocessing started (a DataLoader worker, a fork server's child: they end with
+    os._exit, which runs no atexit), a forked one counting from the fork."""
     import atexit
 
     def leave():
@@ -237,7 +237,8 @@ def _count_at_exit():
         import multiprocessing.util as util  # (torch has imported it already)
     except ImportError:
         return
-    # Run in a process that multiprocessing starts, after it has cleared the parent's finalizers.
+    util.Finalize(None, leave, exitpriority=0)
+    # A process forked later by multiprocessing, once it has cleared the parent's finalizers.
     util.register_after_fork(_STATE_HOLDER, lambda _: util.Finalize(None, leave, exitpriority=0))
 
 
@@ -354,7 +355,7 @@ _chain()
 # Beside this file (`labelguard run` writes both): the finder that runs `_after_torch`.
 import _labelguard_after_import as _after_import  # noqa: E402
 
-_AFTER_TORCH = _after_import.AfterImport("torch", _after_torch, _late).install()
+_AFTER_TORCH = _after_import.AfterImport("torch", _after_torch).install()
 if not _STATE["after_torch"]:
     import atexit
 
