@@ -508,7 +508,10 @@ fn with_fakes(labelguard: &str, code: &str) -> (String, String) {
     write(dir.path(), "torch.py", FAKE_TORCH);
     write(dir.path(), "labelguard.py", labelguard);
     let mut c = run_cmd(&[]);
-    c.env("PYTHONPATH", dir.path()).arg("--").args(py(code));
+    c.env("PYTHONPATH", dir.path())
+        .current_dir(dir.path())
+        .arg("--")
+        .args(py(code));
     let o = c.stdin(Stdio::null()).output().unwrap();
     (text(&o.stdout), text(&o.stderr))
 }
