@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: test lint venv python wheel bench bench-python bench-hot bench-compiled bench-scan bench-diagnose bench-diagnose-matching bench-run bench-fix bench-coco bench-ranks bench-many-files bench-shards bench-broken bench-yolo bench-tokens bench-ray bench-bucket docs fuzz
+.PHONY: test lint venv python wheel bench bench-python bench-hot bench-compiled bench-scan bench-diagnose bench-diagnose-matching bench-run bench-run-startup bench-fix bench-coco bench-ranks bench-many-files bench-shards bench-broken bench-yolo bench-tokens bench-ray bench-bucket docs fuzz
 
 ## venv: the Python environment of the tests (torch from PyPI; pip's cache keeps reruns fast)
 venv: $(VENV)/.installed
@@ -94,6 +94,11 @@ bench-diagnose-matching:
 bench-run:
 	cargo build --release -p labelguard-cli
 	python3 bench/run_passthrough.py --bin target/release/labelguard
+
+## bench-run-startup: what labelguard run adds to `python -c "import torch"`'s start-up, in pairs (issue 42)
+bench-run-startup: python
+	cargo build --release -p labelguard-cli
+	$(PY) bench/run_startup.py --bin target/release/labelguard
 
 ## bench-ranks: seconds to exit of a gloo job whose rank 1 is refused, with and without labelguard run (issue 25)
 bench-ranks: venv

@@ -238,3 +238,24 @@ def _fix(op: str, rules: List[str], libs: List[LibraryFrame]) -> Optional[str]:
     """The library's fix by rule and frames alone (`_guard` refines it with the findings' causes)."""
     entry = library_fix(op, rules, (), libs)
     return entry.fix if entry else None
+
+
+def cut_own_frames(exc: Optional[BaseException]) -> None:
+    """Ends the traceback of each TargetError in `exc`'s chain at the frame that called into
+    labelguard, as pytest hides its own frames: the wrapper that raised and the check are cut
+    off (in place: every printer of the exception sees the cut), so the last frame printed is the
+    line that made the bad call. A traceback of labelguard's frames only is left as it is."""
+    from ._report import TargetError
+
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, TargetError):
+            last, tb = None, exc.__traceback__
+            while tb is not None:
+                if _top_module(tb.tb_frame) != "labelguard":
+                    last = tb
+                tb = tb.tb_next
+            if last is not None:
+                last.tb_next = None
+        exc = exc.__cause__ or exc.__context__

@@ -17,7 +17,9 @@ import sys
 from typing import Any, Callable, Dict, Iterable, Iterator, Optional, Tuple
 
 from . import _compiled, _indexing, _native, _placeholders
-from ._guard import binding, check_or_raise, compiling_test, module_forwards
+from ._after_import import AfterImport
+from ._callsite import cut_own_frames
+from ._guard import binding, check_or_raise, compiling_test, count_call, module_forwards
 from ._guard import config as _config
 from ._guard import state as _state
 from ._ops import INDEX_NAMES, OPS, Op
@@ -80,8 +82,10 @@ def _wrap(op: Op, original: Callable, native: Any, is_compiling: Callable[[], bo
     recorded the call without tracing into it: `_compiled.replaying`), the check goes into
     AOTAutograd's graph; other tracers (export) call the original."""
     bind, name = op.params.bind, op.name
-    where = f" (labelguard, {getattr(original, '__qualname__', name)})"
-    config, state, valid_call = _config, _state, _native.valid_call
+    qualname = getattr(original, "__qualname__", name)
+    # The header names each thing once: `nll_loss (labelguard)`, `gather (labelguard, Tensor.gather)`.
+    where = " (labelguard)" if qualname == name else f" (labelguard, {qualname})"
+    config, state, valid_call, tick = _config, _state, _native.valid_call, count_call
     in_graph, tracing = _compiled.in_graph, _compiled.dynamo_test()
     replaying, replay = _compiled.replaying, _compiled.replay
     roles, in_graphs = op.in_graph_roles(finite), not op.breaks_graph
@@ -107,12 +111,14 @@ def _wrap(op: Op, original: Callable, native: Any, is_compiling: Callable[[], bo
                         args, kwargs = in_graph(key, roles, args, kwargs)
                 elif replaying():
                     return replay(key, roles, original, args, kwargs)
-            elif not valid_call(native, args, kwargs):
-                judge(args, kwargs)
+            else:
+                tick()
+                if not valid_call(native, args, kwargs):
+                    judge(args, kwargs)
         return original(*args, **kwargs)
 
     labelguard_checked.__labelguard_original__ = original  # type: ignore[attr-defined]
-    if not in_graphs:
+    if not in_graphs and "torch._dynamo" in sys.modules:  # (else when dynamo arrives: _when_dynamo)
         # Dynamo breaks the graph at the call and runs it eagerly (the wrapper checks it there),
         # as it would at the original op: the same one break, no graph made of the check.
         disabled = sys.modules["torch"].compiler.disable(labelguard_checked)
@@ -212,7 +218,10 @@ def enable(mode: str = "raise", ops: Optional[Iterable[str]] = None, finite: boo
     disable()
     finite = bool(finite)
     is_compiling = compiling_test()
-    _compiled.prepare()
+    if "torch._dynamo" in sys.modules:
+        _compiled.prepare()
+    else:
+        _when_dynamo()
     _compiled.hold_autograd_cache()
     nn = sys.modules["torch.nn"]
     for op in OPS.values():
@@ -242,7 +251,53 @@ def enable(mode: str = "raise", ops: Optional[Iterable[str]] = None, finite: boo
     if wanted is None or "masked_scatter" in wanted:
         # Libraries that check a VLM's merge themselves before masked_scatter (_libraries.py).
         _placeholders.install(is_compiling)
+    _cut_in_hooks()
     _config.update(mode=mode, active=True, finite=finite)
+
+
+_DYNAMO: list = []  # the finder that waits for torch._dynamo (one per process)
+
+
+def _when_dynamo() -> None:
+    """Importing torch._dynamo takes seconds (most of `import torch`'s time again), and only
+    torch.compile (or export) needs it: the compiled path (`_compiled.prepare`, the wrappers that
+    dynamo must not trace) is made once dynamo is imported, by enabling again with the same
+    settings, before anything can be compiled."""
+
+    def arrived() -> None:
+        torch = sys.modules["torch"]
+        torch._dynamo = sys.modules["torch._dynamo"]  # (the import system sets it after this)
+        if _config["active"]:
+            enable(_config["mode"], {_OP_OF[key] for key in _originals}, _config["finite"])
+
+    if not _DYNAMO:
+        _DYNAMO.append(AfterImport("torch._dynamo", arrived).install())
+
+
+def _cut_in_hooks() -> None:
+    """An uncaught TargetError's traceback ends at the user's line: sys.excepthook and
+    threading.excepthook cut labelguard's own frames off it (`_callsite.cut_own_frames`), then
+    do what they did before. Installed once; they leave every other exception alone."""
+    import threading
+
+    if not getattr(sys.excepthook, "labelguard", False):
+        previous = sys.excepthook
+
+        def excepthook(kind: Any, exc: Any, tb: Any) -> None:
+            cut_own_frames(exc)
+            previous(kind, exc, tb)  # (cut in place: `tb` is still its head)
+
+        excepthook.labelguard = True  # type: ignore[attr-defined]
+        sys.excepthook = excepthook
+    if not getattr(threading.excepthook, "labelguard", False):
+        previous_threads = threading.excepthook
+
+        def thread_excepthook(args: Any) -> None:
+            cut_own_frames(args.exc_value)
+            previous_threads(args)
+
+        thread_excepthook.labelguard = True  # type: ignore[attr-defined]
+        threading.excepthook = thread_excepthook
 
 
 enable.__doc__ = (enable.__doc__ or "").format(

@@ -10,6 +10,7 @@ and its relatives) both import it; it imports neither.
 
 from __future__ import annotations
 
+import itertools
 import sys
 import threading
 from types import CodeType
@@ -44,6 +45,16 @@ config = {"mode": "raise", "active": False, "finite": False}
 #: The forward of each wrapped nn module (by code object) and its name: a bad call made there
 #: is reported as the module's (`nn.CrossEntropyLoss`), and its module wrapper cuts the traceback.
 module_forwards: Dict[CodeType, str] = {}
+
+
+_calls = itertools.count()
+#: Counts one checked call (every wrapper's eager check path calls it; atomic under the GIL).
+count_call = _calls.__next__
+
+
+def checked() -> int:
+    """How many calls the guards have checked in this process (`labelguard run`'s summary)."""
+    return int(repr(_calls)[len("count(") : -1])  # itertools.count shows its next value
 
 
 def never() -> bool:

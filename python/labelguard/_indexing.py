@@ -17,7 +17,7 @@ import sys
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from . import _compiled, _native
-from ._guard import binding, check_or_raise, config, state
+from ._guard import binding, check_or_raise, config, count_call, state
 from ._ops import INDEX_NAMES
 from ._tensors import plain_tensor_types, shape_view
 from ._tensors import readable as _readable
@@ -169,6 +169,7 @@ def _wrap_getitem(original: Callable, is_compiling: Callable[[], bool]) -> Calla
             return original(self, key)
         if config["active"] and not state.depth:
             if not is_compiling():
+                count_call()
                 # One index tensor: the native test decides a valid call; the rest, the general path.
                 if type(key) is tuple or not valid_index(native, self, key):
                     judge((self, key), {})
@@ -223,6 +224,7 @@ def _wrap_setitem(original: Callable, getter: Callable, is_compiling: Callable[[
             return original(self, key, value)
         if config["active"] and not state.depth:
             if not is_compiling():
+                count_call()
                 judge((self, key, value), {})
             elif _compiled.replaying():
                 # Dynamo traces `x[idx] = v` itself; AOTAutograd's replay of its node comes here.

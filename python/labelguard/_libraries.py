@@ -71,7 +71,8 @@ class PlaceholderStep:
     tokens: str
     embeddings: str
     features: Tuple[Tuple[str, Tuple[str, ...]], ...]
-    base: str  # the library's model class, as `module:attribute`
+    base: str  # the library's model class, as `module:attribute` (the module that defines it: a lazy
+    # package's attribute would import it, maybe while the library is half-imported)
 
 
 # transformers 5.x: the vision-language models' `get_placeholder_mask(input_ids, inputs_embeds,
@@ -91,12 +92,12 @@ PLACEHOLDER_STEPS: Tuple[PlaceholderStep, ...] = (
             ("video_features", ("video_token_id", "video_token_index")),
             ("audio_features", ("audio_token_id", "audio_token_index")),
         ),
-        base="transformers:PreTrainedModel",
+        base="transformers.modeling_utils:PreTrainedModel",
     ),
     PlaceholderStep(
         "transformers", "inputs_merger", tokens="input_ids", embeddings="inputs_embeds",
         features=(("image_hidden_states", ("image_token_id",)),),
-        base="transformers:PreTrainedModel",
+        base="transformers.modeling_utils:PreTrainedModel",
     ),
 )
 

@@ -11,11 +11,11 @@ model: the step's argument names and config attributes are the table's data.
 from __future__ import annotations
 
 import functools
-import importlib
 import inspect
 import sys
-from typing import Any, Callable, List, Tuple
+from typing import Any, Callable, Dict, List, Tuple
 
+from ._after_import import AfterImport, initializing
 from ._guard import check_or_raise
 from ._guard import config as _config
 from ._guard import state as _state
@@ -97,13 +97,22 @@ def _subclasses(root: type):
                 yield sub
 
 
-def _base(step: PlaceholderStep) -> Any:
-    """The step's base class, when its library is imported (a library imported later: its
-    classes are not checked; `enable()` after `import transformers`, as training scripts do)."""
+def _base(step: PlaceholderStep, is_compiling: Callable[[], bool]) -> Any:
+    """The step's base class, once its module has been imported. The module is never imported
+    from here: `enable()` may run while the library imports torch, half-imported itself
+    (`labelguard run` enables at `import torch`), or before the library is imported at all;
+    until the module's code has run, the step waits for it (`AfterImport`), then installs."""
     module, attr = step.base.split(":")
-    if step.library not in sys.modules:
+    waiter = _waiting.get(module)
+    if module not in sys.modules or (initializing(module) and not (waiter and waiter.done)):
+        if waiter is None:
+            _waiting[module] = AfterImport(module, lambda: _config["active"] and install(is_compiling)).install()
         return None
-    return getattr(importlib.import_module(module), attr, None)
+    return getattr(sys.modules[module], attr, None)
+
+
+#: The base modules that steps wait for (one finder each, per process).
+_waiting: Dict[str, AfterImport] = {}
 
 
 def install(is_compiling: Callable[[], bool]) -> None:
@@ -112,7 +121,7 @@ def install(is_compiling: Callable[[], bool]) -> None:
     first use of a model class). The hook is on the library's base class, not `nn.Module`,
     whose subclasses torch.fx makes while dynamo compiles."""
     for step in PLACEHOLDER_STEPS:
-        base = _base(step)
+        base = _base(step, is_compiling)
         if base is None or any(b is base for b, _ in _hooks):
             continue
         for cls in [base, *_subclasses(base)]:

@@ -4,13 +4,16 @@
 //! The child gets the terminal's stdin; its stdout and stderr go through pipes that are copied
 //! to ours chunk by chunk as they arrive (no line buffering: progress bars and colour codes pass
 //! byte for byte) and fed to the streaming diagnoser on the way, which keeps bounded state
-//! however long the run. The child runs in its own process group: SIGINT, SIGTERM, SIGHUP and
+//! however long the run. When our stdout and stderr are one file (a terminal, `2>&1`), the child
+//! gets one pipe for both, so that what it wrote reaches that file in the order it wrote it.
+//! At the end, a closing line says how many calls the guards checked (`run/guards.rs`). The child runs in its own process group: SIGINT, SIGTERM, SIGHUP and
 //! SIGQUIT sent to labelguard go to that group, and when labelguard owns the terminal the child's
 //! group is made its foreground group (so Ctrl-C, and `breakpoint()` reading stdin, reach it
 //! directly). labelguard exits with the child's exit code (128 + N when signal N killed it).
 //! A multi-process job left hanging by a failed rank is ended after `--hang-timeout` seconds of
 //! silence (`run/hang.rs`).
 
+mod guards;
 mod hang;
 mod tee;
 
@@ -27,6 +30,9 @@ use std::time::Duration;
 
 /// The sitecustomize that switches the guards on inside the child (see the file for what it does).
 const SITECUSTOMIZE: &str = include_str!("run/sitecustomize.py");
+/// The finder that runs code right after a module's import, which the sitecustomize imports from
+/// beside it (before labelguard is imported): the Python package's own, one copy for both.
+const AFTER_IMPORT: &str = include_str!("../../../python/labelguard/_after_import.py");
 
 /// What `--sync` sets before the child starts: before `import torch`, where setting them inside
 /// the script is too late. TORCH_COMPILE_DISABLE=1 runs `torch.compile`d code eagerly, so that a
@@ -97,6 +103,7 @@ pub fn run(args: RunArgs, color: ColorChoice) -> anyhow::Result<ExitCode> {
     };
     let first = launch.run(args.sync)?;
     if first.code == 0 {
+        summarize(&first);
         return Ok(ExitCode::SUCCESS);
     }
     let compiled = first.report.compiled_failure();
@@ -107,6 +114,7 @@ pub fn run(args: RunArgs, color: ColorChoice) -> anyhow::Result<ExitCode> {
             "the device-side assert was reported asynchronously, so its line cannot be trusted; running the command again with CUDA_LAUNCH_BLOCKING=1 to find it"
         });
         let second = launch.run(true)?;
+        summarize(&second);
         if second.code != 0 {
             report(&second, style, "the run with --sync");
             return Ok(exit_code(second.code));
@@ -115,8 +123,16 @@ pub fn run(args: RunArgs, color: ColorChoice) -> anyhow::Result<ExitCode> {
         say("the run with --sync did not fail: the failure depends on the data order or on timing; keep --sync and --capture on until it fails again");
         return Ok(exit_code(first.code));
     }
+    summarize(&first);
     report(&first, style, "the command");
     Ok(exit_code(first.code))
+}
+
+/// The closing summary of the guards (see `run/guards.rs`).
+fn summarize(outcome: &RunOutcome) {
+    for line in outcome.guards.lines() {
+        say(&line);
+    }
 }
 
 /// The diagnosis goes to stderr, so `auto` colours only when stderr is a terminal too (the
@@ -191,8 +207,13 @@ impl SiteDir {
             path,
             _watcher: watcher,
         };
-        std::fs::write(dir.path.join("sitecustomize.py"), SITECUSTOMIZE)
-            .with_context(|| format!("writing {}", dir.path.display()))?;
+        for (name, text) in [
+            ("sitecustomize.py", SITECUSTOMIZE),
+            ("_labelguard_after_import.py", AFTER_IMPORT),
+        ] {
+            std::fs::write(dir.path.join(name), text)
+                .with_context(|| format!("writing {}", dir.path.display()))?;
+        }
         Ok(dir)
     }
 }
@@ -216,6 +237,7 @@ struct RunOutcome {
     report: LogReport,
     /// Bytes of output that went by faster than the diagnoser could read them.
     skipped: u64,
+    guards: guards::Summary,
 }
 
 impl Launch<'_> {
@@ -253,23 +275,45 @@ impl Launch<'_> {
         let Some((program, rest)) = self.command.split_first() else {
             bail!("no command to run");
         };
+        guards::Summary::clear(self.site);
         let mut cmd = Command::new(program);
+        // When our stdout and stderr are one file (a terminal, `2>&1`), the child gets one pipe
+        // for both, as it would get that file: its writes reach it in the order it made them.
+        // Two pipes copied by two threads would interleave them differently (a logger line
+        // inside a printed dict).
+        let merged = process::same_file(1, 2)
+            .then(std::io::pipe)
+            .transpose()
+            .context("making a pipe")?;
+        let (merged_reader, streams): (_, &[(i32, &str)]) = match merged {
+            Some((reader, writer)) => {
+                let copy = writer.try_clone().context("making a pipe")?;
+                cmd.stdout(Stdio::from(writer)).stderr(Stdio::from(copy));
+                (Some(reader), &[(1, "output")])
+            }
+            None => {
+                cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+                (None, &[(1, "stdout"), (2, "stderr")])
+            }
+        };
         cmd.args(rest)
             .envs(self.environment(sync))
-            .stdin(Stdio::inherit())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
+            .stdin(Stdio::inherit());
         // The diagnoser is made before the child starts (its knowledge base is compiled on
         // first use), so it reads from the child's first byte on.
         let mut analyzer = Analyzer::new(Options {
             launch_blocking: sync,
         });
-        let out_src = analyzer.add_source("stdout");
-        let err_src = analyzer.add_source("stderr");
+        let sources: Vec<_> = streams
+            .iter()
+            .map(|&(fd, name)| (fd, analyzer.add_source(name)))
+            .collect();
         let terminal = process::prepare(&mut cmd);
         let mut child = cmd
             .spawn()
             .with_context(|| format!("cannot run {}", program.to_string_lossy()))?;
+        // Our copies of the write ends close with the command, so that the pipe ends with the child.
+        drop(cmd);
         let pgid = child.id() as i32;
         process::started(pgid, terminal);
 
@@ -283,22 +327,21 @@ impl Launch<'_> {
             done: done_tx,
             stop: stop.clone(),
         };
-        let stdout = child.stdout.take().expect("piped");
-        let stderr = child.stderr.take().expect("piped");
-        let tees = [
-            tee::start(
-                process::pipe_file(stdout),
-                1,
-                Scanner::new(out_src),
-                sharing.clone(),
-            ),
-            tee::start(
-                process::pipe_file(stderr),
-                2,
-                Scanner::new(err_src),
-                sharing,
-            ),
-        ];
+        let pipes: Vec<std::fs::File> = match merged_reader {
+            Some(reader) => vec![process::pipe_file(reader)],
+            None => vec![
+                process::pipe_file(child.stdout.take().expect("piped")),
+                process::pipe_file(child.stderr.take().expect("piped")),
+            ],
+        };
+        let tees: Vec<(i32, tee::Tee)> = pipes
+            .into_iter()
+            .zip(&sources)
+            .map(|(pipe, &(fd, src))| {
+                (fd, tee::start(pipe, fd, Scanner::new(src), sharing.clone()))
+            })
+            .collect();
+        drop(sharing);
 
         let status = hang::wait(&mut child, &shared, self.site, self.hang_timeout)
             .context("waiting for the command");
@@ -307,7 +350,7 @@ impl Launch<'_> {
         // Both pipes reach end of file when the child's last writer exits; a grandchild that
         // keeps them open only gets a grace period.
         let deadline = std::time::Instant::now() + DRAIN_GRACE;
-        let mut open = 2;
+        let mut open = tees.len();
         while open > 0 {
             let left = deadline.saturating_duration_since(std::time::Instant::now());
             if done_rx.recv_timeout(left).is_err() {
@@ -321,7 +364,7 @@ impl Launch<'_> {
             // process never sees a broken pipe.
             stop.store(true, Ordering::SeqCst);
             let mut handed = false;
-            for (fd, tee) in [1, 2].into_iter().zip(tees) {
+            for (fd, tee) in tees {
                 if let Some(pipe) = tee.join() {
                     handed |= process::pass_through(pipe, fd);
                 }
@@ -342,6 +385,7 @@ impl Launch<'_> {
             code: process::exit_code(status),
             report: analyzer.finish(),
             skipped: skipped.load(Ordering::Relaxed),
+            guards: guards::Summary::read(self.site),
         })
     }
 }
@@ -484,6 +528,13 @@ mod process {
         ManuallyDrop::new(unsafe { File::from_raw_fd(fd) })
     }
 
+    /// Whether our file descriptors `a` and `b` are open on one file (device and inode).
+    pub fn same_file(a: i32, b: i32) -> bool {
+        use std::os::unix::fs::MetadataExt;
+        let meta = |fd| raw_output(fd).metadata().ok().map(|m| (m.dev(), m.ino()));
+        meta(a).is_some_and(|m| meta(b) == Some(m))
+    }
+
     /// A child's pipe as a file, to poll and to hand on.
     pub fn pipe_file(pipe: impl Into<std::os::fd::OwnedFd>) -> File {
         File::from(pipe.into())
@@ -577,6 +628,10 @@ mod process {
         } else {
             Box::new(std::io::stderr())
         }
+    }
+    /// Without fstat's inode: the two streams are always kept apart.
+    pub fn same_file(_a: i32, _b: i32) -> bool {
+        false
     }
     pub fn pipe_file(pipe: impl Into<std::os::windows::io::OwnedHandle>) -> std::fs::File {
         std::fs::File::from(pipe.into())

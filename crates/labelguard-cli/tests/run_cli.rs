@@ -380,9 +380,11 @@ fn write(dir: &Path, name: &str, body: &str) {
     std::fs::write(dir.join(name), body).unwrap();
 }
 
-/// A stand-in labelguard package that reports what the sitecustomize calls.
+/// A stand-in labelguard package that reports what the sitecustomize calls (and has checked
+/// 3 calls, for the closing summary).
 const FAKE_LABELGUARD: &str = r#"
-import sys
+import sys, types
+sys.modules["labelguard._guard"] = types.SimpleNamespace(checked=lambda: 3)
 def enable():
     assert "torch" in sys.modules
     sys.stderr.write("enable called\n")
@@ -395,7 +397,11 @@ class capture:
 "#;
 
 /// A stand-in `torch` module: importing it is what switches the guards on.
-const FAKE_TORCH: &str = "import sys\nsys.stderr.write('torch imported\\n')\n";
+const FAKE_TORCH: &str = "import sys\nsys.stderr.write('torch imported\\n')\n__version__ = '9.9'\n";
+/// What the sitecustomize says when the guards are on, and the closing summary.
+const ON: &str =
+    "labelguard run: the guards are on (torch 9.9): each guarded call is checked before it runs\n";
+const CHECKED: &str = "labelguard run: the guards checked 3 calls (torch 9.9)\n";
 
 #[test]
 fn the_sitecustomize_chains_and_says_once_when_the_guards_are_off() {
@@ -474,15 +480,18 @@ fn the_guards_are_enabled_after_import_torch_and_capture_saves_uncaught_errors()
     };
     let ok = "import torch\nprint('main')";
     let fails = "import torch\nprint('main')\nraise ValueError('bad batch')";
-    assert_eq!(run(&[], ok), "torch imported\nenable called\n");
+    assert_eq!(
+        run(&[], ok),
+        format!("torch imported\nenable called\n{ON}{CHECKED}")
+    );
     assert_eq!(run(&["--no-guard"], ok), "torch imported\n");
     let capture = batches.display().to_string();
     let err = run(&["--capture", &capture], fails);
     assert!(batches.is_dir(), "--capture creates the directory");
     assert!(
         err.starts_with(&format!(
-            "torch imported\nenable called\ncapture {capture} bad batch\nTraceback"
-        )),
+            "torch imported\nenable called\n{ON}capture {capture} bad batch\nTraceback"
+        )) && err.contains(CHECKED),
         "{err}"
     );
     let err = run(&["--no-guard", "--capture", &capture], fails);
@@ -490,6 +499,101 @@ fn the_guards_are_enabled_after_import_torch_and_capture_saves_uncaught_errors()
         err.starts_with(&format!("torch imported\ncapture {capture} bad batch\n")),
         "{err}"
     );
+}
+
+/// Runs `code` under `labelguard run` with the stand-in torch and labelguard first on
+/// PYTHONPATH (and `labelguard` as given); returns (stdout, stderr).
+fn with_fakes(labelguard: &str, code: &str) -> (String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "torch.py", FAKE_TORCH);
+    write(dir.path(), "labelguard.py", labelguard);
+    let mut c = run_cmd(&[]);
+    c.env("PYTHONPATH", dir.path())
+        .current_dir(dir.path())
+        .arg("--")
+        .args(py(code));
+    let o = c.stdin(Stdio::null()).output().unwrap();
+    (text(&o.stdout), text(&o.stderr))
+}
+
+/// Issue 42: transformers, datasets and accelerate probe `importlib.util.find_spec("torch")`
+/// before anything imports it; the guards must still engage at the real import, whatever route
+/// it takes, and say so once.
+#[test]
+fn the_guards_engage_after_find_spec_probes_and_any_import_route() {
+    let want = format!("torch imported\nenable called\n{ON}{CHECKED}");
+    for code in [
+        "import importlib.util\nassert importlib.util.find_spec('torch')\nassert importlib.util.find_spec('torch')\nimport torch",
+        "import importlib\nimportlib.import_module('torch')",
+        "__import__('torch')",
+        "import runpy, sys, os\nopen('m.py', 'w').write('import torch')\nsys.path.insert(0, os.getcwd())\nrunpy.run_module('m')",
+    ] {
+        let (out, err) = with_fakes(FAKE_LABELGUARD, code);
+        assert_eq!((out.as_str(), err.as_str()), ("", want.as_str()), "{code}");
+    }
+    // A finder put ahead of labelguard's finds torch itself: the guards engage at the next import.
+    let ahead = "import sys, importlib.machinery as m\nclass First:\n    def find_spec(self, name, path=None, target=None):\n        return m.PathFinder.find_spec(name, path) if name == 'torch' else None\nsys.meta_path.insert(0, First())\nimport torch\nprint('before')\nimport json\nprint('after')";
+    let (out, err) = with_fakes(FAKE_LABELGUARD, ahead);
+    assert_eq!(out, "before\nafter\n");
+    assert_eq!(err, want);
+    // ... and at exit, when no import came after it: not silent.
+    let (_, err) = with_fakes(FAKE_LABELGUARD, &ahead.replace("\nimport json", ""));
+    assert!(
+        err.contains("labelguard run: the Python guards are off: torch 9.9 was imported, but the guards never saw it arrive"),
+        "{err}"
+    );
+}
+
+#[test]
+fn guards_that_cannot_be_switched_on_say_why_at_once_and_in_the_summary() {
+    let broken = "import sys, types\nsys.modules['labelguard._guard'] = types.SimpleNamespace(checked=lambda: 0)\ndef enable():\n    raise RuntimeError('no wrappers for this torch')\n";
+    let (out, err) = with_fakes(broken, "import torch\nprint('ran on')");
+    assert_eq!(out, "ran on\n");
+    assert_eq!(
+        err,
+        "torch imported\n\
+         labelguard run: the Python guards are off: torch 9.9 was imported, but labelguard.enable() failed (RuntimeError: no wrappers for this torch)\n\
+         labelguard run: the guards were off in 1 process that imported torch: labelguard.enable() failed (RuntimeError: no wrappers for this torch)\n"
+    );
+}
+
+/// Under `run`, a terminal (or `2>&1`) gets the child's stdout and stderr in the order the
+/// child wrote them, as without labelguard: big printed dicts (larger than a pipe's buffer)
+/// and logger lines between them, each whole.
+#[test]
+fn stdout_and_stderr_to_one_file_keep_the_childs_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("interleave.py");
+    write(
+        dir.path(),
+        "interleave.py",
+        "import logging, sys\nlogging.basicConfig(level=logging.INFO, format='LOG %(message)s')\nfor i in range(40):\n    print({k: 'v' * 30 for k in range(i * 3000, i * 3000 + 3000)}, flush=True)\n    logging.info('step %d', i)\n    sys.stderr.write('partial '); sys.stderr.flush()\n    print('tail', i, flush=True)\n",
+    );
+    let both = |prefix: String| {
+        let out = dir.path().join("out.txt");
+        let line = format!(
+            "{prefix} {} {} > {} 2>&1",
+            python().display(),
+            script.display(),
+            out.display()
+        );
+        let o = Command::new("sh")
+            .args(["-c", &line])
+            .env("NO_COLOR", "1")
+            .env_remove("PYTHONPATH")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        std::fs::read(&out).unwrap()
+    };
+    let plain = both(String::new());
+    let run = both(format!(
+        "{} run --no-guard --",
+        env!("CARGO_BIN_EXE_labelguard")
+    ));
+    assert!(plain.len() > 40 * 3000 * 30, "{}", plain.len());
+    assert!(run == plain, "the order differs from a plain run's");
 }
 
 /// The real guard (python/labelguard, issue 4): `labelguard.enable()` must make the bad

@@ -6,8 +6,14 @@ PYTHONPATH, so Python imports it at start-up, before the user's script. It:
 1. runs the sitecustomize it shadows (the next one on sys.path: a distribution's, a conda
    environment's, or the user's), so that nothing the environment relies on is lost;
 2. unless LABELGUARD_GUARD=0 (`--no-guard`), calls `labelguard.enable()` right after the program
-   imports torch. It never imports torch itself: Python processes that do not use torch (pip,
-   tools started by the training script) start as fast as before and are left alone;
+   imports torch, however it does (`_labelguard_after_import.py`, written beside this file: the
+   package's `_after_import.py`): any import order, transformers' and datasets' `find_spec`
+   probes, `importlib.import_module`, lazy modules, `runpy`. It never imports torch itself:
+   Python processes that do not use torch (pip, tools started by the training script) start as
+   fast as before and are left alone. The first process of the run whose guards come on says so
+   on stderr, with torch's version; each process leaves its count of checked calls for `run`'s
+   closing summary (`run/guards.rs`); a process that imported torch and could not switch the
+   guards on says why (once per run), and so does the summary;
 3. with LABELGUARD_CAPTURE=DIR (`--capture DIR`), saves the failing call of an uncaught
    exception with `labelguard.capture(DIR)` (which says where it saved it; each rank of a
    multi-process job under DIR/rank{N}/), and that of a TargetError in a DataLoader worker;
@@ -76,16 +82,29 @@ def _labelguard():
 
 
 def _enable():
+    """Switches the guards on, and says so once per run (or why not, once per process tree)."""
     labelguard = _labelguard()
     if labelguard is None:
         return
     try:
         labelguard.enable()
     except Exception as e:
-        _say("the Python guards are off: labelguard.enable() failed (%s: %s)" % (type(e).__name__, e))
+        _off("labelguard.enable() failed (%s: %s)" % (type(e).__name__, e))
+        return
+    _count_at_exit()
+    if _first("guards-on"):
+        _say("the guards are on (torch %s): each guarded call is checked before it runs" % _torch_version())
+    _write("guards-on", _torch_version())
+
+
+def _off(why):
+    _write("guards-off-%d" % os.getpid(), why)
+    if _first("guards-off"):
+        _say("the Python guards are off: torch %s was imported, but %s" % (_torch_version(), why))
 
 
 def _after_torch():
+    _STATE["after_torch"] = True
     if os.environ.get("LABELGUARD_GUARD", "1") != "0":
         _enable()
     _end_spawned_ranks()
@@ -143,26 +162,91 @@ def _end_spawned_ranks():
     spawn._wrap = _wrap
 
 
-class _AfterTorch:
-    """A meta-path finder that runs `_after_torch` right after `import torch` has finished."""
+#: `after_torch`: `_after_torch` has run in this process; `base`: the count of checked calls that
+#: a forked child inherited from its parent.
+_STATE = {"after_torch": False, "base": 0}
 
-    def find_spec(self, name, path=None, target=None):
-        if name != "torch":
-            return None
-        sys.meta_path.remove(self)
-        import importlib.util
 
-        spec = importlib.util.find_spec("torch")
-        loader = getattr(spec, "loader", None)
-        if loader is not None and hasattr(loader, "exec_module"):
-            run = loader.exec_module
+def _torch_version():
+    return getattr(sys.modules.get("torch"), "__version__", "of unknown version")
 
-            def exec_module(module):
-                run(module)
-                _after_torch()
 
-            loader.exec_module = exec_module
-        return spec
+def _checked():
+    """The calls the guards of this process checked, or None without the counter."""
+    checked = getattr(sys.modules.get("labelguard._guard"), "checked", None)
+    try:
+        return None if checked is None else checked() - _STATE["base"]
+    except Exception:
+        return None
+
+
+def _run_file(name):
+    directory = os.environ.get("LABELGUARD_RUN_DIR")
+    return os.path.join(directory, name) if directory else None
+
+
+def _first(name):
+    """True in the first process of the run to ask for `name` (a file made in LABELGUARD_RUN_DIR:
+    ranks and workers started side by side say a thing once between them)."""
+    path = _run_file(name)
+    if path is None:
+        key = "LABELGUARD_RUN_" + name.upper().replace("-", "_")
+        first = not os.environ.get(key)
+        os.environ[key] = "1"
+        return first
+    try:
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+        return True
+    except FileExistsError:
+        return False
+    except OSError:
+        return True
+
+
+def _write(name, text):
+    path = _run_file(name)
+    if path is None:
+        return
+    try:
+        with open(path, "w") as f:
+            f.write(text)
+    except OSError:
+        pass
+
+
+def _count_at_exit():
+    """Leaves this process's count of checked calls in LABELGUARD_RUN_DIR for `run`'s closing
+    summary, as it exits: through atexit, and through multiprocessing's finalizers in a process
+    that multiprocessing started (a DataLoader worker, a fork server's child: they end with
+    os._exit, which runs no atexit), a forked one counting from the fork."""
+    import atexit
+
+    def leave():
+        n = _checked()
+        if n is not None:
+            _write("checked-%d" % os.getpid(), str(n))
+
+    atexit.register(leave)
+
+    def forked():
+        _STATE["base"] += _checked() or 0
+
+    if hasattr(os, "register_at_fork"):
+        os.register_at_fork(after_in_child=forked)
+    try:
+        import multiprocessing.util as util  # (torch has imported it already)
+    except ImportError:
+        return
+    util.Finalize(None, leave, exitpriority=0)
+    # A process forked later by multiprocessing, once it has cleared the parent's finalizers.
+    util.register_after_fork(_STATE_HOLDER, lambda _: util.Finalize(None, leave, exitpriority=0))
+
+
+class _Holder:
+    """What multiprocessing's after-fork registry keys on (it keeps a weak reference)."""
+
+
+_STATE_HOLDER = _Holder()
 
 
 #: Seconds a rank may take to end after its uncaught exception was printed.
@@ -258,10 +342,23 @@ def _on_uncaught(directory):
     sys.excepthook = hook
 
 
+def _at_exit():
+    """torch was imported and nothing switched the guards on (its loader could not be wrapped,
+    or a finder ahead of labelguard's found it and no import came after): the run must not look
+    guarded."""
+    if "torch" in sys.modules and not _STATE["after_torch"] and os.environ.get("LABELGUARD_GUARD", "1") != "0":
+        loader = getattr(getattr(sys.modules["torch"], "__spec__", None), "loader", None)
+        _off(_AFTER_TORCH.why_not or "the guards never saw it arrive (it was loaded by %r)" % (loader,))
+
+
 _chain()
-if "torch" in sys.modules:
-    _after_torch()
-else:
-    sys.meta_path.insert(0, _AfterTorch())
+# Beside this file (`labelguard run` writes both): the finder that runs `_after_torch`.
+import _labelguard_after_import as _after_import  # noqa: E402
+
+_AFTER_TORCH = _after_import.AfterImport("torch", _after_torch).install()
+if not _STATE["after_torch"]:
+    import atexit
+
+    atexit.register(_at_exit)
 _on_uncaught(os.environ.get("LABELGUARD_CAPTURE"))
 _on_exit()
