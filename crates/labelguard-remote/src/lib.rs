@@ -148,6 +148,11 @@ impl BucketUrl {
     }
 }
 
+/// The longest wait for the first page of a listing: a page of 1000 keys comes in well under a
+/// second from any live endpoint, so a silent one is named within 20 s even when reads of
+/// large objects are given the longer request timeout.
+pub const FIRST_PAGE: Duration = Duration::from_secs(20);
+
 /// How requests are made: from `LABELGUARD_REMOTE_TIMEOUT` (seconds a request may take, 30),
 /// `LABELGUARD_REMOTE_RETRIES` (3) and `LABELGUARD_REMOTE_REQUESTS` (the requests in flight, 64).
 #[derive(Clone, Debug)]
@@ -287,10 +292,10 @@ impl Bucket {
         let listing = async {
             let mut stream = self.store.list(prefix.as_ref());
             let mut out = Vec::new();
-            // The first page comes within one request's time, retries included: an endpoint
-            // that accepts and never answers ends the listing within the request timeout, not
+            // The first page comes within one request's time, retries included, and at most
+            // FIRST_PAGE: an endpoint that accepts and never answers ends the listing then, not
             // after the retries' deadline (4 x 30 s and backoff by default).
-            let limit = self.settings.request_timeout;
+            let limit = self.settings.request_timeout.min(FIRST_PAGE);
             let mut next = tokio::time::timeout(limit, stream.next())
                 .await
                 .map_err(|_| Failure::NoAnswer(limit))?;
