@@ -532,7 +532,7 @@ fn llava_tokens_per_image_follow_its_processor() {
 }
 
 #[test]
-fn a_tokenizer_longer_than_the_learned_positions_is_lg899() {
+fn a_tokenizer_longer_than_the_learned_positions_is_lg814() {
     let d = tempfile::tempdir().unwrap();
     bert(d.path(), 40);
     tokenizer_json(d.path(), 40, &[]);

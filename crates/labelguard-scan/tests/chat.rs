@@ -181,7 +181,7 @@ fn template_tokens_beyond_the_embedding_are_lg801() {
 }
 
 #[test]
-fn a_conversation_the_template_refuses_is_lg898() {
+fn a_conversation_the_template_refuses_is_lg816() {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut convs = conversations();
     convs.push(vec![msg("tool", "sky")]);
@@ -240,4 +240,31 @@ fn rows_that_hold_no_conversation_are_named() {
     let found = findings(&p, Some(&m));
     assert_eq!(found.keys().collect::<Vec<_>>(), ["LG602"], "{found:?}");
     assert_eq!(found["LG602"][0].locations[0].index, [1]);
+}
+
+/// Label masks: a template that marks the assistant's text (`{% generation %}`) trains on it
+/// alone, so a conversation without an assistant turn has no label (LG804, a warning); the
+/// same file under a template without the tag is trained on every token and is clean.
+#[test]
+fn a_conversation_without_an_answer_has_no_label_under_an_assistant_only_template() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let marked = TEMPLATE.replace(
+        "<|im_start|>{{ m.role }} {{ m.content | trim }}<|im_end|>",
+        "<|im_start|>{{ m.role }} {% if m.role == 'assistant' %}{% generation %}{{ m.content | trim }}{% endgeneration %}{% else %}{{ m.content | trim }}{% endif %}<|im_end|>",
+    );
+    let data = messages_file(dir.path(), &conversations());
+    let found = findings(&data, Some(&model(dir.path(), Some(&marked), 64, 10)));
+    let lg804 = &found["LG804"];
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(lg804.len(), 1, "{lg804:?}");
+    assert_eq!(lg804[0].severity, Severity::Warning);
+    assert!(
+        lg804[0]
+            .message
+            .contains("1 conversation has no assistant turn (row 2)"),
+        "{}",
+        lg804[0].message
+    );
+    let plain = findings(&data, Some(&model(dir.path(), Some(TEMPLATE), 65, 10)));
+    assert!(plain.is_empty(), "{plain:?}");
 }

@@ -9,7 +9,7 @@ use super::ctx::Ctx;
 use super::result::{FileKind, FileResult, Unit};
 use super::tokens::TokenChecks;
 use crate::checks::token_rows::{Col, Tally, Values};
-use crate::checks::{lg816_chat_template_refused as lg898, lg815_chat_not_checked as lg899};
+use crate::checks::{lg815_chat_not_checked as lg815, lg816_chat_template_refused as lg816};
 use crate::layout::Item;
 use crate::read::chat::{read_conversations, ChatKey};
 use crate::read::chat_template::{ChatTokenizer, RenderError};
@@ -74,6 +74,7 @@ pub(crate) fn chat_file(item: &Item, path: &Path, key: ChatKey, ctx: &Ctx<'_>) -
         Some(dir) => ChatTokenizer::load(dir).map_err(|e| e.to_string()),
     };
     let mut malformed = Failed::default();
+    let mut no_answer = Tally::default();
     let mut refused = Failed::default();
     let mut unrendered = Failed::default();
     let mut checks = TokenChecks::new(ctx.model, ctx.opts.ignore_index);
@@ -87,6 +88,9 @@ pub(crate) fn chat_file(item: &Item, path: &Path, key: ChatKey, ctx: &Ctx<'_>) -
             Ok(m) => m,
             Err(why) => return malformed.add(row, why),
         };
+        if !has_assistant_turn(&messages) {
+            no_answer.add("messages", row, None, 0);
+        }
         let Ok(chat) = &chat else {
             return;
         };
@@ -127,18 +131,26 @@ pub(crate) fn chat_file(item: &Item, path: &Path, key: ChatKey, ctx: &Ctx<'_>) -
     let chat = match chat {
         Ok(chat) => chat,
         Err(why) => {
-            r.findings.push(lg899::whole_file(rows, &why));
+            r.findings.push(lg815::whole_file(rows, &why));
             return r;
         }
     };
     let template = &chat.template_source;
+    // Label masks: a template that marks the assistant's text trains on it alone, so a
+    // conversation without an assistant turn has every label masked.
+    if chat.marks_assistant && no_answer.rows > 0 {
+        r.findings
+            .push(crate::checks::lg804_all_labels_ignored::no_assistant_turn(
+                &no_answer, split,
+            ));
+    }
     if let Some(why) = &refused.first {
         r.findings
-            .push(lg898::finding(&refused.tally, why, template, split));
+            .push(lg816::finding(&refused.tally, why, template, split));
     }
     if let Some(why) = &unrendered.first {
         r.findings
-            .push(lg899::rows(&unrendered.tally, why, template, split));
+            .push(lg815::rows(&unrendered.tally, why, template, split));
     }
     let rendered = format!(
         " (the conversations rendered with the chat template of {template} and tokenized with its tokenizer.json, as apply_chat_template does)"
@@ -149,4 +161,17 @@ pub(crate) fn chat_file(item: &Item, path: &Path, key: ChatKey, ctx: &Ctx<'_>) -
             f
         }));
     r
+}
+
+/// Whether a conversation (its `{role, content}` messages) holds an assistant turn with content:
+/// the tokens an assistant-only fine-tune learns from.
+fn has_assistant_turn(messages: &serde_json::Value) -> bool {
+    messages.as_array().is_some_and(|m| {
+        m.iter().any(|msg| {
+            msg.get("role").and_then(|r| r.as_str()) == Some("assistant")
+                && msg
+                    .get("content")
+                    .is_some_and(|c| !c.is_null() && c.as_str() != Some(""))
+        })
+    })
 }

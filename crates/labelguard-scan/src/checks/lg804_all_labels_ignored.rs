@@ -39,3 +39,25 @@ pub fn finding(t: &Tally, ignore_index: i64, split: &str) -> Finding {
     f.values.clear();
     f
 }
+
+/// The conversations of `t` (a chat file) without an assistant turn, under a template that marks
+/// the assistant's text for training on it alone: every label of them is the ignore index.
+pub fn no_assistant_turn(t: &Tally, split: &str) -> Finding {
+    let message = format!(
+        "{} {} no assistant turn ({}): the chat template marks the assistant's text ({{% generation %}}) to train on it alone (return_assistant_tokens_mask, TRL's assistant_only_loss), so every label of {} is -100: {} nothing, and a batch of only such rows gives a NaN loss",
+        labelguard_core::finding::count(t.rows, "conversation"),
+        if t.rows == 1 { "has" } else { "have" },
+        t.rows_text(split),
+        if t.rows == 1 { "it" } else { "them" },
+        if t.rows == 1 { "it trains" } else { "they train" },
+    );
+    let mut f = t.evidence(
+        Finding::new(&LG804, Verdict::Silent, message)
+            .hint("a conversation cut before its answer, or a prompt-only row in a chat file")
+            .fix(
+                "drop these rows, or give each conversation the assistant's answer it should learn",
+            ),
+    );
+    f.values.clear();
+    f
+}

@@ -46,6 +46,9 @@ pub struct ChatTokenizer {
     specials: BTreeMap<&'static str, String>,
     /// Where the template came from, for messages.
     pub template_source: String,
+    /// The template marks the assistant's text (`{% generation %}`): it is made for training on
+    /// the assistant's tokens only (`return_assistant_tokens_mask`, TRL's `assistant_only_loss`).
+    pub marks_assistant: bool,
 }
 
 /// Why one conversation has no text.
@@ -234,7 +237,9 @@ impl ChatTokenizer {
                 }
             }
         };
-        let env = environment(without_generation_tags(&template)).map_err(|e| {
+        let plain = without_generation_tags(&template);
+        let marks_assistant = plain != template;
+        let env = environment(plain).map_err(|e| {
             ChatSetupError::Broken(format!("the chat template of {template_source}: {e}"))
         })?;
         Ok(ChatTokenizer {
@@ -242,6 +247,7 @@ impl ChatTokenizer {
             tokenizer,
             specials,
             template_source,
+            marks_assistant,
         })
     }
 
