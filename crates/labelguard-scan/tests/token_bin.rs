@@ -283,6 +283,10 @@ fn mnist_labels_are_class_ids_of_ten_classes() {
             .any(|(c, f, _)| c == "LG602" && f == "t10k-labels-idx1-ubyte"),
         "{got:?}"
     );
+    // --num-classes is the head's count: it overrides the dataset's own 10.
+    let r = scan(dir.path(), &opts(common::classes(12, -100)));
+    assert_eq!(r.settings.num_classes, Some(12));
+    assert!(!found(&r).iter().any(|(c, _, _)| c == "LG101"));
 }
 
 /// A CIFAR-10 batch as Python 2's `cPickle.dump(d, f, 2)` wrote them: `SHORT_BINSTRING` keys,

@@ -61,7 +61,7 @@ pub(crate) fn token_bin_file(item: &Item, kind: &TokenBin, ctx: &Ctx<'_>) -> Fil
                     .push(crate::checks::lg603_empty_file::empty_file());
                 return r;
             }
-            if len % 2 != 0 {
+            if !len.is_multiple_of(2) {
                 r.findings.push(corrupt_text(
                     "nanoGPT token file",
                     &format!("{len} bytes is not a whole number of uint16 ids: np.memmap(dtype=np.uint16) raises on it"),

@@ -262,7 +262,7 @@ pub fn parse(bytes: &[u8]) -> Result<Value, PickleError> {
         Ok(stack.split_off(m))
     }
     fn pairs(items: Vec<Value>) -> Result<Vec<(Value, Value)>, PickleError> {
-        if items.len() % 2 != 0 {
+        if !items.len().is_multiple_of(2) {
             return err("an odd number of dict items");
         }
         let mut out = Vec::with_capacity(items.len() / 2);

@@ -133,7 +133,7 @@ pub fn parse_megatron_index(b: &[u8], bin_len: u64) -> Result<MegatronIndex, Str
         if len < 0 {
             return Err(format!("sequence {i} has the length {len}"));
         }
-        if ptr < 0 || ptr as u64 % size != 0 {
+        if ptr < 0 || !(ptr as u64).is_multiple_of(size) {
             return Err(format!(
                 "sequence {i} starts at byte {ptr}, which is not a {size}-byte token of the .bin"
             ));
