@@ -152,10 +152,83 @@ pub fn cifar_labels(path: &Path) -> Result<(Vec<i64>, &'static str, Option<u64>)
         match x {
             Value::Int(n) => ids.push(*n),
             Value::Bool(b) => ids.push(*b as i64),
+            other if numpy_int(other).is_some() => ids.extend(numpy_int(other)),
             other => return Err(format!("'{key}'[{i}] is {}, not a class id", other.kind())),
         }
     }
     Ok((ids, key, v.get("data").and_then(array_rows)))
+}
+
+/// A pickled NumPy integer scalar (`np.int64(3)` in a list rebuilt with `list(array)`): numpy's
+/// `scalar(dtype, bytes)` (`numpy/_core/multiarray` `scalar`), the dtype `dtype('i8', False,
+/// True)` with its byte order in its `BUILD` state `(3, '<', ...)`, the bytes raw (protocol 3+)
+/// or as `_codecs.encode(text, 'latin1')` (protocol 2).
+fn numpy_int(v: &Value) -> Option<i64> {
+    let Value::Object { callable, args, .. } = v else {
+        return None;
+    };
+    let Value::Global(name) = &**callable else {
+        return None;
+    };
+    if !matches!(
+        &**name,
+        "numpy._core.multiarray.scalar" | "numpy.core.multiarray.scalar"
+    ) {
+        return None;
+    }
+    let [dtype, data] = args.items()? else {
+        return None;
+    };
+    let Value::Object {
+        args: dargs, state, ..
+    } = dtype
+    else {
+        return None;
+    };
+    let Value::Str(code) = dargs.items()?.first()? else {
+        return None;
+    };
+    let order = state
+        .as_deref()
+        .and_then(Value::items)
+        .and_then(|s| s.get(1));
+    let big = matches!(order, Some(Value::Str(o)) if &**o == ">");
+    let mut bytes: Vec<u8> = match data {
+        Value::Bytes(b) => b.to_vec(),
+        Value::Object { callable, args, .. } if matches!(&**callable, Value::Global(g) if &**g == "_codecs.encode") =>
+        {
+            let Value::Str(s) = args.items()?.first()? else {
+                return None;
+            };
+            s.chars()
+                .map(|c| u8::try_from(c as u32).ok())
+                .collect::<Option<_>>()?
+        }
+        _ => return None,
+    };
+    let (kind, size) = code.split_at(1);
+    let size: usize = size.parse().ok()?;
+    if bytes.len() != size || !(1..=8).contains(&size) {
+        return None;
+    }
+    let signed = match kind {
+        "i" => true,
+        "u" => false,
+        _ => return None,
+    };
+    if big {
+        bytes.reverse();
+    }
+    let fill = if signed && bytes[size - 1] & 0x80 != 0 {
+        0xff
+    } else {
+        0
+    };
+    let mut b = [fill; 8];
+    b[..size].copy_from_slice(&bytes);
+    let v = i64::from_le_bytes(b);
+    // A u8 id beyond i64 is no class id.
+    (signed || size < 8 || v >= 0).then_some(v)
 }
 
 /// The first dimension of a pickled NumPy array (`_reconstruct` then `BUILD` with the state
