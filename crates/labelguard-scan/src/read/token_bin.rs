@@ -251,7 +251,7 @@ pub fn scan_ranges(
         .collect::<Result<_, _>>()?;
     let mut total = IntStats::default();
     for r in &ranges {
-        total = merge(total, r.stats);
+        total = total.merge(r.stats);
         if r.stats.bad == 0 {
             continue;
         }
@@ -265,21 +265,6 @@ pub fn scan_ranges(
         })?;
     }
     Ok(total)
-}
-
-fn merge(a: IntStats, b: IntStats) -> IntStats {
-    let pick = |x: Option<i64>, y: Option<i64>, f: fn(i64, i64) -> i64| match (x, y) {
-        (Some(x), Some(y)) => Some(f(x, y)),
-        (x, None) => x,
-        (None, y) => y,
-    };
-    IntStats {
-        count: a.count + b.count,
-        min: pick(a.min, b.min, i64::min),
-        max: pick(a.max, b.max, i64::max),
-        bad: a.bad + b.bad,
-        ignored: a.ignored + b.ignored,
-    }
 }
 
 #[cfg(test)]
