@@ -15,7 +15,7 @@
 //!   multimodal dataset adds one `int8` mode per sequence. The `.bin` is the sequences' tokens
 //!   of that dtype, back to back.
 //!
-//! The `.bin` is read a range at a time on the scan's threads ([`scan_ranges`]): one pass of the
+//! The `.bin` is mapped and read a range at a time on the scan's threads ([`scan_ranges`]): one pass of the
 //! core's range kernel per range, then the offending positions located only in the ranges that
 //! hold one.
 
@@ -189,45 +189,17 @@ pub fn meta_vocab_size(path: &Path) -> Result<Option<u64>, String> {
     }
 }
 
-/// Tokens read per range: large enough that a range costs its bytes and nothing more, small
+/// Bytes scanned per range: large enough that a range costs its bytes and nothing more, small
 /// enough that the threads share a file of a few ranges.
-const RANGE_BYTES: u64 = 16 << 20;
-
-/// What one range of the token file held.
-struct RangeStats {
-    /// The range's first token.
-    first: u64,
-    tokens: u64,
-    stats: IntStats,
-}
-
-thread_local! {
-    static BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// Reads tokens `[first, first + n)` of `file` (of `dtype`) and calls `f` with them.
-fn with_range<R>(
-    file: &std::fs::File,
-    dtype: DType,
-    first: u64,
-    n: u64,
-    f: impl FnOnce(&TensorView<'_>) -> R,
-) -> Result<R, String> {
-    use std::os::unix::fs::FileExt;
-    let size = dtype.size() as u64;
-    BUF.with(|b| {
-        let mut buf = b.borrow_mut();
-        buf.resize((n * size) as usize, 0);
-        file.read_exact_at(&mut buf, first * size)
-            .map_err(|e| format!("cannot read tokens {first}..{}: {e}", first + n))?;
-        let view = TensorView::new(dtype, &[n as usize], &buf).expect("n tokens of dtype");
-        Ok(f(&view))
-    })
-}
+const RANGE_BYTES: usize = 16 << 20;
 
 /// The tokens `[0, end)` of `file` scanned against `range`, a range at a time on the current
 /// rayon pool; then `bad(position, value)` for every offending token, in file order (only the
 /// ranges that hold one are read again). Returns the min, max and counts of all tokens.
+///
+/// The file is memory-mapped (its pages populated up front), as `np.memmap` and Megatron's
+/// `_MMapBinReader` map it: the page cache is read in place, with no copy. Like theirs, a map of
+/// a file that another process truncates while it is read would fault.
 pub fn scan_ranges(
     file: &std::fs::File,
     dtype: DType,
@@ -236,33 +208,40 @@ pub fn scan_ranges(
     mut bad: impl FnMut(u64, i64),
 ) -> Result<IntStats, String> {
     use rayon::prelude::*;
-    let per = (RANGE_BYTES / dtype.size() as u64).max(1);
-    let starts: Vec<u64> = (0..end.div_ceil(per)).map(|i| i * per).collect();
-    let ranges: Vec<RangeStats> = starts
-        .par_iter()
-        .map(|&first| {
-            let tokens = per.min(end - first);
-            with_range(file, dtype, first, tokens, |v| RangeStats {
-                first,
-                tokens,
-                stats: scan_int(v, range),
-            })
-        })
-        .collect::<Result<_, _>>()?;
+    if end == 0 {
+        return Ok(IntStats::default());
+    }
+    let size = dtype.size();
+    // SAFETY: a read-only private map that lives as long as the slices read from it.
+    let map = unsafe { memmap2::MmapOptions::new().populate().map(file) }
+        .map_err(|e| format!("cannot map the file: {e}"))?;
+    let bytes = usize::try_from(end)
+        .ok()
+        .and_then(|n| n.checked_mul(size))
+        .and_then(|n| map.get(..n))
+        .ok_or_else(|| format!("the file is shorter than its {end} tokens"))?;
+    let per = (RANGE_BYTES / size).max(1) * size;
+    fn view(dtype: DType, part: &[u8]) -> TensorView<'_> {
+        TensorView::new(dtype, &[part.len() / dtype.size()], part).expect("whole tokens")
+    }
+    let stats: Vec<IntStats> = bytes
+        .par_chunks(per)
+        .map(|part| scan_int(&view(dtype, part), range))
+        .collect();
     let mut total = IntStats::default();
-    for r in &ranges {
-        total = total.merge(r.stats);
-        if r.stats.bad == 0 {
+    for (i, (s, part)) in stats.iter().zip(bytes.chunks(per)).enumerate() {
+        total = total.merge(*s);
+        if s.bad == 0 {
             continue;
         }
-        with_range(file, dtype, r.first, r.tokens, |v| {
-            for i in 0..v.numel() {
-                let x = v.read_i64(i);
-                if range.is_bad(x) {
-                    bad(r.first + i as u64, x);
-                }
+        let v = view(dtype, part);
+        let first = (i * per / size) as u64;
+        for j in 0..v.numel() {
+            let x = v.read_i64(j);
+            if range.is_bad(x) {
+                bad(first + j as u64, x);
             }
-        })?;
+        }
     }
     Ok(total)
 }
@@ -342,7 +321,7 @@ mod tests {
 
     #[test]
     fn a_scan_finds_every_bad_token_in_order_across_ranges() {
-        let per = RANGE_BYTES / 2;
+        let per = (RANGE_BYTES / 2) as u64;
         let n = per * 2 + 7;
         let mut ids: Vec<u16> = (0..n).map(|i| (i % 50) as u16).collect();
         let planted = [3, per - 1, per, 2 * per + 6];
