@@ -798,7 +798,7 @@ fn lg801_token_id_out_of_range_in_a_token_file() {
 }
 
 #[test]
-fn lg899_token_ids_unchecked() {
+fn lg817_token_ids_unchecked() {
     let dir = nanogpt_tree(&[1, 2, 300], false);
-    insta::assert_snapshot!(finding(dir.path(), Overrides::default(), "LG899"));
+    insta::assert_snapshot!(finding(dir.path(), Overrides::default(), "LG817"));
 }

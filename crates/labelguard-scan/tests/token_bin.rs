@@ -124,8 +124,8 @@ fn nanogpt_without_a_vocabulary_says_so_and_a_model_gives_one() {
     assert_eq!(
         found(&r),
         vec![
-            ("LG899".into(), "train.bin".into(), vec![]),
-            ("LG899".into(), "val.bin".into(), vec![]),
+            ("LG817".into(), "train.bin".into(), vec![]),
+            ("LG817".into(), "val.bin".into(), vec![]),
         ]
     );
     assert!(errors(&r).is_empty());
@@ -217,7 +217,7 @@ fn megatron_ids_are_placed_in_their_sequence() {
         "{}",
         f.finding.message
     );
-    // uint16, valid: nothing; without --model: LG899 only.
+    // uint16, valid: nothing; without --model: LG817 only.
     let twin = tempfile::tempdir().unwrap();
     megatron(twin.path(), 8, 2, &[vec![1, 2], vec![49]], 0);
     assert_eq!(
@@ -227,7 +227,7 @@ fn megatron_ids_are_placed_in_their_sequence() {
     let r = scan(twin.path(), &opts(Overrides::default()));
     assert_eq!(
         found(&r),
-        vec![("LG899".into(), "corpus_text_document.bin".into(), vec![])]
+        vec![("LG817".into(), "corpus_text_document.bin".into(), vec![])]
     );
     // A .bin cut short: the index points past it.
     let cut = tempfile::tempdir().unwrap();

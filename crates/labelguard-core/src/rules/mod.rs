@@ -125,7 +125,7 @@ catalogue! {
     lg811_no_pad_token as LG811,
     lg812_head_size_mismatch as LG812,
     lg813_model_description_incomplete as LG813,
-    lg899_token_ids_unchecked as LG899,
+    lg817_token_ids_unchecked as LG817,
     lg901_unidentified_device_assert as LG901,
     lg902_asynchronous_report as LG902,
     lg903_unexplained_error as LG903,

@@ -1,6 +1,6 @@
 //! Flat token files (nanoGPT's `train.bin`, a Megatron `.bin` + `.idx`): every id against the
 //! vocabulary (LG801), which comes from `--model` (the embedding's rows) or nanoGPT's
-//! `meta.pkl`; without either the ids are read and LG899 says they were not checked. The file
+//! `meta.pkl`; without either the ids are read and LG817 says they were not checked. The file
 //! is streamed a range at a time on the scan's threads with the core's range kernel
 //! ([`crate::read::token_bin::scan_ranges`]), so memory stays a few ranges whatever its size.
 
@@ -146,7 +146,7 @@ pub(crate) fn token_bin_file(item: &Item, kind: &TokenBin, ctx: &Ctx<'_>) -> Fil
     }
     if vocab.is_none() && end > 0 {
         r.findings
-            .push(crate::checks::lg899_token_ids_unchecked::finding(
+            .push(crate::checks::lg817_token_ids_unchecked::finding(
                 &name, end, stats.max, missing,
             ));
     }

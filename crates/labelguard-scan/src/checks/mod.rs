@@ -44,6 +44,6 @@ pub mod lg805_sequence_beyond_positions;
 pub mod lg806_token_type_out_of_range;
 pub mod lg807_attention_mask_invalid;
 pub mod lg808_image_placeholder_mismatch;
-pub mod lg899_token_ids_unchecked;
+pub mod lg817_token_ids_unchecked;
 pub mod token_rows;
 pub mod token_stream;

@@ -20,7 +20,7 @@ declare_rule! {
     /// `vocab_size`), or keep the `meta.pkl` that the dataset's `prepare.py` wrote beside the token files.
     ///
     /// ## Checked by
-    /// - `crates/labelguard-scan/src/checks/lg899_token_ids_unchecked.rs` (same name, in the scan crate)
+    /// - `crates/labelguard-scan/src/checks/lg817_token_ids_unchecked.rs` (same name, in the scan crate)
     /// - tests: `crates/labelguard-scan/tests/token_bin.rs`
-    "LG899", "token-ids-unchecked", Warning
+    "LG817", "token-ids-unchecked", Warning
 }

@@ -1,8 +1,8 @@
-//! LG899 token-ids-unchecked: a flat token file whose vocabulary nothing states.
-//! Documentation: `labelguard_core::rules::lg899_token_ids_unchecked`.
+//! LG817 token-ids-unchecked: a flat token file whose vocabulary nothing states.
+//! Documentation: `labelguard_core::rules::lg817_token_ids_unchecked`.
 
 use crate::problem::problem;
-use labelguard_core::rules::LG899;
+use labelguard_core::rules::LG817;
 use labelguard_core::Finding;
 
 /// The finding for the flat token file `file` of `tokens` ids (the largest `max`) read without
@@ -10,7 +10,7 @@ use labelguard_core::Finding;
 pub fn finding(file: &str, tokens: u64, max: Option<i64>, why: &str) -> Finding {
     let largest = max.map_or(String::new(), |m| format!(" (largest {m})"));
     problem(
-        &LG899,
+        &LG817,
         format!(
             "the {} of {file}{largest} were not checked against a vocabulary: {why}",
             labelguard_core::finding::count(tokens, "token id")
