@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: test lint venv python wheel bench bench-python bench-hot bench-compiled bench-scan bench-diagnose bench-diagnose-matching bench-run bench-run-startup bench-fix bench-coco bench-ranks bench-many-files bench-shards bench-broken bench-yolo bench-tokens bench-ray bench-bucket docs fuzz
+.PHONY: test lint venv python wheel bench bench-python bench-hot bench-compiled bench-scan bench-diagnose bench-diagnose-matching bench-run bench-run-startup bench-fix bench-coco bench-ranks bench-many-files bench-shards bench-broken bench-yolo bench-tokens bench-memmap bench-ray bench-bucket docs fuzz
 
 ## venv: the Python environment of the tests (torch from PyPI; pip's cache keeps reruns fast)
 venv: $(VENV)/.installed
@@ -124,6 +124,12 @@ bench-shards:
 bench-tokens: venv
 	cargo build --release -p labelguard-cli
 	$(PY) bench/tokens.py
+
+## bench-memmap: scan of a >= 1 GB nanoGPT train.bin (uint16 memmap) vs np.memmap + max() per chunk, same cores (issue 42)
+MEMMAP_CORES ?= 0
+bench-memmap: venv
+	cargo build --release -p labelguard-cli
+	$(PY) bench/token_memmap.py --cores $(MEMMAP_CORES)
 
 ## bench-ray: a single-machine scan vs the same scan fanned out on a local two-node Ray cluster
 ## (labelguard.fanout; on one machine this measures the fan-out's overhead)

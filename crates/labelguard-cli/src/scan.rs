@@ -39,6 +39,8 @@ Layouts:
   hfdataset    a datasets save_to_disk folder (state.json, dataset_dict.json): token data
   paired       annotations|masks|labels beside images (ADE20K)
   webdataset   keyed samples (000123.jpg, 000123.seg.png, 000123.cls), as WebDataset groups them
+  tokenbin     nanoGPT train.bin/val.bin (+ meta.pkl), Megatron PREFIX.bin + PREFIX.idx: token ids
+  torchvision  raw MNIST (train-labels-idx1-ubyte) and CIFAR (data_batch_1) files: class ids
   imagefolder  class folders of photos
   files        every mask, array and table found
   custom       --mask-glob with --image-template 'images/{subdir}/{stem}.jpg'

@@ -33,7 +33,8 @@ pub struct IntStats {
 }
 
 impl IntStats {
-    fn merge(self, o: IntStats) -> IntStats {
+    /// The stats of two parts of one tensor together.
+    pub fn merge(self, o: IntStats) -> IntStats {
         IntStats {
             count: self.count + o.count,
             min: opt(self.min, o.min, i64::min),

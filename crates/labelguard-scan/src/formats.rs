@@ -207,6 +207,41 @@ pub const FORMATS: &[Format] = &[
         listed_as: ".arrow",
         reader: "read::arrow_ipc",
     },
+    Format {
+        // Named files without a header (`np.uint16` ids): the layout knows them by name.
+        name: "nanoGPT token file",
+        extensions: &[],
+        magic: &[],
+        holds: &[Tokens],
+        listed_as: "nanoGPT train.bin/val.bin",
+        reader: "read::token_bin",
+    },
+    Format {
+        // The magic starts the `.idx`; its `.bin` has none.
+        name: "Megatron indexed dataset",
+        extensions: &[],
+        magic: &[b"MMIDIDX\x00\x00"],
+        holds: &[Tokens],
+        listed_as: "Megatron .bin + .idx",
+        reader: "read::token_bin",
+    },
+    Format {
+        // torchvision's raw MNIST-style files: uint8 labels (0x801) and images (0x803).
+        name: "MNIST IDX",
+        extensions: &[],
+        magic: &[b"\x00\x00\x08\x01", b"\x00\x00\x08\x03"],
+        holds: &[ClassLabel],
+        listed_as: "MNIST *-labels-idx1-ubyte",
+        reader: "read::torchvision_raw",
+    },
+    Format {
+        name: "CIFAR python batch",
+        extensions: &[],
+        magic: &[],
+        holds: &[ClassLabel],
+        listed_as: "CIFAR data_batch_*",
+        reader: "read::torchvision_raw (read::pickle)",
+    },
 ];
 
 /// The extension of `name` (after its last dot), when it has one.

@@ -22,6 +22,11 @@ pub enum LayoutKind {
     HfDataset,
     /// WebDataset samples: files grouped by key (`000123.jpg`, `000123.seg.png`, `000123.cls`).
     WebDataset,
+    /// Flat token files: nanoGPT's `train.bin`/`val.bin`, Megatron's `.bin` + `.idx`.
+    TokenBin,
+    /// The raw files of torchvision's classification datasets (MNIST's IDX files, CIFAR
+    /// batches).
+    Torchvision,
 }
 
 impl LayoutKind {
@@ -39,6 +44,8 @@ impl LayoutKind {
             LayoutKind::Model => "model",
             LayoutKind::HfDataset => "hfdataset",
             LayoutKind::WebDataset => "webdataset",
+            LayoutKind::TokenBin => "tokenbin",
+            LayoutKind::Torchvision => "torchvision",
         }
     }
 }
@@ -59,9 +66,11 @@ impl std::str::FromStr for LayoutKind {
             "model" | "huggingface" | "transformers" => LayoutKind::Model,
             "hfdataset" | "hf" | "datasets" | "arrow" => LayoutKind::HfDataset,
             "webdataset" | "wds" => LayoutKind::WebDataset,
+            "tokenbin" | "nanogpt" | "megatron" => LayoutKind::TokenBin,
+            "torchvision" | "mnist" | "cifar" => LayoutKind::Torchvision,
             _ => {
                 return Err(format!(
-                    "unknown layout '{s}' (known: auto, cityscapes, voc, paired, imagefolder, coco, yolo, model, hfdataset, webdataset, files, custom)"
+                    "unknown layout '{s}' (known: auto, cityscapes, voc, paired, imagefolder, coco, yolo, model, hfdataset, webdataset, tokenbin, torchvision, files, custom)"
                 ))
             }
         })

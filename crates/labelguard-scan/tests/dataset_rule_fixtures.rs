@@ -776,3 +776,29 @@ fn lg808_image_placeholder_mismatch() {
     };
     insta::assert_snapshot!(finding(&dir.path().join("data.jsonl"), o, "LG808"));
 }
+
+/// A nanoGPT `train.bin` (uint16 ids) and the `meta.pkl` of a 65-character vocabulary
+/// (`pickle.dumps({'vocab_size': 65})`, protocol 4).
+fn nanogpt_tree(ids: &[u16], meta: bool) -> tempfile::TempDir {
+    let bin: Vec<u8> = ids.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let mut files = vec![("train.bin", bin)];
+    if meta {
+        files.push((
+            "meta.pkl",
+            b"\x80\x04\x95\x13\x00\x00\x00\x00\x00\x00\x00}\x94\x8c\nvocab_size\x94KAs.".to_vec(),
+        ));
+    }
+    tree(&files)
+}
+
+#[test]
+fn lg801_token_id_out_of_range_in_a_token_file() {
+    let dir = nanogpt_tree(&[1, 2, 64, 65, 3, 70], true);
+    insta::assert_snapshot!(finding(dir.path(), Overrides::default(), "LG801"));
+}
+
+#[test]
+fn lg817_token_ids_unchecked() {
+    let dir = nanogpt_tree(&[1, 2, 300], false);
+    insta::assert_snapshot!(finding(dir.path(), Overrides::default(), "LG817"));
+}

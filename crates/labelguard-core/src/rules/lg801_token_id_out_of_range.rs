@@ -22,6 +22,8 @@ declare_rule! {
     ///
     /// ## Checked by
     /// - `crates/labelguard-scan/src/checks/lg801_token_id_out_of_range.rs` (same name, in the scan crate)
+    /// - `crates/labelguard-scan/src/checks/token_stream.rs`: flat token files (nanoGPT's `train.bin` against
+    ///   `meta.pkl`'s `vocab_size` or `--model`, Megatron's `.bin` + `.idx` against `--model`), by position or sequence
     /// - tests: `crates/labelguard-scan/tests/tokens.rs`, `tests/python/test_token_datasets.py`
     "LG801", "token-id-out-of-range", Error
 }

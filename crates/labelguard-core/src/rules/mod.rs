@@ -128,6 +128,7 @@ catalogue! {
     lg814_tokenizer_longer_than_positions as LG814,
     lg815_chat_not_checked as LG815,
     lg816_chat_template_refused as LG816,
+    lg817_token_ids_unchecked as LG817,
     lg901_unidentified_device_assert as LG901,
     lg902_asynchronous_report as LG902,
     lg903_unexplained_error as LG903,

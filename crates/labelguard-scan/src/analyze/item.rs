@@ -136,6 +136,8 @@ pub fn analyze_item(item: &Item, ctx: &Ctx<'_>, bufs: &mut Buffers) -> FileResul
             }
             r
         }
+        Task::TokenBin(kind) => super::token_bin::token_bin_file(item, kind, ctx),
+        Task::RawLabels(kind) => super::raw_labels::raw_labels_file(item, kind, ctx),
         Task::ClassWeights => class_weights_file(item, ctx),
         Task::Model => super::model::model_dir(item),
     };

@@ -12,7 +12,7 @@
 //! [`colour`] (colour masks), [`channel`] (one channel of a multi-channel mask),
 //! [`class_ids`] (the class-id check every kind ends in), [`array`](mod@array)
 //! (`.npy`/`.npz`/`.safetensors`), [`table`] (label tables), [`image`] (ImageFolder samples),
-//! [`sample_label`] (WebDataset class labels), [`class_weights`] (the `--class-weights` file), [`model`] (a model directory) and [`overlay`] (the picture of a mask's bad
+//! [`sample_label`] (WebDataset class labels), [`token_bin`] (flat token files), [`raw_labels`] (torchvision raw label files), [`class_weights`] (the `--class-weights` file), [`model`] (a model directory) and [`overlay`] (the picture of a mask's bad
 //! pixels). The per-file rules' findings are built by their checks in [`crate::checks`].
 
 pub mod array;
@@ -29,11 +29,13 @@ pub mod item;
 pub mod mask;
 pub mod model;
 pub mod overlay;
+pub mod raw_labels;
 pub mod result;
 pub mod sample_label;
 pub mod table;
 #[cfg(test)]
 mod tests;
+pub mod token_bin;
 pub mod tokens;
 
 pub use buffers::Buffers;

@@ -46,4 +46,6 @@ pub mod lg807_attention_mask_invalid;
 pub mod lg808_image_placeholder_mismatch;
 pub mod lg815_chat_not_checked;
 pub mod lg816_chat_template_refused;
+pub mod lg817_token_ids_unchecked;
 pub mod token_rows;
+pub mod token_stream;

@@ -143,6 +143,13 @@ pub(crate) fn partition<'a>(files: &[&'a Entry], opts: &ScanOptions) -> Vec<Grou
     for (base, owned) in super::hf_dataset::trees(files) {
         add(base, LayoutKind::HfDataset, owned);
     }
+    for (base, owned) in super::token_bin::trees(files) {
+        add(base, LayoutKind::TokenBin, owned);
+    }
+    // (Files directly in the scanned folder are named by their own folder in `detect`.)
+    for (base, owned) in super::torchvision_raw::trees(files, "") {
+        add(base, LayoutKind::Torchvision, owned);
+    }
     for (base, owned) in super::coco::trees(files) {
         add(base, LayoutKind::Coco, owned);
     }

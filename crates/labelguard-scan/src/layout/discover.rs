@@ -275,6 +275,8 @@ pub fn discover_roots(roots: &[Root], opts: &ScanOptions) -> Result<Discovery, C
                 LayoutKind::Model => super::model::collect(&mut scan),
                 LayoutKind::HfDataset => super::hf_dataset::collect(&mut scan),
                 LayoutKind::WebDataset => super::webdataset::collect(&mut scan),
+                LayoutKind::TokenBin => super::token_bin::collect(&mut scan),
+                LayoutKind::Torchvision => num_classes = super::torchvision_raw::collect(&mut scan),
                 LayoutKind::Files | LayoutKind::Auto => super::files::collect(&mut scan),
             }
             if scan.items.is_empty() && !group.keep_empty {
@@ -557,6 +559,14 @@ fn detect(scan: &RootScan<'_>, opts: &ScanOptions) -> LayoutKind {
     }
     if looks_like_image_folder(&scan.files) {
         return LayoutKind::ImageFolder;
+    }
+    // Named files no other layout reads: a tree that is nothing else.
+    if !super::token_bin::trees(&scan.files).is_empty() {
+        return LayoutKind::TokenBin;
+    }
+    let root_name = super::torchvision_raw::root_name(&scan.root);
+    if !super::torchvision_raw::trees(&scan.files, &root_name).is_empty() {
+        return LayoutKind::Torchvision;
     }
     LayoutKind::Files
 }

@@ -50,6 +50,12 @@ pub enum Task {
         files: Vec<PathBuf>,
         format: TokenFormat,
     },
+    /// A flat token file (nanoGPT's `train.bin`, a Megatron `.bin` beside its `.idx`): its ids
+    /// against the vocabulary.
+    TokenBin(crate::read::token_bin::TokenBin),
+    /// A raw label file of torchvision's classification datasets (MNIST's IDX labels, a CIFAR
+    /// batch): its class ids.
+    RawLabels(crate::read::torchvision_raw::RawLabels),
     /// The `--class-weights` file.
     ClassWeights,
     /// A model directory's `config.json`: the directory is read as a model and its tokenizer

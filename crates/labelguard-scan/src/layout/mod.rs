@@ -31,13 +31,18 @@
 //!   mask's: `photos`) in class folders not named like masks, and nothing else matched;
 //! * **hfdataset**: a folder saved by `datasets`' `save_to_disk` (`state.json`, or
 //!   `dataset_dict.json` with a folder per split): one token-data item per split;
+//! * **tokenbin**: flat token files, nanoGPT's `train.bin`/`val.bin` (with its `meta.pkl`) and
+//!   Megatron/NeMo/GPT-NeoX indexed datasets (`PREFIX.bin` beside `PREFIX.idx`): their ids
+//!   against the vocabulary;
+//! * **torchvision**: the raw files of torchvision's MNIST-style (`train-labels-idx1-ubyte`)
+//!   and CIFAR (`data_batch_1`, `cifar-100-python/train`) datasets, read as class labels;
 //! * **files**: every mask, array and label table found, each on its own.
 //!
 //! Splits are named by the first path component that is a split name (`train`/`training`,
 //! `val`/`valid`/`validation`, `test`/`testing`), or `all`.
 //!
 //! One file per layout (`cityscapes`, `voc`, `coco`, `yolo`, `model` with `pipeline`, `hf_dataset`, `paired`, `webdataset`,
-//! `image_folder`, `custom`, `files`);
+//! `image_folder`, `token_bin`, `torchvision_raw`, `custom`, `files`);
 //! `discover` runs them over every scanned path, `datasets` splits a scanned folder into the
 //! datasets it holds, `item` holds what discovery produces (items, tasks), `pairing` the
 //! mask-to-image pairing the paired layouts share, `paths` the path helpers (splits,
@@ -60,6 +65,8 @@ pub mod paths;
 mod photos;
 mod pipeline;
 pub mod shards;
+mod token_bin;
+mod torchvision_raw;
 mod voc;
 mod webdataset;
 mod yolo;

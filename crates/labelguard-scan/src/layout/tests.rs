@@ -45,6 +45,16 @@ fn summary(d: &Discovery) -> Vec<String> {
                         }
                     )
                 }
+                Task::TokenBin(crate::read::token_bin::TokenBin::NanoGpt { meta }) => {
+                    format!("nanogpt meta:{}", meta.is_some())
+                }
+                Task::TokenBin(crate::read::token_bin::TokenBin::Megatron { .. }) => {
+                    "megatron".into()
+                }
+                Task::RawLabels(crate::read::torchvision_raw::RawLabels::Mnist { images }) => {
+                    format!("mnist images:{}", images.is_some())
+                }
+                Task::RawLabels(crate::read::torchvision_raw::RawLabels::Cifar) => "cifar".into(),
                 Task::Problem(p) => p.code.to_string(),
                 Task::DatasetProblem(p) => format!("dataset {}", p.code),
             };
@@ -505,4 +515,83 @@ fn photos_beside_json_files_are_not_webdataset_samples() {
         "{:?}",
         d.layouts
     );
+}
+
+#[test]
+fn token_files_and_torchvision_raw_files_are_their_own_datasets() {
+    // nanoGPT's data folder, a Megatron prefix, torchvision's MNIST and CIFAR roots, and what
+    // those layouts leave alone (a .bin that is neither, CIFAR's metadata, MNIST's images).
+    let (d, s) = run(
+        &[
+            "shakespeare_char/train.bin",
+            "shakespeare_char/val.bin",
+            "shakespeare_char/meta.pkl",
+            "shakespeare_char/input.txt",
+            "openwebtext/train.bin",
+            "openwebtext/val.bin",
+            "megatron/corpus_text_document.bin",
+            "megatron/corpus_text_document.idx",
+            "megatron/pytorch_model.bin",
+            "MNIST/raw/train-labels-idx1-ubyte",
+            "MNIST/raw/train-labels-idx1-ubyte.gz",
+            "MNIST/raw/train-images-idx3-ubyte",
+            "MNIST/raw/t10k-labels-idx1-ubyte.gz",
+            "cifar-10-batches-py/data_batch_1",
+            "cifar-10-batches-py/test_batch",
+            "cifar-10-batches-py/batches.meta",
+            "cifar-100-python/train",
+            "cifar-100-python/meta",
+        ],
+        &ScanOptions::default(),
+    );
+    assert_eq!(
+        s,
+        vec![
+            "MNIST/raw/t10k-labels-idx1-ubyte.gz test mnist images:false",
+            "MNIST/raw/train-labels-idx1-ubyte train mnist images:true",
+            "cifar-10-batches-py/data_batch_1 train cifar",
+            "cifar-10-batches-py/test_batch test cifar",
+            "cifar-100-python/train train cifar",
+            "megatron/corpus_text_document.bin all megatron",
+            "openwebtext/train.bin train nanogpt meta:false",
+            "openwebtext/val.bin val nanogpt meta:false",
+            "shakespeare_char/train.bin train nanogpt meta:true",
+            "shakespeare_char/val.bin val nanogpt meta:true",
+        ]
+    );
+    let kinds: Vec<(LayoutKind, Option<u32>)> = d
+        .datasets
+        .iter()
+        .map(|x| (x.layout, x.num_classes))
+        .collect();
+    assert!(
+        kinds.contains(&(LayoutKind::Torchvision, Some(100))),
+        "{kinds:?}"
+    );
+    assert!(
+        kinds.contains(&(LayoutKind::Torchvision, Some(10))),
+        "{kinds:?}"
+    );
+    assert!(kinds.contains(&(LayoutKind::TokenBin, None)), "{kinds:?}");
+    // One folder of nanoGPT files scanned as the root is detected as such.
+    let (d, s) = run(
+        &["train.bin", "val.bin", "prepare.py"],
+        &ScanOptions::default(),
+    );
+    assert_eq!(d.layouts, vec![LayoutKind::TokenBin]);
+    assert_eq!(
+        s,
+        vec![
+            "train.bin train nanogpt meta:false",
+            "val.bin val nanogpt meta:false"
+        ]
+    );
+    // CIFAR-100's folder scanned as the root: its `train` and `test` are batches.
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("cifar-100-python");
+    touch(&root, &["train", "test", "meta"]);
+    let d = discover(std::slice::from_ref(&root), &ScanOptions::default()).unwrap();
+    assert_eq!(d.layouts, vec![LayoutKind::Torchvision]);
+    assert_eq!(d.datasets[0].num_classes, Some(100));
+    assert_eq!(d.items.len(), 2);
 }

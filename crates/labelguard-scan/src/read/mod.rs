@@ -31,9 +31,12 @@ pub mod parquet_columns;
 pub mod parquet_lists;
 #[cfg(feature = "parquet")]
 pub mod parquet_source;
+pub mod pickle;
 pub mod table;
 pub mod tar;
 pub mod thrift_check;
+pub mod token_bin;
 pub mod tokens;
+pub mod torchvision_raw;
 pub mod voc_xml;
 pub mod yolo;

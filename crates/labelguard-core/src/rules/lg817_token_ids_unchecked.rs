@@ -1,0 +1,26 @@
+use crate::rule::declare_rule;
+
+declare_rule! {
+    /// A flat token file was read but its ids could not be checked: nothing says how large the vocabulary is.
+    ///
+    /// ## What it checks
+    /// A flat token file (nanoGPT's `train.bin`/`val.bin`, a Megatron/NeMo/GPT-NeoX `.bin` + `.idx`) holds only the ids:
+    /// the vocabulary they index comes from elsewhere. labelguard takes it from `--model` (the embedding's rows) or,
+    /// for nanoGPT, from the `vocab_size` of the `meta.pkl` beside the files (read without running the pickle). With
+    /// neither, the ids are read (the largest one is reported) but not checked, and this finding says so rather than
+    /// passing the data silently. labelguard does not guess a vocabulary (nanoGPT's GPT-2 default of 50304 rows is
+    /// a setting of `train.py`, not of the data).
+    ///
+    /// ## Why it matters
+    /// Nothing crashes because of it, but an id at or beyond the embedding's rows (LG801) would make `nn.Embedding`
+    /// assert on CUDA (`srcIndex < srcSelectDimSize`) and labelguard could not see it.
+    ///
+    /// ## Fix
+    /// Scan with `--model MODEL_DIR` (a Hugging Face model directory, or any folder with a `config.json` that gives
+    /// `vocab_size`), or keep the `meta.pkl` that the dataset's `prepare.py` wrote beside the token files.
+    ///
+    /// ## Checked by
+    /// - `crates/labelguard-scan/src/checks/lg817_token_ids_unchecked.rs` (same name, in the scan crate)
+    /// - tests: `crates/labelguard-scan/tests/token_bin.rs`
+    "LG817", "token-ids-unchecked", Warning
+}
