@@ -152,11 +152,23 @@ pub(crate) fn rank(
     Some(Ranked {
         op: op.to_string(),
         explain,
-        evidence: mine.iter().map(|v| v.evidence.clone()).take(4).collect(),
+        evidence: unique(mine.iter().map(|v| &v.evidence)),
         confidence,
         clue: describe(strongest, op, kb),
         specific: specific.is_some(),
     })
+}
+
+/// The evidence lines of the votes, each once (a frame votes as a call and as a library
+/// function), at most four.
+fn unique<'a>(lines: impl Iterator<Item = &'a Evidence>) -> Vec<Evidence> {
+    let mut out: Vec<Evidence> = Vec::new();
+    for e in lines {
+        if out.len() < 4 && !out.contains(e) {
+            out.push(e.clone());
+        }
+    }
+    out
 }
 
 /// A clue in words: what kind of line voted, and the line.

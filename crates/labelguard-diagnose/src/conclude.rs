@@ -154,7 +154,12 @@ pub(crate) fn conclude(a: &Observations) -> LogReport {
     // Every answer that names a cause says which clue decided it; by default the first line of
     // its evidence (the kernel's assertion line, the host error, the guard's exception).
     for d in &mut out {
-        if d.clue.is_none() && d.alternatives.is_empty() && d.op != crate::kb::UNKNOWN_OP {
+        let consequence = category_of(d.finding.code) == Category::Consequence;
+        if d.clue.is_none()
+            && d.alternatives.is_empty()
+            && d.op != crate::kb::UNKNOWN_OP
+            && !consequence
+        {
             if let Some(e) = d.evidence.first() {
                 d.clue = Some(format!(
                     "the log's line {}:{} `{}`",
