@@ -201,6 +201,37 @@ mod tests {
         }
     }
 
+    /// Every fact says where it comes from and the releases that print it, and a source fact
+    /// names what was read: the table's coverage is stated, not implied.
+    #[test]
+    fn every_fact_states_its_basis_and_range() {
+        let table = Table::embedded();
+        let lines = table
+            .hosts
+            .iter()
+            .chain(&table.headers)
+            .chain(&table.compiled);
+        let facts = table
+            .sites
+            .iter()
+            .map(|s| (&s.basis, &s.since, &s.until))
+            .chain(lines.map(|l| (&l.basis, &l.since, &l.until)));
+        for (basis, since, until) in facts {
+            assert!(
+                ["source", "logs", "catalog"].contains(&basis.as_str()),
+                "{basis}"
+            );
+            assert!(!since.is_empty() && !until.is_empty());
+        }
+        for s in table.sites.iter().filter(|s| s.basis != "catalog") {
+            assert!(
+                !s.read.is_empty() || !s.verified_tags.is_empty(),
+                "{}: what was read?",
+                s.condition
+            );
+        }
+    }
+
     #[test]
     fn a_site_without_ops_is_rejected() {
         let bad = "[[site]]\npath = \"a/X.cu\"\nkernel = \"k\"\ncondition = \"a > 0\"\nmessage = \"\"\nsince = \"?\"\nuntil = \"?\"\nbasis = \"source\"\nops = []\nexplain = \"\"\n";
