@@ -155,14 +155,15 @@ pub(crate) fn conclude(a: &Observations) -> LogReport {
     // its evidence (the kernel's assertion line, the host error, the guard's exception).
     for d in &mut out {
         let consequence = category_of(d.finding.code) == Category::Consequence;
-        if d.clue.is_none()
-            && d.alternatives.is_empty()
-            && d.op != crate::kb::UNKNOWN_OP
-            && !consequence
-        {
+        if d.clue.is_none() && d.op != crate::kb::UNKNOWN_OP && !consequence {
             if let Some(e) = d.evidence.first() {
+                let shared = if d.alternatives.is_empty() {
+                    ""
+                } else {
+                    " (for the cause; nothing in the log tells apart the ops that share the kernel)"
+                };
                 d.clue = Some(format!(
-                    "the log's line {}:{} `{}`",
+                    "the log's line {}:{} `{}`{shared}",
                     e.source, e.line, e.text
                 ));
             }

@@ -138,7 +138,8 @@ mod tests {
             let r = diagnose_bytes(log.as_bytes(), "t", Options::default());
             let d = &r.findings[0];
             assert!(s.ops.contains(&d.op), "{line}: named {}", d.op);
-            if s.ops.len() > 1 && d.clue.is_none() {
+            assert!(d.clue.is_some(), "{line}: no clue");
+            if s.ops.len() > 1 && d.confidence == crate::Confidence::Low {
                 for other in s.ops.iter().filter(|o| **o != d.op) {
                     assert!(d.alternatives.contains(other), "{line}: {other} missing");
                 }

@@ -115,8 +115,9 @@ pub struct Diagnosis {
     /// Ops seen in a traceback that cannot be trusted: where to look first, not an answer.
     pub suspects: Vec<String>,
     /// Which clue decided the op and the cause (an assertion line, a frame, a library's
-    /// function, the user's source line), in words; `None` when nothing decided between the
-    /// ops of a shared kernel (then `alternatives` lists the others).
+    /// function, the user's source line), in words; for a kernel that several ops share and
+    /// nothing tells apart, the line that decided the cause (and `alternatives` lists the
+    /// other ops). `None` for an answer that names nothing (`unknown`) and for consequences.
     pub clue: Option<String>,
     /// The other ops the failure may be in, when nothing in the log decides between them: `op`
     /// is only the likeliest.
