@@ -86,12 +86,14 @@ bench-diagnose:
 	bench/diagnose.sh
 
 ## bench-diagnose-compare: bench-diagnose with main's binary (BASE=main) timed in the same run, interleaved
+## (BASE is built in its own target directory, bench/out/base-target: a target directory shared
+## with this tree would leave BASE's binary in target/release after cargo finds this tree fresh)
 BASE ?= main
 bench-diagnose-compare:
 	rm -rf bench/out/base-src && mkdir -p bench/out/base-src
 	git archive $(BASE) | tar -x -C bench/out/base-src
-	cd bench/out/base-src && CARGO_TARGET_DIR=$(CURDIR)/target cargo build --release -q -p labelguard-cli
-	cp target/release/labelguard bench/out/labelguard-base
+	cd bench/out/base-src && CARGO_TARGET_DIR=$(CURDIR)/bench/out/base-target cargo build --release -q -p labelguard-cli
+	cp bench/out/base-target/release/labelguard bench/out/labelguard-base
 	BASE_BIN=bench/out/labelguard-base bench/diagnose.sh $(MB) $(RUNS)
 
 ## bench-diagnose-matching: diagnose on logs whose every line is looked at closely (issue 8)
