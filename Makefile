@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: test lint venv python wheel bench bench-python bench-hot bench-compiled bench-scan bench-diagnose bench-diagnose-matching bench-run bench-run-startup bench-fix bench-coco bench-ranks bench-many-files bench-shards bench-broken bench-yolo bench-tokens bench-memmap bench-ray bench-bucket docs fuzz
+.PHONY: test lint venv python wheel bench bench-python bench-hot bench-compiled bench-scan bench-diagnose bench-diagnose-compare bench-diagnose-matching bench-run bench-run-startup bench-fix bench-coco bench-ranks bench-many-files bench-shards bench-broken bench-yolo bench-tokens bench-memmap bench-ray bench-bucket docs fuzz
 
 ## venv: the Python environment of the tests (torch from PyPI; pip's cache keeps reruns fast)
 venv: $(VENV)/.installed
@@ -84,6 +84,17 @@ bench-coco: venv
 ## bench-diagnose: labelguard diagnose on multi-GB synthetic logs
 bench-diagnose:
 	bench/diagnose.sh
+
+## bench-diagnose-compare: bench-diagnose with main's binary (BASE=main) timed in the same run, interleaved
+## (BASE is built in its own target directory, bench/out/base-target: a target directory shared
+## with this tree would leave BASE's binary in target/release after cargo finds this tree fresh)
+BASE ?= main
+bench-diagnose-compare:
+	rm -rf bench/out/base-src && mkdir -p bench/out/base-src
+	git archive $(BASE) | tar -x -C bench/out/base-src
+	cd bench/out/base-src && CARGO_TARGET_DIR=$(CURDIR)/bench/out/base-target cargo build --release -q -p labelguard-cli
+	cp bench/out/base-target/release/labelguard bench/out/labelguard-base
+	BASE_BIN=bench/out/labelguard-base bench/diagnose.sh $(MB) $(RUNS)
 
 ## bench-diagnose-matching: diagnose on logs whose every line is looked at closely (issue 8)
 bench-diagnose-matching:

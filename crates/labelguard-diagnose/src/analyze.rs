@@ -733,6 +733,7 @@ impl Analyzer {
             kernel,
             condition: text::shorten(site.condition),
             seen,
+            ops: sig.map_or_else(Vec::new, |s| s.ops.clone()),
         });
         let g = self.obs.sites.len() - 1;
         self.rec.count(Count::Site(g as u32));

@@ -18,6 +18,10 @@ pub(crate) struct Ranked {
     pub explain: ExplainId,
     pub evidence: Vec<Evidence>,
     pub confidence: Confidence,
+    /// The strongest clue that voted for the op, in words.
+    pub clue: String,
+    /// The explanation is the clue's own (a library's known cause), not the op's default.
+    pub specific: bool,
 }
 
 struct Vote {
@@ -86,7 +90,7 @@ pub(crate) fn rank(
         if let Some(l) = kb.library_op(&f.file, &f.function) {
             votes.push(Vote {
                 op: l.op.clone(),
-                explain: None,
+                explain: l.explain_id,
                 weight: 2,
                 direct: false,
                 kind: LIBRARY,
@@ -139,16 +143,51 @@ pub(crate) fn rank(
     } else {
         Confidence::Low
     };
-    let explain = mine
+    let specific = mine.iter().find_map(|v| v.explain);
+    let explain = specific.or_else(|| kb.op_default.get(op).copied())?;
+    let strongest = mine
         .iter()
-        .find_map(|v| v.explain)
-        .or_else(|| kb.op_default.get(op).copied())?;
+        .max_by_key(|v| (v.weight, std::cmp::Reverse(v.kind)))
+        .expect("the op has votes");
     Some(Ranked {
         op: op.to_string(),
         explain,
-        evidence: mine.iter().map(|v| v.evidence.clone()).take(4).collect(),
+        evidence: unique(mine.iter().map(|v| &v.evidence)),
         confidence,
+        clue: describe(strongest, op, kb),
+        specific: specific.is_some(),
     })
+}
+
+/// The evidence lines of the votes, each once (a frame votes as a call and as a library
+/// function), at most four.
+fn unique<'a>(lines: impl Iterator<Item = &'a Evidence>) -> Vec<Evidence> {
+    let mut out: Vec<Evidence> = Vec::new();
+    for e in lines {
+        if out.len() < 4 && !out.contains(e) {
+            out.push(e.clone());
+        }
+    }
+    out
+}
+
+/// A clue in words: what kind of line voted, and the line.
+fn describe(v: &Vote, op: &str, kb: &Kb) -> String {
+    let text = &v.evidence.text;
+    match v.kind {
+        HEADER => format!("the line printed before the failure: `{text}`"),
+        FRAME => format!("the traceback's frame `{text}` calls {op}"),
+        LIBRARY => {
+            let why = kb
+                .libraries
+                .iter()
+                .find(|l| text.replace('\\', "/").contains(l.path.as_str()))
+                .map_or(String::new(), |l| format!(": {}", l.why));
+            format!("the traceback's frame `{text}` is a well-known library function whose failure means {op}{why}")
+        }
+        CONTEXT => format!("a source line that ran just before the reported one: `{text}`"),
+        _ => format!("the source line printed with the error: `{text}`"),
+    }
 }
 
 fn code_vote(kb: &Kb, seen: Option<&Seen>, kind: u8) -> Option<Vote> {

@@ -151,6 +151,24 @@ pub(crate) fn conclude(a: &Observations) -> LogReport {
         }
     }
 
+    // Every answer that names a cause says which clue decided it; by default the first line of
+    // its evidence (the kernel's assertion line, the host error, the guard's exception).
+    for d in &mut out {
+        let consequence = category_of(d.finding.code) == Category::Consequence;
+        if d.clue.is_none() && d.op != crate::kb::UNKNOWN_OP && !consequence {
+            if let Some(e) = d.evidence.first() {
+                let shared = if d.alternatives.is_empty() {
+                    ""
+                } else {
+                    " (for the cause; nothing in the log tells apart the ops that share the kernel)"
+                };
+                d.clue = Some(format!(
+                    "the log's line {}:{} `{}`{shared}",
+                    e.source, e.line, e.text
+                ));
+            }
+        }
+    }
     let first_failure = first_failure(a, &mut out);
     let outcome = outcome(&out, first_failure.as_ref());
     LogReport {
@@ -232,7 +250,8 @@ fn asserted(
     tb: Option<&Traceback>,
     trusted: bool,
 ) -> Diagnosis {
-    let (r, kernel) = compiled::refine(c, c.refine(e, tb, trusted), tb);
+    let refined = c.refine_among(e, &groups[0].ops, tb, trusted);
+    let (r, kernel) = compiled::refine(c, refined, tb);
     let count: u64 = groups.iter().map(|g| g.seen.ev.count).sum();
     let weak = groups.iter().all(|g| g.weak);
     let confidence = if r.guessed {
@@ -292,6 +311,8 @@ fn guard(c: &Context, g: &GuardError) -> Diagnosis {
         evidence: vec![g.seen.ev.clone()],
         user_frame: c.user_frame(tb, true),
         suspects: Vec::new(),
+        clue: Some(format!("labelguard's guard raised `{}`", g.text)),
+        alternatives: Vec::new(),
     }
 }
 

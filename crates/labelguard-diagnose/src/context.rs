@@ -21,6 +21,10 @@ pub(crate) struct Refined {
     pub guessed: bool,
     /// The ops the failing kernel may belong to.
     pub candidates: Vec<String>,
+    /// Which clue decided, in words (see [`Diagnosis::clue`]).
+    pub clue: Option<String>,
+    /// Nothing decided between the candidates: the op is only the likeliest.
+    pub undecided: bool,
 }
 
 impl Refined {
@@ -33,6 +37,8 @@ impl Refined {
             inferred: false,
             guessed: false,
             candidates: Vec::new(),
+            clue: None,
+            undecided: false,
         }
     }
 }
@@ -102,18 +108,39 @@ impl Context<'_> {
     /// Narrows an explanation with the traceback (only to ops the failing kernel can belong to)
     /// and with hints printed before the failure.
     pub(crate) fn refine(&self, e: ExplainId, tb: Option<&Traceback>, trusted: bool) -> Refined {
+        self.refine_among(e, &[], tb, trusted)
+    }
+
+    /// [`Context::refine`] among the ops that launch the failing kernel (from the kernel table;
+    /// empty: the explanation's op and candidates): one op is the answer; several are
+    /// candidates, with the explanation's op the default when it is one of them.
+    pub(crate) fn refine_among(
+        &self,
+        e: ExplainId,
+        ops: &[String],
+        tb: Option<&Traceback>,
+        trusted: bool,
+    ) -> Refined {
         let kb = self.kb;
         let ex = kb.explain(e);
+        let (default_op, candidates) = match ops {
+            [] => (ex.op.clone(), ex.candidates.clone()),
+            [one] => (one.clone(), Vec::new()),
+            _ if ops.contains(&ex.op) => (ex.op.clone(), ops.to_vec()),
+            _ => ("unknown".to_string(), ops.to_vec()),
+        };
         let mut r = Refined {
             explain: e,
-            op: ex.op.clone(),
+            op: default_op.clone(),
             evidence: Vec::new(),
             inferred: false,
             guessed: false,
             candidates: Vec::new(),
+            clue: None,
+            undecided: false,
         };
-        r.candidates = ex.candidates.clone();
-        if !ex.candidates.is_empty() {
+        r.candidates = candidates.clone();
+        if !candidates.is_empty() {
             // Outermost first: the frames of a traceback are one call path, and the outermost op
             // on it is the one the user called (cross_entropy, not the nll_loss it runs).
             for f in tb.map_or(&[][..], |t| &t.frames) {
@@ -122,28 +149,32 @@ impl Context<'_> {
                 };
                 if fs.weak
                     || fs.op == "unknown"
-                    || !(ex.candidates.contains(&fs.op) || ex.op == fs.op)
+                    || !(candidates.contains(&fs.op) || default_op == fs.op)
                 {
                     continue;
                 }
                 r.op = fs.op.clone();
+                // A kernel that several ops share, named by a frame of a traceback that cannot
+                // be trusted: the frame may be a later call than the failing one.
+                r.inferred |= default_op == "unknown" && !trusted;
                 let switch = fs.explain_id.or_else(|| ex.switch_for(&fs.op));
                 if let Some(id) = switch.filter(|id| *id != e) {
                     r.explain = id;
                     r.inferred |= !trusted;
                 }
-                r.evidence.push(self.frame_evidence(f));
+                let ev = self.frame_evidence(f);
+                r.clue = Some(format!(
+                    "the traceback's frame `{}` calls {}",
+                    ev.text, fs.op
+                ));
+                r.evidence.push(ev);
                 break;
             }
         }
-        if r.op == "unknown" && !ex.candidates.is_empty() {
+        if r.op == "unknown" && !candidates.is_empty() {
             // The kernel is shared by several ops: the other clues choose, else the likeliest.
-            let ranked = crate::clues::rank(
-                self.obs,
-                tb,
-                |f| self.frame_evidence(f),
-                Some(&ex.candidates),
-            );
+            let ranked =
+                crate::clues::rank(self.obs, tb, |f| self.frame_evidence(f), Some(&candidates));
             match ranked {
                 Some(c) => {
                     r.op = c.op.clone();
@@ -151,12 +182,14 @@ impl Context<'_> {
                         r.explain = id;
                     }
                     r.evidence.extend(c.evidence);
+                    r.clue = Some(c.clue);
                     r.inferred = true;
                     r.guessed = c.confidence == Confidence::Low;
                 }
                 None => {
-                    r.op = ex.candidates[0].clone();
+                    r.op = candidates[0].clone();
                     r.guessed = true;
+                    r.undecided = true;
                 }
             }
         }
@@ -164,6 +197,11 @@ impl Context<'_> {
             r.explain = h.explain;
             r.op = kb.explain(h.explain).op.clone();
             r.evidence.push(h.seen.ev.clone());
+            r.clue = Some(format!(
+                "the line printed before the failure: `{}`",
+                h.seen.ev.text
+            ));
+            r.undecided = false;
             r.inferred = true;
         }
         r
@@ -188,6 +226,11 @@ impl Context<'_> {
         } else {
             r.candidates.clone()
         };
+        let alternatives = if r.undecided {
+            candidates.iter().filter(|c| **c != r.op).cloned().collect()
+        } else {
+            Vec::new()
+        };
         Diagnosis {
             finding: Finding::new(rule, verdict, message).fix(ex.fix.clone()),
             op: r.op.clone(),
@@ -199,6 +242,8 @@ impl Context<'_> {
             evidence,
             user_frame: self.user_frame(tb, trusted),
             suspects: Vec::new(),
+            clue: r.clue.clone(),
+            alternatives,
         }
     }
 

@@ -74,6 +74,10 @@ pub struct AssertSig {
     /// The match does not rule out another explanation (a file that holds several assertions).
     #[serde(default)]
     pub weak: bool,
+    /// The ops that launch the kernel (from `kernel_asserts.toml`); when given, the answer is
+    /// one of them.
+    #[serde(default)]
+    pub ops: Vec<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
@@ -179,8 +183,12 @@ pub struct LibrarySig {
     #[serde(default)]
     pub functions: Vec<String>,
     pub op: String,
-    /// Why this frame implies the op (kept as documentation and shown nowhere).
+    /// Why this frame implies the op (shown as the clue that decided).
     pub why: String,
+    /// The explanation of a failure there, when the library's use of the op has a known cause.
+    explain: Option<String>,
+    #[serde(skip)]
+    pub explain_id: Option<ExplainId>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -297,6 +305,24 @@ impl Kb {
             }
             a.explain_id = resolve(&a.explain, &what)?;
         }
+        // The kernels' own words, per release: each site of the table is a signature of its file
+        // and its whole condition (more specific than any entry above, so it wins).
+        for s in crate::kernel_table::Table::parse(crate::kernel_table::SOURCE)?.sites {
+            let what = format!("kernel_asserts.toml: `{}` in {}", s.condition, s.path);
+            for op in &s.ops {
+                check_op(op, &what)?;
+            }
+            asserts.push(AssertSig {
+                file: Some(s.file().to_string()),
+                function: None,
+                condition: Some(s.condition.clone()),
+                explain_id: resolve(&s.explain, &what)?,
+                explain: s.explain,
+                kernel: (s.kernel != "operator()").then_some(s.kernel),
+                weak: false,
+                ops: s.ops,
+            });
+        }
         let mut needle_strings: Vec<String> = Vec::new();
         let mut messages = raw.messages;
         for (i, m) in messages.iter_mut().enumerate() {
@@ -359,11 +385,17 @@ impl Kb {
                 None => None,
             };
         }
-        for (i, l) in raw.libraries.iter().enumerate() {
-            check_op(&l.op, &format!("library #{i}"))?;
+        let mut libraries = raw.libraries;
+        for (i, l) in libraries.iter_mut().enumerate() {
+            let what = format!("library #{i}");
+            check_op(&l.op, &what)?;
             if l.path.is_empty() || l.why.is_empty() {
-                return Err(format!("library #{i} needs a path and a why"));
+                return Err(format!("{what} needs a path and a why"));
             }
+            l.explain_id = match &l.explain {
+                Some(k) => Some(resolve(k, &what)?),
+                None => None,
+            };
         }
         let mut op_default = HashMap::new();
         for (op, key) in &raw.op_default {
@@ -398,7 +430,7 @@ impl Kb {
             asserts,
             messages,
             frames,
-            libraries: raw.libraries,
+            libraries,
             op_default,
             traceback: raw.traceback,
             skim_anchors: raw.skim.anchors,

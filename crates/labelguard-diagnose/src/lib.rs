@@ -17,6 +17,7 @@ mod compiled;
 mod conclude;
 mod context;
 pub mod kb;
+pub mod kernel_table;
 mod model;
 mod observed;
 mod ranks;

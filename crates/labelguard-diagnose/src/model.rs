@@ -114,6 +114,14 @@ pub struct Diagnosis {
     pub user_frame: Option<UserFrame>,
     /// Ops seen in a traceback that cannot be trusted: where to look first, not an answer.
     pub suspects: Vec<String>,
+    /// Which clue decided the op and the cause (an assertion line, a frame, a library's
+    /// function, the user's source line), in words; for a kernel that several ops share and
+    /// nothing tells apart, the line that decided the cause (and `alternatives` lists the
+    /// other ops). `None` for an answer that names nothing (`unknown`) and for consequences.
+    pub clue: Option<String>,
+    /// The other ops the failure may be in, when nothing in the log decides between them: `op`
+    /// is only the likeliest.
+    pub alternatives: Vec<String>,
 }
 
 impl Diagnosis {
@@ -154,6 +162,10 @@ impl Serialize for Diagnosis {
             user_frame: Option<&'a UserFrame>,
             #[serde(skip_serializing_if = "<[String]>::is_empty")]
             suspects: &'a [String],
+            #[serde(skip_serializing_if = "Option::is_none")]
+            clue: Option<&'a str>,
+            #[serde(skip_serializing_if = "<[String]>::is_empty")]
+            alternatives: &'a [String],
         }
         View {
             code: self.finding.code,
@@ -172,6 +184,8 @@ impl Serialize for Diagnosis {
             evidence: &self.evidence,
             user_frame: self.user_frame.as_ref(),
             suspects: &self.suspects,
+            clue: self.clue.as_deref(),
+            alternatives: &self.alternatives,
         }
         .serialize(s)
     }

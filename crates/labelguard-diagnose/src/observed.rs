@@ -39,6 +39,8 @@ pub(crate) struct SiteGroup {
     pub kernel: String,
     pub condition: String,
     pub seen: Seen,
+    /// The ops that launch the kernel, when the kernel table knows them.
+    pub ops: Vec<String>,
 }
 
 /// A message line (host error, CUDA error, library error) grouped by explanation and text.

@@ -109,6 +109,16 @@ fn a_kernel_shared_by_several_ops_answers_the_likeliest_with_the_set() {
     let json = serde_json::to_value(&d).unwrap();
     assert_eq!(json["op"], "scatter");
     assert_eq!(json["candidates"][1], "gather");
+    // Nothing decided the op: the JSON says so, with the others as alternatives; the clue is
+    // the line that decided the cause.
+    assert_eq!(
+        json["alternatives"],
+        serde_json::json!(SCATTER_GATHER_KERNEL_OPS[1..])
+    );
+    assert!(json["clue"]
+        .as_str()
+        .unwrap()
+        .contains("nothing in the log tells apart"));
     // A library frame on the traceback chooses within the set.
     let log = format!("{line}Traceback (most recent call last):\n  File \"/v/site-packages/fairseq/criterions/label_smoothed_cross_entropy.py\", line 60, in compute_loss\n    loss, nll_loss = label_smoothed_nll_loss(lprobs, target, eps)\nRuntimeError: CUDA error: device-side assert triggered\n");
     let d = first(&log);
@@ -119,6 +129,81 @@ fn a_kernel_shared_by_several_ops_answers_the_likeliest_with_the_set() {
     let d = first(&log);
     assert_eq!(d.op, "gather");
     assert!(d.confidence >= Confidence::Medium);
+    assert!(d.alternatives.is_empty());
+    assert!(d.clue.as_deref().unwrap().contains("torch.gather(p, 1, a)"));
+}
+
+/// Issue 38: a gather reported by the kernel that gather and scatter share is never a confident
+/// scatter; the user's `.gather(` line decides, below `high` when the traceback is asynchronous.
+#[test]
+fn the_shared_scatter_gather_kernel_is_told_apart_by_the_users_line() {
+    let line = "/opt/conda/conda-bld/pytorch_1/work/aten/src/ATen/native/cuda/ScatterGatherKernel.cu:144: operator(): block: [0,0,0], thread: [3,0,0] Assertion `idx_dim >= 0 && idx_dim < index_size && \"index out of bounds\"` failed.\n";
+    let log = format!("{line}Traceback (most recent call last):\n  File \"/home/u/train.py\", line 88, in <module>\n    logp = logprobs.gather(-1, labels.unsqueeze(-1)).squeeze(-1)\n{ASYNC}");
+    let d = first(&log);
+    assert_eq!(d.op, "gather");
+    assert_eq!(
+        d.confidence,
+        Confidence::Medium,
+        "an asynchronous traceback's line"
+    );
+    // The newer message of the same kernel (PyTorch 2.9+), on Windows: no function printed.
+    let newer = "C:\\actions-runner\\_work\\pytorch\\pytorch\\aten\\src\\ATen\\native\\cuda\\ScatterGatherKernel.cu:204: block: [0,0,0], thread: [97,0,0] Assertion `idx_dim >= 0 && idx_dim < index_size && \"scatter gather kernel index out of bounds\"` failed.\n";
+    let d = first(newer);
+    assert_eq!(d.op, "scatter");
+    assert_eq!(d.confidence, Confidence::Low);
+    assert!(d.alternatives.contains(&"gather".to_string()));
+}
+
+/// Issue 38: PyTorch 2.8's vectorized gather kernel (index_select, embedding, x[idx]).
+#[test]
+fn the_vectorized_gather_kernel_of_2_8_is_known_and_shared() {
+    let line = "../aten/src/ATen/native/cuda/IndexKernelUtils.cu:16: vectorized_gather_kernel: block: [42,0,0], thread: [224,0,0] Assertion `ind >=0 && ind < ind_dim_size && \"vectorized gather kernel index out of bounds\"` failed.\n";
+    let header = "torch.AcceleratorError: CUDA error: device-side assert triggered\nSearch for `cudaErrorAssert' in https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html for more information.\n";
+    let d = first(&format!("{line}{header}"));
+    assert_eq!(d.kernel.as_deref(), Some("vectorized_gather_kernel"));
+    assert_eq!(d.op, "embedding");
+    assert_eq!(d.confidence, Confidence::Low);
+    assert_eq!(d.alternatives, ["index_select", "index"]);
+    // An embeddings frame decides.
+    let log = format!("{line}Traceback (most recent call last):\n  File \"/v/site-packages/transformers/models/bert/modeling_bert.py\", line 210, in forward\n    inputs_embeds = self.word_embeddings(input_ids)\n{header}");
+    let d = first(&log);
+    assert_eq!(d.op, "embedding");
+    assert!(d.alternatives.is_empty());
+    assert!(d.clue.as_deref().unwrap().contains("word_embeddings"));
+    assert_eq!(d.finding.code, "LG401", "the embedding's own explanation");
+}
+
+/// Issue 38: logs without an assertion line, read from the traceback's library frames and the
+/// user's own line, at lower confidence and saying that the report may come late.
+#[test]
+fn tracebacks_without_an_assertion_line_name_op_and_cause_from_known_frames() {
+    let detr = format!("Traceback (most recent call last):\n  File \"main.py\", line 248, in <module>\n    main(args)\n  File \"/home/u/detr/models/detr.py\", line 224, in forward\n    indices = self.matcher(outputs_without_aux, targets)\n  File \"/home/u/detr/models/matcher.py\", line 74, in forward\n    cost_class = -out_prob[:, tgt_ids]\n{ASYNC}");
+    let d = first(&detr);
+    assert_eq!(d.op, "index");
+    assert_eq!(d.confidence, Confidence::Medium);
+    assert!(d.cause.contains("num_classes"), "{}", d.cause);
+    assert!(
+        d.finding.message.contains("a few lines before"),
+        "{}",
+        d.finding.message
+    );
+    assert!(d.clue.as_deref().unwrap().contains("out_prob[:, tgt_ids]"));
+    // MaskFormer's matcher reports at `.cpu()`: the library frame alone names it, low.
+    let maskformer = format!("Traceback (most recent call last):\n  File \"/x/mask_former/modeling/matcher.py\", line 134, in memory_efficient_forward\n    C = C.reshape(num_queries, -1).cpu()\n{ASYNC}");
+    let d = first(&maskformer);
+    assert_eq!(d.op, "index");
+    assert_eq!(d.confidence, Confidence::Low);
+    assert!(d.clue.as_deref().unwrap().contains("matcher"));
+    // nnU-Net's Dice loss: labels that are not consecutive.
+    let nnunet = format!("Traceback (most recent call last):\n  File \"/x/nnunet/training/loss_functions/dice_loss.py\", line 56, in get_tp_fp_fn\n    fn = (1 - net_output) * y_onehot\n{ASYNC}");
+    let d = first(&nnunet);
+    assert_eq!(d.op, "scatter");
+    assert!(d.cause.contains("consecutive"), "{}", d.cause);
+    // The user's own line, no library.
+    let user = format!("Traceback (most recent call last):\n  File \"train.py\", line 120, in <module>\n    cost_class = pos_cost_class[:, tgt_ids]\n{ASYNC}");
+    let d = first(&user);
+    assert_eq!(d.op, "index");
+    assert!(d.clue.is_some());
 }
 
 #[test]

@@ -28,7 +28,13 @@ fn yes() -> bool {
 }
 
 fn dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/logs/real")
+    corpus("real")
+}
+
+fn corpus(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/logs")
+        .join(name)
 }
 
 /// FNV-1a, 64 bits: a fixed, documented hash, so the split never depends on a library version.
@@ -77,9 +83,9 @@ struct Case {
     sidecar: Sidecar,
 }
 
-fn cases() -> Vec<Case> {
+fn cases(dir: &Path) -> Vec<Case> {
     let mut out = Vec::new();
-    for e in std::fs::read_dir(dir()).unwrap() {
+    for e in std::fs::read_dir(dir).unwrap() {
         let path = e.unwrap().path();
         if path.extension().is_some_and(|x| x == "toml") {
             let text = std::fs::read_to_string(&path).unwrap();
@@ -97,10 +103,10 @@ fn cases() -> Vec<Case> {
     out
 }
 
-fn evaluate(cases: &[&Case]) -> Figures {
+fn evaluate(dir: &Path, cases: &[&Case]) -> Figures {
     let mut f = Figures::default();
     for c in cases {
-        let file = std::fs::File::open(dir().join(format!("{}.log", c.name))).unwrap();
+        let file = std::fs::File::open(dir.join(format!("{}.log", c.name))).unwrap();
         let report = diagnose_reader(file, &c.name, Options::default()).unwrap();
         let first = report.findings.first();
         let op = first.map_or("none", |d| d.op.as_str());
@@ -158,7 +164,7 @@ fn print(name: &str, f: &Figures, details: bool) {
 
 #[test]
 fn the_corpus_is_large_enough_and_every_sidecar_names_a_known_op_and_a_source() {
-    let cases = cases();
+    let cases = cases(&dir());
     assert!(cases.len() >= 60, "{} real-report fixtures", cases.len());
     let mut urls: Vec<&str> = cases.iter().map(|c| c.sidecar.url.as_str()).collect();
     urls.sort();
@@ -181,11 +187,11 @@ fn the_corpus_is_large_enough_and_every_sidecar_names_a_known_op_and_a_source() 
 
 #[test]
 fn held_out_logs_meet_the_bar_and_no_set_has_many_confident_wrong_answers() {
-    let cases = cases();
+    let cases = cases(&dir());
     let (held, tuning): (Vec<&Case>, Vec<&Case>) =
         cases.iter().partition(|c| held_out(&c.sidecar.url));
-    let t = evaluate(&tuning);
-    let h = evaluate(&held);
+    let t = evaluate(&dir(), &tuning);
+    let h = evaluate(&dir(), &held);
     print("tuning", &t, true);
     print("held-out", &h, false);
     assert!(
@@ -199,6 +205,23 @@ fn held_out_logs_meet_the_bar_and_no_set_has_many_confident_wrong_answers() {
         t.confident_wrong
     );
     assert!(h.percent() >= 85.0, "held-out: {:.1}%", h.percent());
+}
+
+/// Issue 38's corpus (tests/fixtures/logs/real-2x): real logs of PyTorch 2.x kernels (2.8's
+/// vectorized gather, the gather/scatter kernel that several ops share, 2.8's AcceleratorError)
+/// and logs with no assertion line at all (DETR-style matchers, nnU-Net's Dice loss, a
+/// notebook cell). Collected for the issue, so it is not a held-out set: it is evaluated whole,
+/// misses printed, to the same bar (at least 85% right) and at most one confident wrong answer.
+#[test]
+fn the_pytorch_2x_and_traceback_only_corpus_meets_the_bar() {
+    let dir = corpus("real-2x");
+    let cases = cases(&dir);
+    assert!(cases.len() >= 12, "{} fixtures", cases.len());
+    let all: Vec<&Case> = cases.iter().collect();
+    let f = evaluate(&dir, &all);
+    print("pytorch-2.x and traceback-only", &f, true);
+    assert!(f.confident_wrong.len() <= 1, "{:?}", f.confident_wrong);
+    assert!(f.percent() >= 85.0, "{:.1}%", f.percent());
 }
 
 #[test]

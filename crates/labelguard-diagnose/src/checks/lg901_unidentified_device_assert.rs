@@ -34,7 +34,12 @@ pub(crate) fn unidentified(
         if let Some((f, s)) = named {
             r.explain = s.explain_id.unwrap_or(kb.op_default[&s.op]);
             r.op = s.op.clone();
-            r.evidence.push(c.frame_evidence(f));
+            let ev = c.frame_evidence(f);
+            r.clue = Some(format!(
+                "the synchronous traceback's frame `{}` calls {}",
+                ev.text, s.op
+            ));
+            r.evidence.push(ev);
             confidence = Confidence::Medium;
         }
     }
@@ -43,32 +48,46 @@ pub(crate) fn unidentified(
             r.explain = h.explain;
             r.op = kb.explain(h.explain).op.clone();
             r.evidence.push(h.seen.ev.clone());
+            r.clue = Some(format!(
+                "the line printed before the failure: `{}`",
+                h.seen.ev.text
+            ));
             confidence = Confidence::Medium;
         }
     }
     if confidence == Confidence::Low {
         if let Some(c) = crate::clues::rank(c.obs, tb, |f| c.frame_evidence(f), None) {
             // A low-confidence answer keeps the generic explanation (and its advice to
-            // localise the failure); the op is named as the likeliest.
-            if c.confidence > Confidence::Low {
+            // localise the failure), unless the clue knows its own cause (a library function
+            // whose failure has one); the op is named as the likeliest.
+            if c.confidence > Confidence::Low || c.specific {
                 r.explain = c.explain;
             }
             r.op = c.op;
             r.evidence = c.evidence;
+            r.clue = Some(c.clue);
             confidence = c.confidence;
         }
     }
     let title = &kb.explain(r.explain).title;
+    let late = if trusted {
+        ""
+    } else {
+        "; the error is reported asynchronously, so the failing call may be a few lines before the one the traceback shows"
+    };
     let message = match unknown_sites.first() {
         Some(s) => format!(
             "`{}` failed the device assertion `{}`, which labelguard does not know",
             s.kernel, s.condition
         ),
         None if confidence == Confidence::Medium => {
-            format!("a device-side assert in {}: {title}", r.op)
+            format!(
+                "a device-side assert in {} (see below{late}): {title}",
+                r.op
+            )
         }
         None if r.op != "unknown" => format!(
-            "a device-side assert, most likely in {} (indirect evidence, see below): {title}",
+            "a device-side assert, most likely in {} (indirect evidence, see below{late}): {title}",
             r.op
         ),
         None => "CUDA reported a device-side assert, but the log does not say which kernel failed"

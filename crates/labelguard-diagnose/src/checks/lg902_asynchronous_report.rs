@@ -56,5 +56,7 @@ pub(crate) fn asynchronous(
         evidence,
         user_frame: user,
         suspects: Vec::new(),
+        clue: None,
+        alternatives: Vec::new(),
     })
 }

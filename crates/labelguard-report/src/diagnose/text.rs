@@ -38,6 +38,21 @@ pub fn text(reports: &[LogReport], style: Style) -> String {
                 out += l;
                 out.push('\n');
             }
+            if let Some(clue) = &d.clue {
+                out += &format!(
+                    "  {} {}\n",
+                    style.paint(look::LABEL, "decided by:"),
+                    visible(clue)
+                );
+            }
+            if !d.alternatives.is_empty() {
+                out += &format!(
+                    "  {} {} (nothing in the log tells them apart from {})\n",
+                    style.paint(look::LABEL, "or:"),
+                    visible(&d.alternatives.join(", ")),
+                    visible(&d.op)
+                );
+            }
             if !d.suspects.is_empty() {
                 out += &format!(
                     "  {} {} (named in a traceback that cannot be trusted)\n",
