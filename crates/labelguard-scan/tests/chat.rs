@@ -261,7 +261,7 @@ fn a_conversation_without_an_answer_has_no_label_under_an_assistant_only_templat
     assert!(
         lg804[0]
             .message
-            .contains("1 conversation has no assistant turn (row 2)"),
+            .contains("1 conversation has no assistant turn (row 2 "),
         "{}",
         lg804[0].message
     );

@@ -212,10 +212,18 @@ fn one_based_and_zero_means_ignore_conventions_are_named() {
     put(
         root,
         "one_based.png",
-        &png_gray8(20, 10, &scene(20, 10, &[1, 2, 3, 4], 5)),
+        &png_gray8(20, 10, &scene(20, 10, &[1, 2, 3, 4, 5], 5)),
     );
     let r = scan(root, &opts(classes(5, 255)));
     assert!(has(&r, "one_based.png", "LG104"), "{:?}", codes(&r));
+    // A small spot of C in a mask of 1..4 is a stray value, not a numbering (issue 34).
+    put(
+        root,
+        "one_based.png",
+        &png_gray8(20, 10, &scene(20, 10, &[1, 2, 3, 4], 5)),
+    );
+    let r = scan(root, &opts(classes(5, 255)));
+    assert!(has(&r, "one_based.png", "LG101"), "{:?}", codes(&r));
     // ADE20K: 0 is "other", classes 1..150. With the preset (reduce_zero_label) it is clean.
     let ade: Vec<u8> = (0..150 * 4).map(|i| (i % 151) as u8).collect();
     std::fs::remove_file(root.join("one_based.png")).unwrap();

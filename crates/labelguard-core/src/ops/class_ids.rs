@@ -9,7 +9,6 @@ use super::id_weight::{stray, weighs_as_classes};
 use crate::finding::{shape_str, values_str, Finding, Verdict, MAX_LOCATIONS};
 use crate::kernels::{int_histogram, locate, scan_int, IntRange, IntStats, Located, OrderedValue};
 use crate::rule::Fact;
-use crate::rules::LG101;
 use crate::rules::*;
 use crate::tensor::TensorView;
 use std::collections::BTreeMap;

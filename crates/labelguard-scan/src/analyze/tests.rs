@@ -47,8 +47,13 @@ fn clean_masks_only_histogram_and_bad_ones_get_core_findings() {
     let view = TensorView::new(DType::U8, &[64, 64], &data).unwrap();
     let mut r = result();
     class_check(&mut r, &view, "mask", &ctx, None);
+    // One pixel of 26 in a trainIds mask is a stray value, not the labelId space (issue 34).
     assert_eq!(r.findings.len(), 1);
-    assert_eq!(r.findings[0].code, "LG105");
+    assert_eq!(r.findings[0].code, "LG101");
+    assert_eq!(
+        r.findings[0].fact,
+        Some(labelguard_core::rule::Fact::StrayValues)
+    );
     assert_eq!(r.findings[0].locations[0].index, vec![5, 7]);
     assert_eq!(r.bad, 1);
 }
