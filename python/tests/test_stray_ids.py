@@ -38,7 +38,8 @@ def assert_stray(err: TargetError):
 
 @pytest.mark.parametrize("c", [19, 21, 150])
 def test_a_stray_patch_in_a_segmentation_batch_is_a_data_error(c):
-    mask = blocks(list(range(c)))
+    # A mask holds some of the classes (at most 20 of ADE20K's 150), each a region.
+    mask = blocks(list(range(0, c, max(1, c // 20))))
     mask[1, 20:26, 30:36] = c
     logits = torch.randn(2, c, 64, 64)
     assert_stray(refused(lambda: F.cross_entropy(logits, mask, ignore_index=255)))
@@ -67,10 +68,15 @@ def test_conventions_are_named_where_the_batch_shows_them():
 
 def test_a_stray_label_in_one_hot_is_no_missing_class():
     labels = torch.arange(64) % 10
-    labels[5] = 10
+    labels[5] = 12
     err = refused(lambda: F.one_hot(labels, 10))
     assert err.code != "LG416", str(err)
     assert "correct or drop" in str(err), str(err)
+    # One stray 10 (= C): a stray label and a head one class short both fit; both are named.
+    labels[5] = 10
+    err = refused(lambda: F.one_hot(labels, 10))
+    assert err.code == "LG416", str(err)
+    assert "stray labels" in str(err) and "one class short" in str(err), str(err)
 
 
 def test_guarded_dataset_names_the_stray_sample():

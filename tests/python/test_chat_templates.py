@@ -115,7 +115,8 @@ def exit_code(labelguard, data, model=None):
 def lengths(labelguard, data, model):
     """{row: token count} of the first five conversations, from LG805 against a 1-position model."""
     found = by_code(run(labelguard, data, model))
-    assert set(found) <= {"LG805"}, found
+    # LG804: under a template that marks the assistant (zephyr), a user-only conversation has no label.
+    assert set(found) <= {"LG805", "LG804"}, found
     return {loc["index"][0]: int(loc["value"]) for x in found["LG805"] for loc in x["locations"]}
 
 

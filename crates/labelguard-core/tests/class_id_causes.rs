@@ -184,8 +184,8 @@ fn conventions_are_still_named_where_the_ids_show_them() {
 
 #[test]
 fn stray_labels_of_index_ops_keep_their_rule_and_name_the_sample() {
-    // one_hot of MNIST-like labels with one stray 10: no "one class more" (LG416).
-    let labels: Vec<i64> = (0..63).map(|i| i % 10).chain([10]).collect();
+    // one_hot of MNIST-like labels with one stray 12: no "one class more" (LG416).
+    let labels: Vec<i64> = (0..63).map(|i| i % 10).chain([12]).collect();
     let bytes: Vec<u8> = labels.iter().flat_map(|v| v.to_le_bytes()).collect();
     let t = TensorView::new(DType::I64, &[64], &bytes).unwrap();
     let f = spec("one_hot")
@@ -195,5 +195,18 @@ fn stray_labels_of_index_ops_keep_their_rule_and_name_the_sample() {
         .findings;
     assert_eq!(f.len(), 1, "{f:?}");
     assert_ne!(f[0].code, "LG416", "{f:?}");
+    assert!(f[0].fix.starts_with("correct or drop"), "{}", f[0].fix);
+    // One stray 10 (= C) fits a stray label and a head one class short: LG416 names both.
+    let labels: Vec<i64> = (0..63).map(|i| i % 10).chain([10]).collect();
+    let bytes: Vec<u8> = labels.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let t = TensorView::new(DType::I64, &[64], &bytes).unwrap();
+    let f = spec("one_hot")
+        .unwrap()
+        .check(vec![("tensor", t)], vec![("num_classes", Value::Int(10))])
+        .unwrap()
+        .findings;
+    assert_eq!(f[0].code, "LG416", "{f:?}");
+    let hint = f[0].hint.as_deref().unwrap();
+    assert!(hint.contains("stray labels") && hint.contains("one class short"), "{hint}");
     assert!(f[0].fix.starts_with("correct or drop"), "{}", f[0].fix);
 }

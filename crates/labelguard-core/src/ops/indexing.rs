@@ -97,7 +97,10 @@ pub(crate) fn stray_labels(
 ) -> Option<(String, String)> {
     let bad: Vec<i64> = h.keys().copied().filter(|&v| v < 0 || v >= c).collect();
     let markers = bad.iter().all(|&v| v == -1 || v == 255);
-    if bad.is_empty() || markers || !super::id_weight::stray(Some(h), c, i64::MIN, &bad) {
+    // Labels that reach exactly C are LG416's, which names both readings when they are few.
+    let only_c = bad == [c];
+    if bad.is_empty() || markers || only_c || !super::id_weight::stray(Some(h), c, i64::MIN, &bad)
+    {
         return None;
     }
     let shown: Vec<String> = bad.iter().take(6).map(|v| v.to_string()).collect();
@@ -161,6 +164,16 @@ pub(crate) fn label_set_cause(
             &LG416,
             format!("the labels reach {c} on a dimension of {c} classes: ids 0..{c} are {} classes, one more than the model's class count", c + 1),
             format!("make the class count {} (num_classes / the head's outputs / the one-hot width), or map the labels to 0..{}", c + 1, c - 1),
+        ));
+    }
+    if bad == [c] {
+        // Few labels of C, far rarer than the classes: a stray label or a head one class short
+        // fit both; the batch cannot tell them apart, the dataset can.
+        let n = h.get(&c).copied().unwrap_or(0);
+        return Some((
+            &LG416,
+            format!("the labels reach {c} on a dimension of {c} classes, in only {} far rarer than the classes: either stray labels (a data error in those samples) or a head one class short; the whole dataset tells them apart (labelguard scan), a batch cannot", crate::finding::count(n, "label")),
+            format!("correct or drop the samples holding {c} if they are stray; only if the dataset really has {} classes, make the class count {} (num_classes / the head's outputs / the one-hot width)", c + 1, c + 1),
         ));
     }
     if crate::ops::class_ids::is_void_255(&bad, c) && bad.len() == 1 {
