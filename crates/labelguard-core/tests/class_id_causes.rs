@@ -207,6 +207,9 @@ fn stray_labels_of_index_ops_keep_their_rule_and_name_the_sample() {
         .findings;
     assert_eq!(f[0].code, "LG416", "{f:?}");
     let hint = f[0].hint.as_deref().unwrap();
-    assert!(hint.contains("stray labels") && hint.contains("one class short"), "{hint}");
+    assert!(
+        hint.contains("stray labels") && hint.contains("one class short"),
+        "{hint}"
+    );
     assert!(f[0].fix.starts_with("correct or drop"), "{}", f[0].fix);
 }

@@ -99,8 +99,7 @@ pub(crate) fn stray_labels(
     let markers = bad.iter().all(|&v| v == -1 || v == 255);
     // Labels that reach exactly C are LG416's, which names both readings when they are few.
     let only_c = bad == [c];
-    if bad.is_empty() || markers || only_c || !super::id_weight::stray(Some(h), c, i64::MIN, &bad)
-    {
+    if bad.is_empty() || markers || only_c || !super::id_weight::stray(Some(h), c, i64::MIN, &bad) {
         return None;
     }
     let shown: Vec<String> = bad.iter().take(6).map(|v| v.to_string()).collect();
