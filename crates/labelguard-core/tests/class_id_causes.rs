@@ -184,27 +184,24 @@ fn conventions_are_still_named_where_the_ids_show_them() {
 
 #[test]
 fn stray_labels_of_index_ops_keep_their_rule_and_name_the_sample() {
-    // one_hot of MNIST-like labels with one stray 12: no "one class more" (LG416).
-    let labels: Vec<i64> = (0..63).map(|i| i % 10).chain([12]).collect();
-    let bytes: Vec<u8> = labels.iter().flat_map(|v| v.to_le_bytes()).collect();
-    let t = TensorView::new(DType::I64, &[64], &bytes).unwrap();
-    let f = spec("one_hot")
-        .unwrap()
-        .check(vec![("tensor", t)], vec![("num_classes", Value::Int(10))])
-        .unwrap()
-        .findings;
+    // one_hot(labels, 10) of 63 MNIST-like labels and one more, `last`.
+    let one_hot = |last: i64| {
+        let labels: Vec<i64> = (0..63).map(|i| i % 10).chain([last]).collect();
+        let bytes: Vec<u8> = labels.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let t = TensorView::new(DType::I64, &[64], &bytes).unwrap();
+        spec("one_hot")
+            .unwrap()
+            .check(vec![("tensor", t)], vec![("num_classes", Value::Int(10))])
+            .unwrap()
+            .findings
+    };
+    // One stray 12: no "one class more" (LG416).
+    let f = one_hot(12);
     assert_eq!(f.len(), 1, "{f:?}");
     assert_ne!(f[0].code, "LG416", "{f:?}");
     assert!(f[0].fix.starts_with("correct or drop"), "{}", f[0].fix);
     // One stray 10 (= C) fits a stray label and a head one class short: LG416 names both.
-    let labels: Vec<i64> = (0..63).map(|i| i % 10).chain([10]).collect();
-    let bytes: Vec<u8> = labels.iter().flat_map(|v| v.to_le_bytes()).collect();
-    let t = TensorView::new(DType::I64, &[64], &bytes).unwrap();
-    let f = spec("one_hot")
-        .unwrap()
-        .check(vec![("tensor", t)], vec![("num_classes", Value::Int(10))])
-        .unwrap()
-        .findings;
+    let f = one_hot(10);
     assert_eq!(f[0].code, "LG416", "{f:?}");
     let hint = f[0].hint.as_deref().unwrap();
     assert!(

@@ -5,7 +5,7 @@
 
 use super::class_id_words::{ClassIdCause, ClassIdFacts};
 use super::evidence::WithLocated;
-use super::id_weight::{stray, weighs_as_classes};
+use super::id_weight::stray;
 use crate::finding::{shape_str, values_str, Finding, Verdict, MAX_LOCATIONS};
 use crate::kernels::{int_histogram, locate, scan_int, IntRange, IntStats, Located, OrderedValue};
 use crate::rule::Fact;
@@ -120,7 +120,7 @@ pub(crate) fn group_causes(
     };
     // A convention is named only on its evidence: ids beyond the classes that weigh as classes
     // do (a stray patch or row is a data error in its sample, LG101 below).
-    let weighs = |values: &[i64]| weighs_as_classes(histogram, c, ignore, values);
+    let weighs = |values: &[i64]| !stray(histogram, c, ignore, values);
     if !more_values {
         // Whole-dataset conventions first: they explain every bad value at once.
         let only_c = bad == [c];

@@ -50,7 +50,7 @@ impl<'a> IdWeights<'a> {
     }
 
     /// How many elements hold `v`.
-    pub(crate) fn count(&self, v: i64) -> u64 {
+    fn count(&self, v: i64) -> u64 {
         self.histogram.get(&v).copied().unwrap_or(0)
     }
 
@@ -78,26 +78,17 @@ impl<'a> IdWeights<'a> {
     }
 }
 
-/// Whether `values` carry the weight of a systematic cause in `histogram` (for `c` classes,
-/// `ignore` left out): not every one of them is stray. Without a histogram (too many distinct
-/// ids to tally) there is no evidence of rarity, and the value profile alone decides.
-pub(crate) fn weighs_as_classes(
-    histogram: Option<&BTreeMap<i64, u64>>,
-    c: i64,
-    ignore: i64,
-    values: &[i64],
-) -> bool {
-    histogram.is_none_or(|h| !IdWeights::new(h, c, ignore).all_stray(values))
-}
-
-/// Whether the bad ids are a few stray values (see [`IdWeights::is_stray`]).
+/// Whether `values` (bad ids) are a few stray values in `histogram` (for `c` classes, `ignore`
+/// left out): every one far rarer than the classes, together a small share. Without a histogram
+/// (too many distinct ids to tally) there is no evidence of rarity: not stray, and the value
+/// profile alone decides the cause.
 pub(crate) fn stray(
     histogram: Option<&BTreeMap<i64, u64>>,
     c: i64,
     ignore: i64,
     values: &[i64],
 ) -> bool {
-    !weighs_as_classes(histogram, c, ignore, values)
+    histogram.is_some_and(|h| IdWeights::new(h, c, ignore).all_stray(values))
 }
 
 #[cfg(test)]

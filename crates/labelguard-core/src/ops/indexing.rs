@@ -134,7 +134,7 @@ pub(crate) fn label_set_cause(
     let (&min, &max) = (values.first()?, values.last()?);
     // A convention or a narrow dimension is named only when the ids beyond it weigh as
     // classes do (see `stray_labels` for the rest).
-    let weighs = |values: &[i64]| super::id_weight::weighs_as_classes(Some(h), c, i64::MIN, values);
+    let weighs = |values: &[i64]| !super::id_weight::stray(Some(h), c, i64::MIN, values);
     if all_labels && bad == [c] && min >= 1 && c >= 2 && weighs(&bad) {
         return Some((
             &LG104,
