@@ -569,29 +569,40 @@ fn stdout_and_stderr_to_one_file_keep_the_childs_order() {
         "interleave.py",
         "import logging, sys\nlogging.basicConfig(level=logging.INFO, format='LOG %(message)s')\nfor i in range(40):\n    print({k: 'v' * 30 for k in range(i * 3000, i * 3000 + 3000)}, flush=True)\n    logging.info('step %d', i)\n    sys.stderr.write('partial '); sys.stderr.flush()\n    print('tail', i, flush=True)\n",
     );
-    let both = |prefix: String| {
+    // One file open for both streams, as `> out 2>&1` makes it (no shell: the paths of a
+    // clone may hold spaces).
+    let both = |program: &std::path::Path, args: &[&std::ffi::OsStr]| {
         let out = dir.path().join("out.txt");
-        let line = format!(
-            "{prefix} {} {} > {} 2>&1",
-            python().display(),
-            script.display(),
-            out.display()
-        );
-        let o = Command::new("sh")
-            .args(["-c", &line])
+        let file = std::fs::File::create(&out).unwrap();
+        let o = Command::new(program)
+            .args(args)
             .env("NO_COLOR", "1")
             .env_remove("PYTHONPATH")
             .stdin(Stdio::null())
-            .output()
+            .stdout(file.try_clone().unwrap())
+            .stderr(file)
+            .status()
             .unwrap();
-        assert!(o.status.success(), "{}", text(&o.stderr));
+        assert!(
+            o.success(),
+            "{}",
+            String::from_utf8_lossy(&std::fs::read(&out).unwrap())
+        );
         std::fs::read(&out).unwrap()
     };
-    let plain = both(String::new());
-    let run = both(format!(
-        "{} run --no-guard --",
-        env!("CARGO_BIN_EXE_labelguard")
-    ));
+    let py = python();
+    let plain = both(&py, &[script.as_os_str()]);
+    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_labelguard"));
+    let run = both(
+        bin,
+        &[
+            "run".as_ref(),
+            "--no-guard".as_ref(),
+            "--".as_ref(),
+            py.as_os_str(),
+            script.as_os_str(),
+        ],
+    );
     assert!(plain.len() > 40 * 3000 * 30, "{}", plain.len());
     assert!(run == plain, "the order differs from a plain run's");
 }
