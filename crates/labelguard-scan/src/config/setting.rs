@@ -4,8 +4,8 @@
 //! A setting used to be written in eight places in four files. Now the `settings!` list below
 //! generates what is mechanical ([`Overrides`], its layering, the typo check of the `[scan]`
 //! table, the flags of `scan` and `fix` through [`Overrides::read`] and [`SETTINGS`], the
-//! README's table through [`markdown_table`]), and tests hold the rest to it: the defaults of
-//! [`ScanOptions`](super::ScanOptions) and the README (below), and the report's
+//! settings reference, docs/reference/settings.md, through [`markdown_table`]), and tests hold the
+//! rest to it: the defaults of [`ScanOptions`](super::ScanOptions) and that page (below), and the report's
 //! [`Settings`](crate::report::Settings), a schema whose field order is fixed (in its module).
 
 use serde::Deserialize;
@@ -224,7 +224,7 @@ settings! {
     weights_method: String { value_name: "METHOD", default: Some(r#""median""#), in_report: true }
 }
 
-/// The README's table of the settings (between its `scan-settings` markers).
+/// The table of the settings, the body of docs/reference/settings.md.
 pub fn markdown_table() -> String {
     let mut t = String::from(
         "| Key | Flag | Commands | Default | In the report | Meaning |\n|---|---|---|---|---|---|\n",
@@ -274,25 +274,27 @@ mod tests {
         );
     }
 
-    /// The README's table is [`markdown_table`]; `UPDATE_README=1` rewrites it.
+    /// docs/reference/settings.md is [`markdown_table`] under its heading; `make docs` (which
+    /// runs this test with `UPDATE_DOCS=1`) rewrites it.
     #[test]
-    fn the_readme_documents_every_setting() {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md");
-        let readme = std::fs::read_to_string(&path).unwrap();
-        let (start, end) = (
-            "<!-- scan-settings:start -->\n",
-            "<!-- scan-settings:end -->",
+    fn the_settings_reference_documents_every_setting() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/reference/settings.md");
+        let expected = format!(
+            "# Settings reference\n\n\
+             <!-- generated from crates/labelguard-scan/src/config/setting.rs by `make docs`: do not edit -->\n\n\
+             Every key of `labelguard.toml` (or `[tool.labelguard]` of `pyproject.toml`) is also a flag;\n\
+             a preset's values come first, then the file's, then the flags'\n\
+             ([Configuration](../guide/configuration.md)).\n\n{}",
+            markdown_table()
         );
-        let (before, rest) = readme.split_once(start).expect("the start marker");
-        let (table, after) = rest.split_once(end).expect("the end marker");
-        let expected = markdown_table();
-        if table != expected && std::env::var_os("UPDATE_README").is_some() {
-            std::fs::write(&path, format!("{before}{start}{expected}{end}{after}")).unwrap();
-            return;
+        if std::env::var_os("UPDATE_DOCS").is_some() {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, &expected).unwrap();
         }
-        assert_eq!(
-            table, expected,
-            "README.md's settings table is stale: rerun with UPDATE_README=1"
+        let page = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            page == expected,
+            "docs/reference/settings.md is stale: run `make docs`"
         );
     }
 }
