@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: test lint venv python wheel bench bench-python bench-hot bench-compiled bench-scan bench-diagnose bench-diagnose-compare bench-diagnose-matching bench-run bench-run-startup bench-fix bench-coco bench-ranks bench-many-files bench-shards bench-broken bench-yolo bench-tokens bench-memmap bench-ray bench-bucket docs fuzz
+.PHONY: test lint venv python wheel bench bench-python bench-hot bench-compiled bench-scan bench-diagnose bench-diagnose-compare bench-diagnose-matching bench-run bench-run-startup bench-fix bench-coco bench-ranks bench-many-files bench-shards bench-broken bench-yolo bench-tokens bench-memmap bench-ray bench-bucket bench-report docs docs-site docs-screenshot fuzz
 
 ## venv: the Python environment of the tests (torch from PyPI; pip's cache keeps reruns fast)
 venv: $(VENV)/.installed
@@ -35,18 +35,39 @@ test: venv python wheel
 	cargo test --workspace
 	@echo "==> release build of the CLI for the Python tests"
 	cargo build --release -p labelguard-cli
-	@echo "==> Python tests (differential test against torch, the package's tests)"
+	@echo "==> Python tests (differential test against torch, the package's tests, the HTML report in Chromium)"
 	LABELGUARD_BIN="$(CURDIR)/target/release/labelguard" $(PY) -m pytest -q tests/python python/tests
+	$(MAKE) docs-site
 
 ## lint: formatting and clippy, as CI runs them
 lint:
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
 
-## docs: regenerate docs/rules.md from the rules' doc comments and docs/ops.md from the op table
+## docs: regenerate docs/rules.md from the rules' doc comments, docs/ops.md from the op table and
+## docs/reference/settings.md from the settings list (its test writes it with UPDATE_DOCS=1)
 docs:
 	cargo run -q -p labelguard-cli -- rules --format markdown > docs/rules.md
 	cargo run -q -p labelguard-cli -- ops --format markdown > docs/ops.md
+	UPDATE_DOCS=1 cargo test -q -p labelguard-scan --lib the_settings_reference_documents_every_setting
+
+## docs-site: the documentation site (mkdocs.yml: MkDocs + Material, the Python API reference by
+## mkdocstrings from the package's docstrings and stub) into target/site, warnings as errors;
+## `make test` runs it. Open target/site/index.html.
+docs-site: venv
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
+
+## docs-screenshot: the HTML report's picture in docs/guide/scanning.md (docs/img/html-report.png),
+## taken by the browser test in headless Chromium
+docs-screenshot: venv
+	cargo build --release -p labelguard-cli
+	LABELGUARD_BIN="$(CURDIR)/target/release/labelguard" LABELGUARD_SCREENSHOT="$(CURDIR)/docs/img/html-report.png" \
+		$(PY) -m pytest -q tests/python/test_html_report_browser.py
+
+## bench-report: BENCHMARKS.md, docs/benchmarks.md and the charts docs/img/bench-*.svg from
+## bench/results.toml (a new figure is one [[result]] there, then this)
+bench-report:
+	python3 tools/bench_report.py
 
 ## bench: the range-scan benchmark (labelguard vs numpy vs torch, and memory bandwidth)
 bench: venv
