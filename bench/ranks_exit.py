@@ -72,7 +72,7 @@ def main():
     print("| --- | --- | --- |")
     for name, cmd in cases.items():
         cells = []
-        # --hang-timeout 10 (the default is 30): see README, multi-process jobs.
+        # --hang-timeout 10 (the default is 30): see docs/guide/run.md, multi-process jobs.
         for wrap in ([], [args.bin, "run", "--hang-timeout", "10", "--"]):
             # A run that waits for the timeout takes the same time every run: once is enough.
             runs = args.runs if wrap or "exits" in name else 1

@@ -61,7 +61,7 @@ class _Contract:
 # Where a dataset keeps its files, in a list indexed like the dataset, mask lists first (the
 # guard checks targets): torchvision's VOCSegmentation (`masks`), Cityscapes (`targets`, a list
 # of paths per sample), ImageFolder (`samples`, `imgs`), and common names of custom datasets.
-# README (Python: guards) lists them.
+# docs/guide/python.md lists them.
 _FILE_LISTS = ("masks", "targets", "mask_files", "label_files", "samples", "imgs", "files", "images", "paths")
 # The keys of a dict sample that name its file (mmseg's `seg_map_path` among them).
 _FILE_KEYS = ("path", "file", "filename", "mask_path", "seg_map_path", "label_path")

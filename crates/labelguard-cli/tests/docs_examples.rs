@@ -225,6 +225,51 @@ fn every_console_example_of_the_docs_prints_what_its_page_shows() {
     assert!(ran >= 10, "only {ran} examples found");
 }
 
+/// The `labelguard ...` lines of a page's ```text blocks (its usage lines).
+fn usage_lines(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut in_text = false;
+    for line in text.lines() {
+        match line.trim_start() {
+            "```text" => in_text = true,
+            l if l.starts_with("```") => in_text = false,
+            l if in_text && l.starts_with("labelguard ") => out.push(l.to_string()),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// README's Usage block and the guide's usage lines are the same lines: each line of one is on the
+/// other, so a flag renamed in one place and not the other fails here.
+#[test]
+fn the_guide_shows_readmes_usage_lines_and_no_others() {
+    let root = repo_root();
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let usage = readme
+        .split_once("## Usage")
+        .map(|(_, r)| usage_lines(r.split_once("\n## ").map_or(r, |(u, _)| u)))
+        .expect("README has a Usage section");
+    assert!(usage.len() >= 10, "{usage:?}");
+    let mut guide = Vec::new();
+    for page in pages(&root).into_iter().skip(1) {
+        let rel = page.strip_prefix(&root).unwrap().display().to_string();
+        for line in usage_lines(&std::fs::read_to_string(&page).unwrap()) {
+            assert!(
+                usage.contains(&line),
+                "{rel}: `{line}` is not in README's Usage block"
+            );
+            guide.push(line);
+        }
+    }
+    for line in &usage {
+        assert!(
+            guide.contains(line),
+            "README's usage line `{line}` is on no guide page"
+        );
+    }
+}
+
 #[test]
 fn the_matcher_matches_and_refuses() {
     let p = |s: &[&str]| s.iter().map(|s| s.to_string()).collect::<Vec<_>>();
