@@ -118,15 +118,18 @@ VISIBLE = """
 """
 
 
-def test_the_html_report_renders_in_chromium_with_its_parts_visible(labelguard, tmp_path):
-    exe = chromium()
-    report = tmp_path / "report.html"
+def example_report(labelguard, path: pathlib.Path) -> pathlib.Path:
     scan = subprocess.run(
-        [labelguard, "scan", "examples/cityscapes-mini", "--preset", "cityscapes", "--html", str(report)],
+        [labelguard, "scan", "examples/cityscapes-mini", "--preset", "cityscapes", "--html", str(path)],
         cwd=ROOT, capture_output=True, text=True,
     )
     assert scan.returncode == 1, scan.stderr  # the example dataset has errors
-    proc, port = start_browser(exe, tmp_path / "profile")
+    return path
+
+
+def open_in_chromium(page: pathlib.Path, profile: pathlib.Path):
+    """What is visible (VISIBLE's answer), the console errors and page exceptions, and a PNG."""
+    proc, port = start_browser(chromium(), profile)
     try:
         with websockets_sync.connect(page_websocket(port), max_size=64 * 1024 * 1024, open_timeout=20) as ws:
             dt = DevTools(ws)
@@ -134,7 +137,7 @@ def test_the_html_report_renders_in_chromium_with_its_parts_visible(labelguard, 
             dt.call("Log.enable")
             dt.call("Page.enable")
             dt.call("Emulation.setDeviceMetricsOverride", width=WIDTH, height=HEIGHT, deviceScaleFactor=1, mobile=False)
-            dt.call("Page.navigate", url=report.as_uri())
+            dt.call("Page.navigate", url=page.as_uri())
             dt.wait_for("Page.loadEventFired")
             seen = dt.call("Runtime.evaluate", expression=VISIBLE, returnByValue=True)["result"]["value"]
             shot = base64.b64decode(dt.call("Page.captureScreenshot", format="png")["data"])
@@ -147,6 +150,12 @@ def test_the_html_report_renders_in_chromium_with_its_parts_visible(labelguard, 
     finally:
         proc.terminate()
         proc.wait(timeout=20)
+    return seen, errors, shot
+
+
+def test_the_html_report_renders_in_chromium_with_its_parts_visible(labelguard, tmp_path):
+    report = example_report(labelguard, tmp_path / "report.html")
+    seen, errors, shot = open_in_chromium(report, tmp_path / "profile")
     out = pathlib.Path(os.environ.get("LABELGUARD_SCREENSHOT") or tmp_path / "html-report.png")
     out.write_bytes(shot)
     assert errors == [], errors
@@ -158,3 +167,16 @@ def test_the_html_report_renders_in_chromium_with_its_parts_visible(labelguard, 
     # A real picture, of the window's size.
     assert shot[:8] == b"\x89PNG\r\n\x1a\n" and len(shot) > 20_000
     assert int.from_bytes(shot[16:20], "big") == WIDTH and int.from_bytes(shot[20:24], "big") == HEIGHT
+
+
+def test_the_browser_check_sees_a_console_error_and_a_hidden_part(labelguard, tmp_path):
+    # The same report with a script that logs an error and a style that hides the tables: the
+    # checks above would fail on it, so they are not vacuous.
+    report = example_report(labelguard, tmp_path / "report.html")
+    html = report.read_text()
+    planted = "<style>table{display:none}</style><script>console.error('planted')</script>"
+    report.write_text(html.replace("</head>", planted + "</head>", 1))
+    seen, errors, _ = open_in_chromium(report, tmp_path / "profile")
+    assert any("planted" in json.dumps(e) for e in errors), errors
+    assert seen["findings"] == {"heading": True, "part": False}, seen
+    assert seen["files"]["part"], seen
