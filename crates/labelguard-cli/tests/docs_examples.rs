@@ -19,9 +19,11 @@
 //!   any number of lines, `[..]` for any text within a line. Trailing spaces are ignored.
 //!
 //! Commands that cannot run here (a bucket, your own training script) go in ```` ```sh ````
-//! blocks, which are not run. Why not trycmd itself: its Markdown mode runs a page's commands in
-//! the page's own folder, and the guide's commands are written from the repository root, as a
-//! user types them after the quick start.
+//! blocks, which are not run. Why not trycmd itself (whose notation this is): its Markdown mode
+//! runs a page's commands in a `PAGE.in` folder beside the page (or, without one, in the test's
+//! own folder, this crate's), while the guide's commands are written from the repository root, as
+//! a user types them after the quick start; that would need a folder per page, and a mismatch
+//! here names the page and line of the example.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
