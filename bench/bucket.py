@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """`labelguard scan s3://bucket/masks` on a local S3 server vs `labelguard scan masks/` on disk
-(see BENCHMARKS.md, issue 26).
+(see docs/benchmarks-history.md, issue 26).
 
     python3 bench/bucket.py --bin target/release/labelguard --rclone .venv/bin/rclone \
         [--files 1000] [--size 512] [--runs 3] [--jobs 8,32]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Throughput of `labelguard diagnose` on large synthetic logs (see BENCHMARKS.md, section "diagnose").
+# Throughput of `labelguard diagnose` on large synthetic logs (see docs/benchmarks-history.md, section "Diagnose").
 #
 #   bench/diagnose.sh [MB] [RUNS]      (defaults: 1024 MB, 5 runs)
 #   BASE_BIN=path/to/labelguard bench/diagnose.sh ...   (also times that binary, run for run

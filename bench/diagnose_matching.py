@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`labelguard diagnose` on logs whose every line is looked at closely (see BENCHMARKS.md, issue 8).
+"""`labelguard diagnose` on logs whose every line is looked at closely (see docs/benchmarks-history.md, issue 8).
 
     python3 bench/diagnose_matching.py --bin target/release/labelguard [--mb 256] [--runs 3]
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Peak memory of `labelguard scan` on broken files whose headers claim far more than they
-hold (see BENCHMARKS.md, issue 8: "peak memory does not grow with a header's claims").
+hold (see docs/benchmarks-history.md, issue 8: "peak memory does not grow with a header's claims").
 
     python3 bench/header_claims.py --bin target/release/labelguard [--limit-mib 512]
 

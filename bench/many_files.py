@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`labelguard scan` on 200,000 small masks in one directory (see BENCHMARKS.md, issue 8).
+"""`labelguard scan` on 200,000 small masks in one directory (see docs/benchmarks-history.md, issue 8).
 
     python3 bench/many_files.py --bin target/release/labelguard [--files 200000] [--runs 3]
 

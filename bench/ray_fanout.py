@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A single-machine `labelguard scan` vs the same scan fanned out on a local Ray cluster
-(`labelguard.fanout`, see BENCHMARKS.md, issue 26).
+(`labelguard.fanout`, see docs/benchmarks-history.md, issue 26).
 
     python bench/ray_fanout.py [--files 2000] [--size 512] [--runs 5]
 

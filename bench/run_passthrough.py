@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Throughput of `labelguard run`'s pass-through against a plain pipe (see BENCHMARKS.md, issue 8).
+"""Throughput of `labelguard run`'s pass-through against a plain pipe (see docs/benchmarks-history.md, issue 8).
 
     python3 bench/run_passthrough.py --bin target/release/labelguard [--gib 1] [--runs 7]
 

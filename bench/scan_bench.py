@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The `labelguard scan` benchmark: one command, every number of BENCHMARKS.md's scan section.
+"""The `labelguard scan` benchmark: one command, every number of docs/benchmarks-history.md's scan section.
 
     python bench/scan_bench.py            # 500 masks, all cores, 5 runs each
     python bench/scan_bench.py --files 100 --runs 3 --jobs 2

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """`labelguard scan` on a 100,000-file YOLO label set against a per-file Python parser in a
-multiprocessing pool, on the same cores (see BENCHMARKS.md, issue 24).
+multiprocessing pool, on the same cores (see docs/benchmarks-history.md, issue 24).
 
     python3 bench/yolo.py --bin target/release/labelguard --floor-bin target/release/labelguard-bench
                           [--files 100000] [--jobs 2] [--runs 3]

@@ -193,7 +193,7 @@ def enable(mode: str = "raise", ops: Optional[Iterable[str]] = None, finite: boo
     finite: also scan the logits of the losses ({finite_ops}) for NaN and +inf (LG508, a
     warning). Off by default: the logits are usually many times the bytes of the targets, so
     the scan is most of a loss check's cost, for a verdict that is never a device-side assert
-    (see BENCHMARKS.md, issue 13).
+    (see docs/benchmarks-history.md, issue 13).
 
     Calls that dynamo traces (`torch.compile`) are checked by an op of the compiled graph, at
     run time, on the real tensors, with the same errors (`_compiled.py`).

@@ -184,7 +184,7 @@ pub fn run(args: ScanArgs, style: labelguard_report::Style) -> anyhow::Result<Ex
     // The spooled shards of buckets, removed when the scan is over.
     let (roots, _spools): (Vec<Root>, Vec<_>) = roots.into_iter().unzip();
     // Reads of a bucket wait on the network: more threads than cores keep enough requests in
-    // flight (BENCHMARKS.md, issue 26).
+    // flight (docs/benchmarks-history.md, issue 26).
     if opts.jobs.is_none() && args.paths.iter().any(|p| crate::bucket::is_bucket(p)) {
         opts.jobs = Some(BUCKET_JOBS);
     }

@@ -1,7 +1,7 @@
 //! `cargo run --release -p labelguard-fuzz --example parquet_rows -- DIR [ROWS]`: writes Parquet
 //! files whose one data page claims ROWS rows (default 2^25, the `--max-rows` default) in a few
 //! bytes: `nulls.parquet` (one run of null definition levels) and `dictionary.parquet` (one
-//! dictionary entry, one run of repeated indices). See BENCHMARKS.md, issue 8.
+//! dictionary entry, one run of repeated indices). See docs/benchmarks-history.md, issue 8.
 
 use labelguard_scan::fixtures::parquet_labels_one_page;
 

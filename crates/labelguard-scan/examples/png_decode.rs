@@ -1,8 +1,8 @@
 //! Benchmark driver: decode PNG masks and nothing else, on N threads.
 //!
-//! `png_decode DIR THREADS` uses the `png` crate (bound (b) of BENCHMARKS.md: the decoder
-//! alone); `png_decode DIR THREADS fast` uses labelguard's fast path for 8-bit masks, to show
-//! how much of the scan's lead over (b) comes from decoding. Prints files/s as JSON.
+//! `png_decode DIR THREADS` uses the `png` crate (bound (b) of docs/benchmarks-history.md: the
+//! decoder alone); `png_decode DIR THREADS fast` uses labelguard's fast path for 8-bit masks, to
+//! show how much of the scan's lead over (b) comes from decoding. Prints files/s as JSON.
 
 use rayon::prelude::*;
 use std::io::Cursor;
