@@ -37,7 +37,8 @@ test: venv python wheel
 	cargo build --release -p labelguard-cli
 	@echo "==> Python tests (differential test against torch, the package's tests, the HTML report in Chromium)"
 	LABELGUARD_BIN="$(CURDIR)/target/release/labelguard" $(PY) -m pytest -q tests/python python/tests
-	$(MAKE) docs-site
+	@echo "==> the documentation site (mkdocs build --strict)"
+	$(MKDOCS_BUILD)
 
 ## lint: formatting and clippy, as CI runs them
 lint:
@@ -52,10 +53,11 @@ docs:
 	UPDATE_DOCS=1 cargo test -q -p labelguard-scan --lib the_settings_reference_documents_every_setting
 
 ## docs-site: the documentation site (mkdocs.yml: MkDocs + Material, the Python API reference by
-## mkdocstrings from the package's docstrings and stub) into target/site, warnings as errors;
-## `make test` runs it. Open target/site/index.html.
-docs-site: venv
-	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
+## mkdocstrings from the installed package's docstrings and stub) into target/site, warnings as
+## errors; `make test` builds it too. Open target/site/index.html.
+MKDOCS_BUILD = NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
+docs-site: python
+	$(MKDOCS_BUILD)
 
 ## docs-screenshot: the HTML report's picture in docs/guide/scanning.md (docs/img/html-report.png),
 ## taken by the browser test in headless Chromium
