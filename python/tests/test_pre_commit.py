@@ -70,6 +70,7 @@ def test_a_commit_adding_a_bad_mask_is_refused_and_a_clean_one_passes(tmp_path):
         "PIP_DISABLE_PIP_VERSION_CHECK": "1",
         "VIRTUALENV_NO_DOWNLOAD": "1",
     }
+    env.pop("PYTHONPATH", None)  # the hook must run the labelguard its own environment installed
     subprocess.run([sys.executable, "-m", "pre_commit", "install"], cwd=repo, env=env, check=True, capture_output=True)
 
     mask(repo / "masks" / "clean.png", bad=False)
@@ -77,6 +78,8 @@ def test_a_commit_adding_a_bad_mask_is_refused_and_a_clean_one_passes(tmp_path):
     ok = git(repo, "commit", "-m", "clean mask", check=False, env=env)
     assert ok.returncode == 0, ok.stdout + ok.stderr
     assert "labelguard scan" in ok.stdout + ok.stderr and "Passed" in ok.stdout + ok.stderr
+    installed = list((tmp_path / "pre-commit-cache").glob("repo*/py_env-*/lib/python*/site-packages/labelguard-*.dist-info"))
+    assert installed, "pre-commit's environment has no labelguard wheel installed"
 
     mask(repo / "masks" / "bad.png", bad=True)
     git(repo, "add", ".")
