@@ -36,6 +36,22 @@ from ._remap import Remap, remap, remap_table
 from ._report import Finding, Location, Report, TargetError, TargetWarning
 from ._scan import ScanError, ScanReport, scan
 
+
+
+def load_ipython_extension(ipython):  # noqa: ANN001 - `%load_ext labelguard` (IPython's hook)
+    """`%load_ext labelguard`: the guards on for the kernel, and the diagnosis of a TargetError or
+    a device-side assert in the failing cell's output (labelguard/_notebook.py)."""
+    from ._notebook import load
+
+    load(ipython)
+
+
+def unload_ipython_extension(ipython):  # noqa: ANN001 - `%unload_ext labelguard`
+    from ._notebook import unload
+
+    unload(ipython)
+
+
 __all__ = [
     "Finding", "GuardedDataset", "Location", "Remap", "Report", "ScanError", "ScanReport", "TargetError", "TargetWarning", "__version__",
     "capture", "check", "check_binary_cross_entropy", "check_binary_cross_entropy_with_logits",

@@ -19,7 +19,7 @@ import os
 import tempfile
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from . import _native
+from . import _command
 from ._report import Finding, Location, Report
 from ._scan_sources import dataset_paths, model_dir
 
@@ -157,23 +157,11 @@ def _config_args(config: Any) -> List[str]:
 
 
 def run_command(argv: Sequence[str]) -> int:
-    """Runs `labelguard ARGV` in this process; its error output is captured and raised as
-    ScanError when the command fails (exit code 2). Returns the exit code (0 or 1)."""
-    import sys
-
-    with tempfile.TemporaryFile() as err:
-        sys.stderr.flush()
-        saved = os.dup(2)
-        try:
-            os.dup2(err.fileno(), 2)
-            code = _native.cli(["labelguard", *argv])
-        finally:
-            os.dup2(saved, 2)
-            os.close(saved)
-        err.seek(0)
-        message = err.read().decode("utf-8", "replace").strip()
+    """Runs `labelguard ARGV` in this process; raises ScanError with the command's own message
+    when it fails (exit code 2). Returns the exit code (0 or 1)."""
+    code, _, message = _command.run(argv)
     if code not in (0, 1):
-        message = message.removeprefix("labelguard: ").removeprefix("error: ")
+        message = message.strip().removeprefix("labelguard: ").removeprefix("error: ")
         raise ScanError(f"labelguard {argv[0]} could not run: {message or f'exit code {code}'}")
     return code
 
