@@ -52,14 +52,6 @@ def test_every_input_the_action_reads_is_declared():
     assert all(f"${{{name}" in script for name in scan["env"]), "the scan step passes variables its script does not read"
 
 
-@pytest.fixture(scope="module")
-def cli() -> str:
-    binary = os.environ.get("LABELGUARD_BIN", str(ROOT / "target" / "release" / "labelguard"))
-    if not pathlib.Path(binary).exists():
-        pytest.skip(f"no labelguard binary at {binary} (set LABELGUARD_BIN)")
-    return binary
-
-
 def masks(folder: pathlib.Path) -> None:
     folder.mkdir(parents=True)
     for i in range(3):

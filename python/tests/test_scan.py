@@ -7,7 +7,6 @@ a `DatasetDict` must give the findings the command gives on the same rows saved 
 transformers model as `model=` the findings of its saved directory as `--model`.
 """
 
-import os
 import pathlib
 import subprocess
 
@@ -19,15 +18,6 @@ from labelguard._scan import report_of, settings_args
 np = pytest.importorskip("numpy")
 Image = pytest.importorskip("PIL.Image")
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(scope="module")
-def cli() -> str:
-    binary = os.environ.get("LABELGUARD_BIN", str(ROOT / "target" / "release" / "labelguard"))
-    if not pathlib.Path(binary).exists():
-        pytest.skip(f"no labelguard binary at {binary} (set LABELGUARD_BIN)")
-    return binary
 
 
 def run_cli(cli, *args, cwd):
