@@ -60,8 +60,13 @@ def model_dir(model: Any, tmp: str) -> str:
         )
     folder = os.path.join(tmp, "model")
     os.makedirs(folder)
+    values = config.to_dict()
+    if not values.get("architectures"):
+        # What `save_pretrained` records: the class, which says what a `labels` column holds
+        # (token ids for a language model, class ids for a classification head).
+        values["architectures"] = [type(model).__name__]
     with open(os.path.join(folder, "config.json"), "w", encoding="utf-8") as f:
-        json.dump(config.to_dict(), f, default=str, indent=2)
+        json.dump(values, f, default=str, indent=2)
     return folder
 
 

@@ -111,10 +111,9 @@ def bert(tmp_path_factory):
         vocab_size=VOCAB, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
         intermediate_size=32, max_position_embeddings=32, pad_token_id=0,
     )
-    model = transformers.BertForMaskedLM(cfg)
     path = tmp_path_factory.mktemp("bert") / "model"
-    model.save_pretrained(path)
-    return model, path
+    transformers.BertForMaskedLM(cfg).save_pretrained(path)
+    return cfg, path
 
 
 def token_findings(report):
@@ -143,11 +142,18 @@ def test_a_saved_dataset_reads_in_place_as_the_command_does(cli, bert, tmp_path)
 
 def test_a_live_model_is_its_saved_directory(bert, tmp_path):
     datasets = pytest.importorskip("datasets")
-    model, model_path = bert
+    transformers = pytest.importorskip("transformers")
+    cfg, model_path = bert
     ds = datasets.Dataset.from_dict(token_rows())
-    live = labelguard.scan(ds, model=model)
+    live = labelguard.scan(ds, model=transformers.BertForMaskedLM(cfg))  # never saved: no `architectures` yet
     saved = labelguard.scan(ds, model=model_path)
     assert token_findings(live) == token_findings(saved) == {("LG801", "all"): {2}, ("LG802", "all"): {4}}
+    # A classification head: `label` holds class ids, checked against its num_labels.
+    classifier = transformers.BertForSequenceClassification(transformers.BertConfig(
+        vocab_size=VOCAB, hidden_size=16, num_hidden_layers=1, num_attention_heads=2, intermediate_size=32, num_labels=3,
+    ))
+    rows = datasets.Dataset.from_dict({"input_ids": [[1, 2, 3]] * 4, "label": [0, 1, 5, 2]})
+    assert token_findings(labelguard.scan(rows, model=classifier)) == {("LG802", "all"): {2}}
 
 
 def test_selected_mapped_and_in_memory_datasets_name_their_own_rows(cli, bert, tmp_path):
