@@ -36,8 +36,8 @@ ScanError.__module__ = "labelguard"
 class ScanReport(Report):
     """The report of `labelguard.scan`: `ok` (no errors: the command's exit code 0), `findings`
     (each with its `path`, `split` and the `rows` the engine names), `summary` (the JSON report's),
-    `to_json()` (the bytes of `--format json`), `_repr_html_()` (the page of `--html`), and `str()`
-    (the text report)."""
+    `to_json()` (the text of `--format json`), `to_html()` (the page of `--html`, which notebooks
+    display), and `str()` (the text report)."""
 
     exit_code: int = 0
     summary: Dict[str, Any] = dataclasses.field(default_factory=dict)
@@ -57,8 +57,19 @@ class ScanReport(Report):
     def to_dict(self) -> Dict[str, Any]:
         return json.loads(self.json_text)
 
-    def _repr_html_(self) -> str:
+    def to_html(self) -> str:
+        """The HTML report, the same page as `labelguard scan --html FILE` writes."""
         return self.html_text
+
+    def _repr_html_(self) -> str:
+        """The HTML report in a notebook: the page of `to_html()` in an iframe, whose styles then
+        apply to the report alone and not to the notebook around it."""
+        import html
+
+        return (
+            f'<iframe class="labelguard-scan" title="labelguard scan report" sandbox="" '
+            f'style="width:100%;height:640px;border:1px solid #ddd" srcdoc="{html.escape(self.html_text, quote=True)}"></iframe>'
+        )
 
     def __str__(self) -> str:
         return self.text

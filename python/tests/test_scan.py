@@ -7,7 +7,9 @@ a `DatasetDict` must give the findings the command gives on the same rows saved 
 transformers model as `model=` the findings of its saved directory as `--model`.
 """
 
+import html
 import pathlib
+import re
 import subprocess
 
 import pytest
@@ -51,7 +53,11 @@ def test_a_path_gives_the_command_lines_json_html_and_text(cli, tmp_path, monkey
     report = labelguard.scan("masks", num_classes=3)
 
     assert report.to_json() == out.stdout
-    assert report._repr_html_() == (tmp_path / "page.html").read_text()
+    page = (tmp_path / "page.html").read_text()
+    assert report.to_html() == page
+    # In a notebook: the same page, isolated in an iframe so that its styles stay inside it.
+    shown = re.fullmatch(r'<iframe [^>]*srcdoc="([^"]*)"></iframe>', report._repr_html_())
+    assert shown and html.unescape(shown.group(1)) == page
     assert str(report) == text.stdout
     assert report.ok is (out.returncode == 0) and not report.ok
     bad = [f for f in report.findings if f.severity == "error"]
