@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import sys
 import tempfile
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -170,10 +171,14 @@ def _config_args(config: Any) -> List[str]:
 def run_command(argv: Sequence[str]) -> int:
     """Runs `labelguard ARGV` in this process; raises ScanError with the command's own message
     when it fails (exit code 2). Returns the exit code (0 or 1)."""
-    code, _, message = _command.run(argv)
+    code, out, message = _command.run(argv)
     if code not in (0, 1):
         message = message.strip().removeprefix("labelguard: ").removeprefix("error: ")
         raise ScanError(f"labelguard {argv[0]} could not run: {message or f'exit code {code}'}")
+    # The reports go to files: what was printed meanwhile (a note of the command, another
+    # thread's output) is passed on, not lost.
+    sys.stdout.write(out)
+    sys.stderr.write(message)
     return code
 
 
