@@ -94,7 +94,10 @@ def diagnosis(ipython: Any, exc: BaseException, tb: Any) -> Tuple[str, str]:
     where = cell_line(ipython, tb)
     lines: List[str] = []
     if isinstance(exc, TargetError):
-        lines.append("labelguard stopped this call before it ran: " + str(exc).split("\n", 1)[0])
+        first, _, rest = str(exc).partition("\n")
+        lines.append("labelguard stopped this call before it ran: " + first)
+        if not exc.findings:  # rebuilt from its text (a DataLoader worker's): the findings are in it
+            lines += [l for l in rest.splitlines() if l.strip()]
         for f in exc.findings:
             lines.append(f"cause: [{f.code}] {f.message}")
             if f.hint:

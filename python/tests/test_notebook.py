@@ -7,8 +7,6 @@ The device-side assert is raised here with PyTorch's own message text (c10/cuda/
 runs without a GPU; the diagnosis of that text is `labelguard diagnose`'s.
 """
 
-import pathlib
-
 import pytest
 
 nbformat = pytest.importorskip("nbformat")
@@ -31,8 +29,10 @@ CELLS = [
     ("loss = torch.tensor(0.5)\nvalue = item()", True),  # In [4]: a device-side assert, no capture
     ("with labelguard.capture('dumps') as cap:\n    cap.batch = {'target': target}\n    value = item()", True),  # In [5]
     ("raise RuntimeError('not a CUDA error')", True),  # In [6]: IPython's traceback only
+    # In [7]: a TargetError rebuilt from its text, as a DataLoader worker's reaches the main process.
+    ("raise labelguard.TargetError('cross_entropy: PyTorch would raise\\n[LG101] target 5 is outside [0, 2]\\n  fix: remap the labels')", True),
     ("%unload_ext labelguard", False),
-    ("loss = F.cross_entropy(logits, target)", True),  # In [8]: no guard, no diagnosis: torch's IndexError
+    ("loss = F.cross_entropy(logits, target)", True),  # In [9]: no guard, no diagnosis: torch's IndexError
 ]
 
 
@@ -100,7 +100,15 @@ def test_the_capture_to_replay_after_the_restart_is_named(executed):
     assert f"labelguard.replay('dumps/{captured[0].name}')" in shown or f"labelguard.replay('{captured[0]}')" in shown
 
 
+def test_a_target_error_rebuilt_from_its_text_shows_that_text(executed):
+    nb, _ = executed
+    shown = texts(nb.cells[6])
+    assert "labelguard stopped this call before it ran: cross_entropy: PyTorch would raise" in shown
+    assert "[LG101] target 5 is outside [0, 2]" in shown and "fix: remap the labels" in shown
+    assert "your code: In [7], line 1" in shown
+
+
 def test_other_errors_and_an_unloaded_extension_get_ipythons_traceback_only(executed):
     nb, _ = executed
     assert texts(nb.cells[5]) == "" and error(nb.cells[5])["evalue"] == "not a CUDA error"
-    assert texts(nb.cells[7]) == "" and error(nb.cells[7])["ename"] == "IndexError"
+    assert texts(nb.cells[8]) == "" and error(nb.cells[8])["ename"] == "IndexError"

@@ -9,6 +9,7 @@ test is offline: pip reads only the wheel directory $LABELGUARD_WHEEL_DIR (defau
 which `make wheel` fills) and no index.
 """
 
+import json
 import os
 import pathlib
 import subprocess
@@ -56,7 +57,7 @@ def test_a_commit_adding_a_bad_mask_is_refused_and_a_clean_one_passes(tmp_path):
     git(repo, "config", "user.name", "test")
     (repo / ".pre-commit-config.yaml").write_text(
         "repos:\n"
-        f"  - repo: {ROOT}\n"
+        f"  - repo: {json.dumps(str(ROOT))}\n"  # a JSON string is a YAML string: any path
         f"    rev: {head}\n"
         "    hooks:\n"
         "      - id: labelguard-scan\n"
