@@ -7,14 +7,25 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+import threading
 from typing import Sequence, Tuple
 
 from . import _native
 
 
+#: One command at a time: the descriptors 1 and 2 are the process's, and two runs that swapped
+#: them at once could restore each other's temporary files.
+_LOCK = threading.Lock()
+
+
 def run(argv: Sequence[str]) -> Tuple[int, str, str]:
     """Runs `labelguard ARGV`; returns its exit code, stdout and stderr."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+    if not hasattr(_native, "cli"):
+        raise RuntimeError(
+            "this build of labelguard has no `labelguard` command in its extension (built without the "
+            "`command` feature of crates/labelguard-py): install the wheel, or `pip install ./python`"
+        )
+    with _LOCK, tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         sys.stdout.flush()
         sys.stderr.flush()
         saved = (os.dup(1), os.dup(2))

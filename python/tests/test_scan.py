@@ -8,6 +8,7 @@ transformers model as `model=` the findings of its saved directory as `--model`.
 """
 
 import html
+import os
 import pathlib
 import re
 import subprocess
@@ -208,3 +209,16 @@ def test_an_iterable_dataset_is_refused_clearly():
     stream = datasets.Dataset.from_dict(token_rows()).to_iterable_dataset()
     with pytest.raises(labelguard.ScanError, match="IterableDataset has no files"):
         labelguard.scan(stream)
+
+
+def test_scans_from_several_threads_agree_and_leave_stdout_and_stderr_as_they_were(tmp_path, monkeypatch):
+    import concurrent.futures
+
+    masks(tmp_path / "masks")
+    monkeypatch.chdir(tmp_path)
+    before = [os.fstat(fd) for fd in (1, 2)]
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        reports = list(pool.map(lambda _: labelguard.scan("masks", num_classes=3).to_json(), range(8)))
+    assert len(set(reports)) == 1
+    after = [os.fstat(fd) for fd in (1, 2)]
+    assert [(s.st_dev, s.st_ino) for s in after] == [(s.st_dev, s.st_ino) for s in before]
