@@ -100,8 +100,6 @@ def scan(source: Any, *, model: Any = None, config: Any = None, **settings: Any)
         paths = dataset_paths(source, tmp)
         argv = ["scan", *paths, *_config_args(config)]
         if model is not None:
-            if "model" in settings:
-                raise ScanError("labelguard.scan: give the model once, as model=")
             settings["model"] = model_dir(model, tmp)
         argv += settings_args(settings)
         out_json, out_html, out_text = (os.path.join(tmp, n) for n in ("report.json", "report.html", "report.txt"))
