@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: test lint venv python wheel bench bench-python bench-hot bench-compiled bench-scan bench-diagnose bench-diagnose-compare bench-diagnose-matching bench-run bench-run-startup bench-fix bench-coco bench-ranks bench-many-files bench-shards bench-broken bench-yolo bench-tokens bench-memmap bench-ray bench-bucket bench-report docs docs-site docs-screenshot fuzz
+.PHONY: test lint venv python wheel bench bench-python bench-hot bench-compiled bench-scan bench-diagnose bench-diagnose-compare bench-diagnose-matching bench-run bench-run-startup bench-fix bench-coco bench-ranks bench-many-files bench-shards bench-broken bench-yolo bench-tokens bench-python-scan bench-memmap bench-ray bench-bucket bench-report docs docs-site docs-screenshot fuzz
 
 ## venv: the Python environment of the tests (torch from PyPI; pip's cache keeps reruns fast)
 venv: $(VENV)/.installed
@@ -158,6 +158,11 @@ bench-shards:
 bench-tokens: venv
 	cargo build --release -p labelguard-cli
 	$(PY) bench/tokens.py
+
+## bench-python-scan: labelguard.scan (a path, a datasets.Dataset in place, a selected one copied) vs the command line
+bench-python-scan: python
+	cargo build --release -p labelguard-cli
+	$(PY) bench/python_scan.py
 
 ## bench-memmap: scan of a >= 1 GB nanoGPT train.bin (uint16 memmap) vs np.memmap + max() per chunk, same cores (issue 42)
 MEMMAP_CORES ?= 0

@@ -32,6 +32,21 @@ class Finding:
     locations: Tuple[Location, ...]
     count: Optional[int] = None
     values: Tuple[Tuple[str, int], ...] = ()
+    #: A scan's finding: the file (or folder) it is about, its split, and the rows it names
+    #: (of a label table or token dataset: the first ones; `count` is how many there are).
+    path: Optional[str] = None
+    split: Optional[str] = None
+    rows: Tuple[int, ...] = ()
+
+    @property
+    def file(self) -> Optional[str]:
+        """The scanned file or folder the finding is about (the same as `path`)."""
+        return self.path
+
+    @property
+    def indices(self) -> Tuple[Tuple[int, ...], ...]:
+        """The coordinates of every location the finding names."""
+        return tuple(l.index for l in self.locations)
 
     def __str__(self) -> str:
         text = f"[{self.code}] {self.message}"

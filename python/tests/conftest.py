@@ -13,3 +13,14 @@ def _disabled_after_each_test():
 
     yield
     labelguard.disable()
+
+
+@pytest.fixture(scope="session")
+def cli() -> str:
+    """The `labelguard` binary under test: $LABELGUARD_BIN, else the workspace's release build."""
+    import os
+
+    binary = os.environ.get("LABELGUARD_BIN", str(pathlib.Path(__file__).resolve().parents[2] / "target" / "release" / "labelguard"))
+    if not pathlib.Path(binary).exists():
+        pytest.skip(f"no labelguard binary at {binary} (set LABELGUARD_BIN)")
+    return binary
