@@ -58,7 +58,7 @@ def check_head(source: str, head_rows: int, classes: int) -> Report:
     spec["source"] = source
     report = Report.from_json(_native.check_model(json.dumps(spec), list(range(int(classes)))))
     head = tuple(f for f in report.findings if f.code == "LG812")
-    return report_or_raise(Report(report.op, report.verdict if head else "ok", head))
+    return report_or_raise(Report(report.op, report.verdict if head else "ok", head), where=" (labelguard, the head)", context=source)
 
 
 def _live_model(model: Any) -> Dict[str, Any]:
