@@ -13,3 +13,7 @@ def _disabled_after_each_test():
 
     yield
     labelguard.disable()
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: a test that takes more than about 20 s (deselect with -m 'not slow')")

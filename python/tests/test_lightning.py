@@ -137,3 +137,30 @@ def test_a_head_smaller_than_the_datamodules_classes_stops_before_any_step(tmp_p
     model = Classifier(classes=3)
     trainer(L, tmp_path, [LabelGuard()], max_epochs=1).fit(model, datamodule=Data(num_classes=3))
     assert len(model.losses) == 4
+
+
+@pytest.mark.slow
+def test_a_ddp_fit_names_the_rank_and_saves_under_it(tmp_path):
+    """Two CPU processes (ddp_spawn, gloo): the rank whose batch holds sample 9 refuses it, names
+    itself, its samples and its training_step line, and saves the call under rank{N}/."""
+    import pathlib
+    import re
+    import subprocess
+    import sys
+
+    job = pathlib.Path(__file__).with_name("lightning_ddp_job.py")
+    package = os.path.dirname(os.path.dirname(labelguard.__file__))
+    env = {k: v for k, v in os.environ.items() if k not in ("RANK", "LOCAL_RANK", "WORLD_SIZE")}
+    env["PYTHONPATH"] = os.pathsep.join([package, env.get("PYTHONPATH", "")])
+    done = subprocess.run([sys.executable, str(job), "ddp_spawn", str(tmp_path)], capture_output=True, text=True, timeout=400, env=env)
+    assert done.returncode != 0
+    found = re.search(r"cross_entropy \(labelguard\) on rank (\d) of 2: .*?\n.*?first: target\[(\d+)\] = 5.*?"
+                      r"in Lightning's fit: epoch 0, batch (\d+), dataloader train, global step \d+, samples \[([\d, ]+)\]\n"
+                      r"  training_step at (.*?):(\d+)", done.stderr, re.S)
+    assert found, done.stderr[-4000:]
+    rank, row, samples = int(found[1]), int(found[2]), [int(s) for s in found[4].split(", ")]
+    assert samples[row] == 9
+    loss_line = next(i for i, line in enumerate(open(job), 1) if line.rstrip().endswith("# LOSS_LINE"))
+    assert (found[5], int(found[6])) == (str(job), loss_line)
+    saved = list((tmp_path / "labelguard" / f"rank{rank}").glob("*.safetensors"))
+    assert len(saved) == 1 and [f.code for f in labelguard.replay(str(saved[0])).findings] == ["LG101"]
