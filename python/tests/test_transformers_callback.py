@@ -145,3 +145,34 @@ def test_a_dataset_the_scan_cannot_read_is_said_not_scanned(tmp_path):
         trainer.train()
     said = [str(w.message) for w in caught if "labelguard" in str(w.message)]
     assert any("train_dataset" in m and "not scanned" in m for m in said), said
+
+
+@pytest.mark.slow
+def test_accelerate_launch_on_two_processes_names_the_rank(tmp_path):
+    """`accelerate launch` of 2 CPU processes (gloo): the rank whose batch holds sample 9 refuses
+    it, names itself, the global step and its samples, and saves the call under rank{N}/."""
+    import pathlib
+    import subprocess
+    import sys
+
+    launcher = pathlib.Path(sys.executable).with_name("accelerate")
+    if not launcher.exists():
+        pytest.skip(f"no accelerate command beside {sys.executable}")
+    job = pathlib.Path(__file__).with_name("transformers_ddp_job.py")
+    package = os.path.dirname(os.path.dirname(labelguard.__file__))
+    env = {k: v for k, v in os.environ.items() if k not in ("RANK", "LOCAL_RANK", "WORLD_SIZE")}
+    env["PYTHONPATH"] = os.pathsep.join([package, env.get("PYTHONPATH", "")])
+    command = [str(launcher), "launch", "--multi_gpu", "--num_processes", "2", "--num_machines", "1", "--mixed_precision", "no",
+               "--dynamo_backend", "no", str(job), str(tmp_path)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=400, env=env)
+    assert done.returncode != 0
+    text = re.sub(r"^\[rank\d\]: ", "", done.stderr, flags=re.M)
+    found = re.search(r"cross_entropy \(labelguard, nn.CrossEntropyLoss\) on rank (\d) of 2: .*?first: target\[(\d+)\] = 7.*?"
+                      r"in the Trainer's train: global step (\d+), epoch 0, batch \d+, samples \[([\d, ]+)\]", text, re.S)
+    assert found, text[-4000:]
+    rank, row, samples = int(found[1]), int(found[2]), [int(s) for s in found[4].split(", ")]
+    assert samples[row] == BAD
+    train_line = next(i for i, line in enumerate(open(job), 1) if line.rstrip().endswith("# TRAIN_LINE"))
+    assert f"at {job}:{train_line}" in text
+    saved = list((tmp_path / "labelguard" / f"rank{rank}").glob("*.safetensors"))
+    assert len(saved) == 1 and [f.code for f in labelguard.replay(str(saved[0])).findings] == ["LG101"]
