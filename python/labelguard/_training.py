@@ -82,7 +82,7 @@ class Run:
         if samples is not None:
             parts.append("samples [" + ", ".join(str(i) for i in samples[:_SHOWN]) + (", ..." if len(samples) > _SHOWN else "") + "]")
         elif self.position is not None:
-            parts.append("samples not known (the dataloader has no sampler of indices)")
+            parts.append("samples not known (no DataLoader index sampler was seen for this batch)")
         step = self.step_line()
         return f"in {self.trainer}: " + ", ".join(parts) + (f"\n  {step}" if step else "")
 

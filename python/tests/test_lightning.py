@@ -168,3 +168,16 @@ def test_a_ddp_fit_names_the_rank_and_saves_under_it(tmp_path):
     assert (found[5], int(found[6])) == (str(job), loss_line)
     saved = list((tmp_path / "labelguard" / f"rank{rank}").glob("*.safetensors"))
     assert len(saved) == 1 and [f.code for f in labelguard.replay(str(saved[0])).findings] == ["LG101"]
+
+
+class Stream(torch.utils.data.IterableDataset):
+    def __iter__(self):
+        dataset = data(bad=BAD)
+        return (dataset[i] for i in range(len(dataset)))
+
+
+def test_a_stream_without_indices_says_the_samples_are_not_known(tmp_path):
+    with pytest.raises(labelguard.TargetError) as caught:
+        trainer(L, tmp_path, [LabelGuard(capture_dir=False)]).fit(Classifier(), DataLoader(Stream(), batch_size=4))
+    assert "in Lightning's fit: epoch 0, batch 2, dataloader train, global step 2, samples not known" in str(caught.value)
+    assert caught.value.sample is None
