@@ -13,6 +13,7 @@ facts in the file's metadata. Nothing here runs on a valid call.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from typing import Any, Callable, Dict, List, Optional
 
@@ -61,10 +62,12 @@ class Run:
 
     def samples(self) -> Optional[List[int]]:
         """The dataset indices of the batch in training, None when not known."""
-        if self.position is None:
-            return None
-        dataset, position = self.position()
+        dataset, position = self.position() if self.position is not None else (None, None)
         return _sampled.indices(dataset, position)
+
+    def in_batch(self) -> bool:
+        """Whether a batch is in training now (else the code runs between batches)."""
+        return self.position is not None and self.position()[1] is not None
 
     def step_line(self) -> Optional[str]:
         """`training_step at train.py:31`: the user's step method running now, if one is on the stack."""
@@ -81,7 +84,7 @@ class Run:
         samples = self.samples()
         if samples is not None:
             parts.append("samples [" + ", ".join(str(i) for i in samples[:_SHOWN]) + (", ..." if len(samples) > _SHOWN else "") + "]")
-        elif self.position is not None:
+        elif self.in_batch():
             parts.append("samples not known (no DataLoader index sampler was seen for this batch)")
         step = self.step_line()
         return f"in {self.trainer}: " + ", ".join(parts) + (f"\n  {step}" if step else "")
@@ -119,7 +122,7 @@ def refused(err: Any) -> None:
     from ._capture import save
 
     op, tensors, args = err.call
-    extra = {f"labelguard.{name.replace(' ', '_')}": str(value) for name, value in err.training.items() if value is not None}
+    extra = {"labelguard." + re.sub(r"[^a-z0-9]+", "_", name).strip("_"): str(value) for name, value in err.training.items() if value is not None}
     try:
         err.labelguard_capture = save(os.path.join(run.directory, "labelguard"), tensors, op, args, err, extra)
     except OSError as e:  # a full or read-only disk: the refusal itself must still reach the user

@@ -173,6 +173,12 @@ class _LabelGuard:
     def on_train_batch_start(self, trainer: Any, pl_module: Any, batch: Any, batch_idx: int) -> None:
         self._at("train", trainer, batch, batch_idx)
 
+    def on_train_batch_end(self, trainer: Any, pl_module: Any, outputs: Any, batch: Any, batch_idx: int) -> None:
+        # Between batches (epoch-end hooks, a callback): a refusal names no batch.
+        if self.run is not None:
+            self.run.facts = self.facts["train"] = {"epoch": trainer.current_epoch, "after batch": batch_idx, "global step": trainer.global_step}
+            self.positions["train"] = (None, None)
+
     def on_validation_batch_start(self, trainer: Any, pl_module: Any, batch: Any, batch_idx: int, dataloader_idx: int = 0) -> None:
         self._at("validation", trainer, batch, batch_idx, dataloader_idx)
 

@@ -33,6 +33,8 @@ from . import _training
 from ._model import check_model
 from ._report import TargetError
 
+#: The Trainer's methods that the callback follows (on the Trainer object, for one training).
+_FOLLOWED = ("training_step", "_evaluate")
 #: How many rows of a dataset finding the stop message names.
 _ROWS = 16
 
@@ -72,6 +74,7 @@ class LabelGuardCallback(TrainerCallback):
         self.run: Optional[_training.Run] = None
         self.trainer: Any = None
         self.batch_in_epoch = -1
+        self.in_step = False
         self.epoch = 0
         self.state: Any = None
 
@@ -94,11 +97,12 @@ class LabelGuardCallback(TrainerCallback):
         directory = None if self.capture_dir is False else os.fspath(self.capture_dir or args.output_dir or ".")
         run = _training.Run("the Trainer's train", directory)
         dataset = getattr(kwargs.get("train_dataloader"), "dataset", None)
-        run.position = lambda: (dataset, self.batch_in_epoch if self.batch_in_epoch >= 0 else None)
+        run.position = lambda: (dataset, self.batch_in_epoch if self.in_step else None)
         self.run = run
         if trainer is not None:
             self._follow(trainer)
         run.start(self.mode, self.finite)
+        self.between_batches()
 
     def _scan_datasets(self, trainer: Any, model: Any, stop: str) -> None:
         import labelguard
@@ -127,24 +131,50 @@ class LabelGuardCallback(TrainerCallback):
 
     # -- during training ---------------------------------------------------------------------
     def _follow(self, trainer: Any) -> None:
-        """Wraps this Trainer object's `training_step`: it counts the micro-batches of the epoch,
-        and a refusal leaving it closes the run (no `on_train_end` follows an exception)."""
-        step = trainer.training_step
+        """Wraps this Trainer object's `training_step` (it counts the micro-batches of the epoch)
+        and `_evaluate`: an exception leaving either closes the run, since no `on_train_end`
+        follows an exception."""
+        for name in _FOLLOWED:
+            original = getattr(trainer, name, None)
+            if original is not None:
+                setattr(trainer, name, self._closing(original, counting=name == "training_step"))
+
+    def _closing(self, original: Any, counting: bool) -> Any:
         callback = self
 
-        def training_step(*args: Any, **kwargs: Any) -> Any:
-            callback.batch_in_epoch += 1
-            run = callback.run
-            if run is not None and callback.state is not None:
-                run.facts = {"global step": callback.state.global_step + 1, "epoch": callback.epoch, "batch": callback.batch_in_epoch}
+        def followed(*args: Any, **kwargs: Any) -> Any:
+            if counting:
+                callback.enter_batch()
             try:
-                return step(*args, **kwargs)
+                return original(*args, **kwargs)
             except BaseException:
                 callback._stop()
                 raise
+            finally:
+                if counting:
+                    callback.between_batches()
 
-        training_step.labelguard_original = step  # type: ignore[attr-defined]
-        trainer.training_step = training_step
+        followed.labelguard_original = original  # type: ignore[attr-defined]
+        return followed
+
+    def enter_batch(self) -> None:
+        self.batch_in_epoch += 1
+        self.in_step = True
+        if self.run is not None and self.state is not None:
+            self.run.facts = {"global step": self.state.global_step + 1, "epoch": self.epoch, "batch": self.batch_in_epoch}
+
+    def between_batches(self) -> None:
+        """After a micro-batch: a refusal now (an evaluation, a callback) names no batch."""
+        self.in_step = False
+        if self.run is not None and self.state is not None:
+            if self.batch_in_epoch >= 0:
+                where = {"outside training_step, after batch": self.batch_in_epoch, "epoch": self.epoch}
+            else:
+                where = {"outside training_step, before the first batch of epoch": self.epoch}
+            self.run.facts = {**where, "global step": self.state.global_step}
+
+    def on_step_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+        self.between_batches()  # (the global step is the one just completed)
 
     def on_epoch_begin(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
         if self.run is not None and self.batch_in_epoch >= 0:
@@ -156,8 +186,9 @@ class LabelGuardCallback(TrainerCallback):
 
     def _stop(self) -> None:
         trainer, self.trainer = self.trainer, None
-        if trainer is not None and "training_step" in vars(trainer):
-            del trainer.training_step
+        for name in _FOLLOWED:
+            if trainer is not None and name in vars(trainer):
+                delattr(trainer, name)
         if self.run is not None:
             self.run.stop()
             self.run = None

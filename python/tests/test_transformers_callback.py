@@ -176,3 +176,17 @@ def test_accelerate_launch_on_two_processes_names_the_rank(tmp_path):
     assert f"at {job}:{train_line}" in text
     saved = list((tmp_path / "labelguard" / f"rank{rank}").glob("*.safetensors"))
     assert len(saved) == 1 and [f.code for f in labelguard.replay(str(saved[0])).findings] == ["LG101"]
+
+
+def test_a_refusal_in_an_evaluation_names_no_training_batch(tmp_path):
+    """An evaluation during training runs between micro-batches: its refusal names the last batch
+    trained and the global step, not a batch (nor samples) of the training set."""
+    args = transformers.TrainingArguments(output_dir=str(tmp_path), per_device_train_batch_size=4, per_device_eval_batch_size=4, max_steps=4,
+                                          eval_strategy="steps", eval_steps=2, report_to=[], use_cpu=True, save_strategy="no", seed=0,
+                                          disable_tqdm=True, logging_strategy="no")
+    trainer = transformers.Trainer(model=model(), args=args, train_dataset=Samples(), eval_dataset=Samples(bad=BAD),
+                                   callbacks=[LabelGuardCallback(scan=False, capture_dir=False)])
+    with pytest.raises(labelguard.TargetError) as caught:
+        trainer.train()
+    assert "in the Trainer's train: outside training_step, after batch 1, epoch 0, global step 2\n" in str(caught.value) + "\n"
+    assert caught.value.sample is None and not labelguard.is_enabled()
