@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: test lint venv python wheel bench bench-python bench-hot bench-compiled bench-scan bench-diagnose bench-diagnose-compare bench-diagnose-matching bench-run bench-run-startup bench-fix bench-coco bench-ranks bench-many-files bench-shards bench-broken bench-yolo bench-tokens bench-python-scan bench-memmap bench-ray bench-bucket bench-report docs docs-site docs-screenshot fuzz
+.PHONY: test lint venv python wheel bench bench-python bench-hot bench-compiled bench-scan bench-diagnose bench-diagnose-compare bench-diagnose-matching bench-run bench-run-startup bench-fix bench-coco bench-ranks bench-many-files bench-shards bench-broken bench-yolo bench-tokens bench-python-scan bench-memmap bench-ray bench-bucket bench-trainers bench-report docs docs-site docs-screenshot fuzz
 
 ## venv: the Python environment of the tests (torch from PyPI; pip's cache keeps reruns fast)
 venv: $(VENV)/.installed
@@ -138,6 +138,10 @@ bench-run-startup: python
 bench-ranks: venv
 	cargo build --release -p labelguard-cli
 	$(VENV)/bin/python bench/ranks_exit.py --bin target/release/labelguard
+
+## bench-trainers: a valid Lightning fit and Hugging Face train per step, with and without the labelguard callback (issue 36)
+bench-trainers: python
+	$(VENV)/bin/python bench/trainer_callbacks.py
 
 ## bench-bucket: labelguard scan s3://bucket/masks on a local S3 server (rclone serve s3) vs the same files on disk (issue 26)
 bench-bucket: venv

@@ -37,8 +37,12 @@ def _versions() -> Dict[str, str]:
     }
 
 
-def save(directory: str, tensors: Dict[str, Any], op: Optional[str] = None, args: Optional[dict] = None, exc: Optional[BaseException] = None) -> str:
-    """Writes tensors (copied to the host) and the call's metadata; returns the file's path."""
+def save(
+    directory: str, tensors: Dict[str, Any], op: Optional[str] = None, args: Optional[dict] = None,
+    exc: Optional[BaseException] = None, extra: Optional[Dict[str, str]] = None,
+) -> str:
+    """Writes tensors (copied to the host) and the call's metadata (and `extra`, more of it:
+    a trainer's epoch and step); returns the file's path."""
     place = _ranks.place(sys._getframe(1))
     # A TargetError knows where it was raised (the sample being loaded, gone from the stack now).
     place.update({k: getattr(exc, k) for k in place if getattr(exc, k, None) is not None})
@@ -52,6 +56,7 @@ def save(directory: str, tensors: Dict[str, Any], op: Optional[str] = None, args
             lost.append(name)
     metadata = dict(_versions())
     metadata.update(_ranks.metadata(place))
+    metadata.update(extra or {})
     if op:
         metadata[OP_KEY] = op
         metadata[ARGS_KEY] = json.dumps(args or {})

@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import sys
-from typing import Any, Callable, Dict, Iterable, Iterator, Optional, Tuple
+from typing import Any, Callable, Dict, Iterable, Iterator, Optional, Set, Tuple
 
 from . import _compiled, _indexing, _native, _placeholders
 from ._after_import import AfterImport
@@ -326,18 +326,28 @@ def is_enabled() -> bool:
     return bool(_config["active"])
 
 
+def held() -> Optional[Tuple[Dict[str, Any], Set[str]]]:
+    """The guards' state now (settings and wrapped ops), for `restore`; None when they are off."""
+    return (dict(_config), {_OP_OF[key] for key in _originals}) if _config["active"] else None
+
+
+def restore(previous: Optional[Tuple[Dict[str, Any], Set[str]]]) -> None:
+    """Puts the guards back as `held()` found them: off, or on with the same settings and ops."""
+    disable()
+    if previous is not None:
+        was, ops = previous
+        enable(was["mode"], ops, was["finite"])
+
+
 @contextlib.contextmanager
 def enabled(mode: str = "raise", ops: Optional[Iterable[str]] = None, finite: bool = False) -> Iterator[None]:
     """``with labelguard.enabled(): ...`` checks the calls of the block, then restores the previous state."""
-    previous = (dict(_config), [(k[0], k[1]) for k in _originals]) if _config["active"] else None
+    previous = held()
     enable(mode, ops, finite)
     try:
         yield
     finally:
-        disable()
-        if previous is not None:
-            was, keys = previous
-            enable(was["mode"], {_OP_OF[(p, a)] for p, a in keys}, was["finite"])
+        restore(previous)
 
 
 #: (module path, attribute) of every wrapped site and module -> its op

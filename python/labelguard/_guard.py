@@ -16,7 +16,7 @@ import threading
 from types import CodeType
 from typing import Any, Dict
 
-from . import _native
+from . import _native, _training
 from ._callsite import PLUMBING, call_site, first_outside, traced_call_site
 from ._check import all_host_torch, check_call
 from ._libraries import with_library
@@ -109,6 +109,7 @@ def check_or_raise(op: str, call: Dict[str, Any], where: str, traced: Any = None
             stacklevel = 3 + (steps if steps is not None else first_outside(wrapper, PLUMBING)[1])
             report, site = with_library(report, site)
             context = site.describe()
+        context = _training.place_line(context)
         tensors = {k: v for k, v in call.items() if hasattr(v, "shape")}
         scalars = {k: v for k, v in call.items() if k not in tensors}
         try:
@@ -116,7 +117,8 @@ def check_or_raise(op: str, call: Dict[str, Any], where: str, traced: Any = None
         except TargetError as err:
             err.call_site = site
             err.raised_in = module
-            raise attach_call(err, op, tensors, scalars).with_traceback(None) from None
+            _training.refused(attach_call(err, op, tensors, scalars))
+            raise err.with_traceback(None) from None
 
 
 _LABELGUARD = frozenset(("labelguard",))

@@ -50,6 +50,17 @@ def check_model(model: Any, tokenizer: Any = None, labels: Any = None) -> Report
     return report_or_raise(report)
 
 
+def check_head(source: str, head_rows: int, classes: int) -> Report:
+    """A classification head of `head_rows` outputs (named `source`) against the `classes`
+    that the data declares (ids 0..classes-1): LG812 when a class is beyond the head. Only the
+    head is checked (a module without a config has no vocabulary to check: LG813 is left out)."""
+    spec = json.loads(_native.model_spec_of_config(json.dumps({"num_labels": int(head_rows)}), source))
+    spec["source"] = source
+    report = Report.from_json(_native.check_model(json.dumps(spec), list(range(int(classes)))))
+    head = tuple(f for f in report.findings if f.code == "LG812")
+    return report_or_raise(Report(report.op, report.verdict if head else "ok", head), where=" (labelguard, the head)", context=source)
+
+
 def _live_model(model: Any) -> Dict[str, Any]:
     config = model.config
     name = type(model).__name__
