@@ -28,7 +28,12 @@ fn cli_cases() {
 }
 
 /// The folders under `tests/cmd` that [`write_fixtures`] writes, whole.
-const GENERATED: [&str; 3] = ["check/batches.in", "scan/data.in", "scan/config.in"];
+const GENERATED: [&str; 4] = [
+    "check/batches.in",
+    "scan/data.in",
+    "scan/config.in",
+    "merge/refused.in",
+];
 
 #[test]
 fn the_committed_fixtures_are_what_their_generator_writes() {
@@ -80,6 +85,11 @@ fn write_fixtures(root: &Path) {
     }
     put(&config, "pyproject.toml", b"[project]\nname = \"x\"\n[tool.labelguard]\nnum_classes = 19\nignore_index = 255\n[tool.labelguard.scan]\nexclude = [\"channel.npy\"]\n");
     put(&config, "typo/labelguard.toml", b"[scan]\nnum_clases = 3\n");
+
+    // The merge cases scan DATA in shards, then merge parts that do not belong together.
+    let merge = root.join("merge/refused.in");
+    make_data(&merge);
+    put(&merge, "junk.json", b"{\"hello\": 1}");
 }
 
 /// The tensor files the `check` cases read.
