@@ -11,7 +11,7 @@
 
 mod scan_common;
 
-use scan_common::{cityscapes, make_data, npy, png_gray8, put, tree};
+use scan_common::{cityscapes, jpeg_stub, make_data, npy, png_gray8, put, tree};
 use std::io::Write;
 use std::path::Path;
 use std::time::Duration;
@@ -27,22 +27,14 @@ fn cli_cases() {
         .case("tests/cmd/*/*.trycmd");
 }
 
-/// The folders under `tests/cmd` that [`write_fixtures`] writes, whole.
-const GENERATED: [&str; 4] = [
-    "check/batches.in",
-    "scan/data.in",
-    "scan/config.in",
-    "merge/refused.in",
-];
-
 #[test]
 fn the_committed_fixtures_are_what_their_generator_writes() {
     let fresh = tempfile::tempdir().unwrap();
     write_fixtures(fresh.path());
     let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cmd");
-    for dir in GENERATED {
+    for dir in generated(fresh.path()) {
         assert!(
-            tree(&fresh.path().join(dir)) == tree(&cases.join(dir)),
+            tree(&fresh.path().join(&dir)) == tree(&cases.join(&dir)),
             "tests/cmd/{dir} differs from what write_fixtures writes: run \
              `cargo test -p labelguard-cli --test cli_cases -- --ignored write_the_fixtures`"
         );
@@ -53,10 +45,25 @@ fn the_committed_fixtures_are_what_their_generator_writes() {
 #[ignore = "writes tests/cmd's generated inputs; run it by hand after changing write_fixtures"]
 fn write_the_fixtures() {
     let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cmd");
-    for dir in GENERATED {
+    let fresh = tempfile::tempdir().unwrap();
+    write_fixtures(fresh.path());
+    for dir in generated(fresh.path()) {
         let _ = std::fs::remove_dir_all(cases.join(dir));
     }
     write_fixtures(&cases);
+}
+
+/// The `<face>/<case>.in` folders that [`write_fixtures`] wrote under `root`.
+fn generated(root: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    for face in std::fs::read_dir(root).unwrap().flatten() {
+        for case in std::fs::read_dir(face.path()).unwrap().flatten() {
+            let name = case.file_name().to_string_lossy().into_owned();
+            out.push(format!("{}/{name}", face.file_name().to_string_lossy()));
+        }
+    }
+    out.sort();
+    out
 }
 
 /// Writes the generated inputs under `root` (a copy of `tests/cmd`'s layout).
@@ -90,6 +97,60 @@ fn write_fixtures(root: &Path) {
     let merge = root.join("merge/refused.in");
     make_data(&merge);
     put(&merge, "junk.json", b"{\"hello\": 1}");
+
+    settings_first(&root.join("scan"));
+}
+
+/// A dataset's own settings apply before its layout decides anything (issue 24): a plain
+/// ImageFolder root, a `[[datasets]]` entry over class folders, and entries that name the VOC
+/// tree's parent, the tree itself, or a folder outside the scan.
+fn settings_first(scan: &Path) {
+    image_folder(&scan.join("imagefolder.in"), &["bird", "cat", "dog"]);
+    let entry = scan.join("entry.in");
+    image_folder(&entry, &["a", "b", "c", "d", "e"]);
+    put(
+        &entry,
+        "labelguard.toml",
+        b"[[datasets]]\npath = \"photos\"\nnum_classes = 3\n",
+    );
+    // Scanned as the folder itself, or from its parent beside another dataset.
+    put(&entry, "arrays/x.npy", &npy("<i8", &[2], &[0u8; 16]));
+    for (case, path) in [
+        ("voc_entry_parent.in", "VOCdevkit"),
+        ("voc_entry_exact.in", "VOCdevkit/VOC2012"),
+    ] {
+        let dir = scan.join(case);
+        voc_one_mask(&dir);
+        let config =
+            format!("[[datasets]]\npath = \"{path}\"\nnum_classes = 21\nignore_index = 255\n");
+        put(&dir, "labelguard.toml", config.as_bytes());
+    }
+    let elsewhere = scan.join("voc_entry_elsewhere.in");
+    voc_one_mask(&elsewhere);
+    put(
+        &elsewhere,
+        "labelguard.toml",
+        b"[[datasets]]\npath = \"elsewhere\"\nnum_classes = 3\n",
+    );
+}
+
+/// `photos/<class>/<n>.jpg`, two images of each class.
+fn image_folder(dir: &Path, classes: &[&str]) {
+    for c in classes {
+        for n in 0..2 {
+            put(dir, &format!("photos/{c}/{n}.jpg"), &jpeg_stub(8, 8));
+        }
+    }
+}
+
+/// A VOC tree of one 4x4 mask of class 1 and its image.
+fn voc_one_mask(dir: &Path) {
+    put(
+        dir,
+        "VOCdevkit/VOC2012/SegmentationClass/a.png",
+        &png_gray8(4, 4, &[1; 16]),
+    );
+    put(dir, "VOCdevkit/VOC2012/JPEGImages/a.jpg", &jpeg_stub(4, 4));
 }
 
 /// The tensor files the `check` cases read.
