@@ -75,6 +75,8 @@ fn write_fixtures(root: &Path) {
     cityscapes(&data.join("ok"), 2);
     // trycmd creates a folder from its `.keep` and ignores the file.
     put(&data, "empty/.keep", b"");
+    // The panic net's scan.
+    put(&data, "masks/a.png", &png_gray8(4, 4, &[1; 16]));
     // Classes 0 and 1 of 19 in one mask.
     let ids: Vec<u8> = (0..64 * 64).map(|i| u8::from(i == 0)).collect();
     put(&data, "m/a.png", &png_gray8(64, 64, &ids));
@@ -186,6 +188,8 @@ fn check_batches(dir: &Path) {
         &npz(&[("input", npy("<c8", &[1], &[0; 8]))]),
     );
     put(dir, "empty.npz", b"");
+    // The panic net's cases: a valid embedding call.
+    put(dir, "input.npy", &npy("<i8", &[3], &i64s(&[1, 2, 3])));
     put(dir, "garbage.bin", b"this is not a tensor file");
     put(
         dir,
