@@ -5,10 +5,6 @@ extracted into a folder (member order = the order labelguard walks the folder: d
 names sorted by their bytes). The samples `webdataset.WebDataset` yields from the shard are the
 truth: every finding the scan of the extracted folder must make follows from them (a second
 run of a key, a label without its image, a mask whose size differs from its sample's image, a
-# torch or the libraries of requirements-dev.txt: not in `make test-fast` (pytest.ini).
-pytestmark = pytest.mark.slow
-
-
 class label past the class count), and the scan must make no other.
 """
 
@@ -23,6 +19,9 @@ from PIL import Image
 from scanning import file_findings, scan_json
 
 NUM_CLASSES = 4
+
+# torch or the libraries of requirements-dev.txt: not in `make test-fast` (pytest.ini).
+pytestmark = pytest.mark.slow
 
 # Sample keys with the names WebDataset splits in unusual ways: dots in folder names, a name
 # starting with a dot (its key backs up to the folder), upper-case extensions.
