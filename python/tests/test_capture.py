@@ -14,6 +14,10 @@ from labelguard import TargetError
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
+# torch or the libraries of requirements-dev.txt: not in `make test-fast` (pytest.ini).
+pytestmark = pytest.mark.slow
+
+
 def test_capture_then_replay(tmp_path):
     labelguard.enable()
     with pytest.raises(TargetError) as info:

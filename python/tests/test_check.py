@@ -14,6 +14,10 @@ from labelguard._check import _device_check, _host_check
 from differential import cases
 
 
+# torch or the libraries of requirements-dev.txt: not in `make test-fast` (pytest.ini).
+pytestmark = pytest.mark.slow
+
+
 def test_numpy_inputs_zero_copy_and_strided():
     logits = np.zeros((4, 19, 8, 8), np.float32)
     target = np.full((4, 8, 8), 3, np.uint8).astype(np.int64)

@@ -23,6 +23,10 @@ from labelguard import TargetError, TargetWarning
 HERE = os.path.basename(__file__)
 
 
+# torch or the libraries of requirements-dev.txt: not in `make test-fast` (pytest.ini).
+pytestmark = pytest.mark.slow
+
+
 def line_of(fn, text):
     """The line of `fn`'s source holding `text` (where the bad call is made)."""
     import inspect

@@ -8,6 +8,10 @@ import labelguard
 from labelguard import TargetError
 
 
+# torch or the libraries of requirements-dev.txt: not in `make test-fast` (pytest.ini).
+pytestmark = pytest.mark.slow
+
+
 class Masks(Dataset):
     """Image/mask pairs; sample 5 holds a void 255, sample 6 a labelId 26."""
 

@@ -17,6 +17,10 @@ torch.manual_seed(0)
 EMBEDDING = nn.Embedding(7, 3, padding_idx=0)
 
 
+# torch or the libraries of requirements-dev.txt: not in `make test-fast` (pytest.ini).
+pytestmark = pytest.mark.slow
+
+
 def run_both(fn, *tensors):
     """Output and gradients of fn without and with enable(), on independent leaf copies."""
     results = []

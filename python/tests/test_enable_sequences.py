@@ -10,6 +10,10 @@ import labelguard
 torch = pytest.importorskip("torch")
 
 
+# torch or the libraries of requirements-dev.txt: not in `make test-fast` (pytest.ini).
+pytestmark = pytest.mark.slow
+
+
 def build():
     return torch.tensor([torch.tensor(3), torch.tensor(4)])
 

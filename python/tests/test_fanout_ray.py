@@ -14,6 +14,10 @@ from labelguard import fanout
 from local_ray import free_port, local_cluster  # tests/python/
 from scanning import write_masks_with_errors_in_every_shard
 
+# torch or the libraries of requirements-dev.txt: not in `make test-fast` (pytest.ini).
+pytestmark = pytest.mark.slow
+
+
 @pytest.fixture(scope="module")
 def cluster():
     """The address of a two-node Ray cluster on this machine; this process is its driver."""

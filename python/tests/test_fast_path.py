@@ -14,6 +14,10 @@ from labelguard import _check, _native
 from labelguard._ops import OPS
 
 
+# torch or the libraries of requirements-dev.txt: not in `make test-fast` (pytest.ini).
+pytestmark = pytest.mark.slow
+
+
 @pytest.mark.parametrize("op", sorted(op for op, row in OPS.items() if row.params.names))
 def test_params_bind_like_inspect(op):
     params = OPS[op].params

@@ -26,6 +26,10 @@ from library_checks import refusal
 HERE = os.path.basename(__file__)
 
 
+# torch or the libraries of requirements-dev.txt: not in `make test-fast` (pytest.ini).
+pytestmark = pytest.mark.slow
+
+
 def line_with(marker: str) -> int:
     """The line of this file that ends with `# at: marker` (where the user's frame must be)."""
     with open(__file__) as f:

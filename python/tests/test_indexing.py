@@ -13,6 +13,10 @@ from labelguard import TargetError
 from library_checks import refusal
 
 
+# torch or the libraries of requirements-dev.txt: not in `make test-fast` (pytest.ini).
+pytestmark = pytest.mark.slow
+
+
 def codes(err: TargetError):
     return [f.code for f in err.report.findings]
 

@@ -15,6 +15,10 @@ transformers = pytest.importorskip("transformers")
 transformers.logging.set_verbosity_error()
 
 
+# torch or the libraries of requirements-dev.txt: not in `make test-fast` (pytest.ini).
+pytestmark = pytest.mark.slow
+
+
 def gpt2(positions=16):
     torch.manual_seed(0)
     config = transformers.GPT2Config(vocab_size=60, n_positions=positions, n_embd=16, n_layer=1, n_head=2, pad_token_id=0, eos_token_id=59)

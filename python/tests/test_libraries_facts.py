@@ -18,6 +18,10 @@ from labelguard import TargetWarning
 from library_checks import caught, identical, refusal
 
 
+# torch or the libraries of requirements-dev.txt: not in `make test-fast` (pytest.ini).
+pytestmark = pytest.mark.slow
+
+
 def warned(fn):
     """The TargetWarnings fn gives under enable()."""
     labelguard.enable()

@@ -18,6 +18,10 @@ from labelguard import TargetError, TargetWarning
 from library_checks import identical, refusal
 
 
+# torch or the libraries of requirements-dev.txt: not in `make test-fast` (pytest.ini).
+pytestmark = pytest.mark.slow
+
+
 def said(err, *groups, never=()):
     """Each group (a tuple of alternatives) has one of its words in the message; no word of
     `never` is. Case-insensitive."""

@@ -21,6 +21,10 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 SITES = sorted({(op.name, site) for op in OPS.values() for site in op.sites})
 
 
+# torch or the libraries of requirements-dev.txt: not in `make test-fast` (pytest.ini).
+pytestmark = pytest.mark.slow
+
+
 def _resolve(site):
     obj = sys.modules["torch"]
     for part in site.split(".")[1:]:

@@ -25,6 +25,10 @@ JOB = pathlib.Path(__file__).with_name("ranks_job.py")
 HANG_LIMIT = 120
 
 
+# torch or the libraries of requirements-dev.txt: not in `make test-fast` (pytest.ini).
+pytestmark = pytest.mark.slow
+
+
 def labelguard_bin() -> str:
     binary = os.environ.get("LABELGUARD_BIN", str(ROOT / "target" / "release" / "labelguard"))
     if not os.path.exists(binary):

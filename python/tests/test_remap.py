@@ -15,6 +15,10 @@ from torchvision.transforms import v2
 import labelguard
 
 
+# torch or the libraries of requirements-dev.txt: not in `make test-fast` (pytest.ini).
+pytestmark = pytest.mark.slow
+
+
 def test_label_ids_map_to_train_ids_with_the_cityscapes_table():
     ids = np.arange(34, dtype=np.uint8).reshape(2, 17)
     out = labelguard.remap(ids, preset="cityscapes", fix="label_ids")

@@ -26,6 +26,10 @@ PYTORCH_ERROR = "Target 3 is out of bounds"
 BAD_CALL = "F.cross_entropy(torch.randn(4, 3), torch.tensor([0, 1, 2, 3]))  # BAD"
 
 
+# torch or the libraries of requirements-dev.txt: not in `make test-fast` (pytest.ini).
+pytestmark = pytest.mark.slow
+
+
 def labelguard_bin() -> str:
     binary = os.environ.get("LABELGUARD_BIN", str(ROOT / "target" / "release" / "labelguard"))
     if not os.path.exists(binary):

@@ -14,6 +14,10 @@ from library_checks import refusal
 NEVER_FOR_A_STRAY = ("num_classes=", "wide (", "ADE20K", "labelIds", "1-based", "reduce_zero_label")
 
 
+# torch or the libraries of requirements-dev.txt: not in `make test-fast` (pytest.ini).
+pytestmark = pytest.mark.slow
+
+
 def blocks(ids, batch=2, size=64, block=8, seed=0):
     """Masks of 8x8 regions, each one of ids."""
     g = torch.Generator().manual_seed(seed)

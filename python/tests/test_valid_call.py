@@ -83,6 +83,10 @@ CASES = [
 ]
 
 
+# torch or the libraries of requirements-dev.txt: not in `make test-fast` (pytest.ini).
+pytestmark = pytest.mark.slow
+
+
 def _general(op, args, kwargs, finite):
     """What the Python general path of a wrapper decides: None (not checked) or the Report."""
     bound = OPS[op].params.bind(args, kwargs)

@@ -21,6 +21,10 @@ TEXT = dict(vocab_size=64, hidden_size=16, intermediate_size=32, num_hidden_laye
 FIX = "transformers fix: the image (video) placeholder tokens in input_ids must match the image features one for one"
 
 
+# torch or the libraries of requirements-dev.txt: not in `make test-fast` (pytest.ini).
+pytestmark = pytest.mark.slow
+
+
 def llava():
     """LLaVA with a CLIP tower on 8x8 images in 4x4 patches, all features kept: 5 image tokens."""
     torch.manual_seed(0)

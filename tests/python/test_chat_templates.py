@@ -55,6 +55,10 @@ ZEPHYR = """{%- for message in messages %}
 {%- endif %}"""
 
 
+# torch or the libraries of requirements-dev.txt: not in `make test-fast` (pytest.ini).
+pytestmark = pytest.mark.slow
+
+
 def tokenizer(kind, template):
     if kind == "bytebpe":
         t = Tokenizer(models.BPE())

@@ -25,6 +25,10 @@ Image = pytest.importorskip("PIL.Image")
 
 
 
+# torch or the libraries of requirements-dev.txt: not in `make test-fast` (pytest.ini).
+pytestmark = pytest.mark.slow
+
+
 def codes(report):
     found = {x["code"] for _, x in file_findings(report)}
     for part in [report, *report.get("datasets", [])]:

@@ -12,6 +12,7 @@ import re
 import subprocess
 import tempfile
 
+import pytest
 import torch
 from safetensors.torch import save_file
 
@@ -61,6 +62,10 @@ CPU_ONLY = {
     # `end >= begin` for the bags it reads.
     "embedding_bag": r"Your input appears to be incorrect",
 }
+
+
+# torch or the libraries of requirements-dev.txt: not in `make test-fast` (pytest.ini).
+pytestmark = pytest.mark.slow
 
 
 def cuda_accumulate_rejects(case) -> bool:

@@ -6,12 +6,18 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 import labelguard
 from differential_ops import GENERATORS, cases
 from test_differential import differential
 
 N_CASES = int(os.environ.get("LABELGUARD_EDGE_CASES", "5000"))
 SEED = int(os.environ.get("LABELGUARD_EDGE_SEED", "19"))
+
+
+# torch or the libraries of requirements-dev.txt: not in `make test-fast` (pytest.ini).
+pytestmark = pytest.mark.slow
 
 
 def test_registry_covers_every_op():

@@ -18,6 +18,9 @@ import time
 
 import pytest
 
+# Needs Chromium and the DevTools client: in `make test`, not in the fast lane.
+pytestmark = pytest.mark.slow
+
 websockets_sync = pytest.importorskip("websockets.sync.client")
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]

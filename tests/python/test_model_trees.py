@@ -24,6 +24,10 @@ from scanning import scan_json
 warnings.filterwarnings("ignore")
 
 
+# torch or the libraries of requirements-dev.txt: not in `make test-fast` (pytest.ini).
+pytestmark = pytest.mark.slow
+
+
 def codes(report):
     """(path below the root, code) of every finding of the report and its datasets."""
     out = []

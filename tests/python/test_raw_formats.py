@@ -17,6 +17,10 @@ torch = pytest.importorskip("torch")
 torchvision = pytest.importorskip("torchvision")
 
 
+# torch or the libraries of requirements-dev.txt: not in `make test-fast` (pytest.ini).
+pytestmark = pytest.mark.slow
+
+
 def findings(report):
     """[(code, file name, first index)] of every finding, sorted."""
     out = []

@@ -25,6 +25,10 @@ from scanning import file_findings, scan_json
 NUM_CLASSES = 10
 
 
+# torch or the libraries of requirements-dev.txt: not in `make test-fast` (pytest.ini).
+pytestmark = pytest.mark.slow
+
+
 def png(ids) -> bytes:
     out = io.BytesIO()
     Image.fromarray(np.asarray(ids, dtype=np.uint8)).save(out, format="PNG")

@@ -22,6 +22,10 @@ ROWS = 40
 
 
 
+# torch or the libraries of requirements-dev.txt: not in `make test-fast` (pytest.ini).
+pytestmark = pytest.mark.slow
+
+
 def token_findings(report):
     """{(split, code): rows} of the token-data findings (LG80x), from their locations."""
     found = {}

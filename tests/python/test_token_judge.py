@@ -25,6 +25,10 @@ CORPUS = [" ".join(_r.choice(WORDS) for _ in range(_r.randint(4, 20))) for _ in 
 SMALL = dict(hidden_size=16, num_hidden_layers=1, num_attention_heads=2, intermediate_size=32)
 
 
+# torch or the libraries of requirements-dev.txt: not in `make test-fast` (pytest.ini).
+pytestmark = pytest.mark.slow
+
+
 def scan(labelguard, data, model):
     """{code: [findings]} of `scan DATA --model MODEL`."""
     found = {}

@@ -15,6 +15,10 @@ torch = pytest.importorskip("torch")
 POSITIONS = 256
 
 
+# torch or the libraries of requirements-dev.txt: not in `make test-fast` (pytest.ini).
+pytestmark = pytest.mark.slow
+
+
 def packed_rows():
     """Eight packed rows of 400 tokens: two documents each, positions restarting at each."""
     ids, pos = [], []

@@ -20,6 +20,9 @@ from scanning import file_findings, scan_json
 
 NUM_CLASSES = 4
 
+# torch or the libraries of requirements-dev.txt: not in `make test-fast` (pytest.ini).
+pytestmark = pytest.mark.slow
+
 # Sample keys with the names WebDataset splits in unusual ways: dots in folder names, a name
 # starting with a dot (its key backs up to the folder), upper-case extensions.
 KEYS = ["000001", "000002", "a/000003", "a.b/000004", "deep/er/x-5", "s/k", "s/k.d/m", "s/"]

@@ -11,7 +11,13 @@ import shutil
 import subprocess
 import sys
 
+import pytest
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+# Needs the release wheel that `make wheel` builds: not in `make test-fast` (pytest.ini).
+pytestmark = pytest.mark.slow
 
 
 def wheel() -> pathlib.Path:

@@ -1,5 +1,5 @@
 //! `--shard K/N` + `labelguard merge`: the merged report equals the unsharded one, byte for
-//! byte, and reports that do not belong together are refused.
+//! byte (reports that do not belong together are refused: tests/cmd/merge/refused.trycmd).
 
 mod scan_common;
 use scan_common::*;
@@ -63,48 +63,4 @@ fn merged_shards_equal_the_unsharded_report() {
         ));
         assert_eq!(merged_text, whole_text);
     }
-}
-
-#[test]
-fn reports_that_do_not_belong_together_are_refused() {
-    let dir = tempfile::tempdir().unwrap();
-    make_data(dir.path());
-    for k in 1..=3 {
-        let shard = format!("{k}/3");
-        std::fs::write(
-            dir.path().join(format!("p{k}.json")),
-            scan_json(dir.path(), &["--shard", &shard]),
-        )
-        .unwrap();
-    }
-    std::fs::write(
-        dir.path().join("other.json"),
-        scan_json(dir.path(), &["--shard", "1/3", "--ignore-index", "254"]),
-    )
-    .unwrap();
-    std::fs::write(dir.path().join("junk.json"), "{\"hello\": 1}").unwrap();
-    for (args, words) in [
-        (vec!["merge", "p1.json", "p2.json"], "missing"),
-        (
-            vec!["merge", "p1.json", "p1.json", "p2.json", "p3.json"],
-            "twice",
-        ),
-        (
-            vec!["merge", "other.json", "p2.json", "p3.json"],
-            "different settings",
-        ),
-        (vec!["merge", "junk.json"], "not a labelguard scan report"),
-    ] {
-        let o = run_in(dir.path(), &args);
-        assert_eq!(code(&o), 2, "{args:?}");
-        assert!(stderr(&o).contains(words), "{args:?}: {}", stderr(&o));
-    }
-    let o = run_in(
-        dir.path(),
-        &[
-            "merge", "p3.json", "p1.json", "p2.json", "--format", "github",
-        ],
-    );
-    assert_eq!(code(&o), 1);
-    assert!(stdout(&o).contains("::error file=DATA/"));
 }

@@ -19,6 +19,6 @@ declare_rule! {
     /// - `crates/labelguard-scan/src/checks/lg610_class_in_one_split.rs`: ImageFolder splits with different class
     ///   folders (in the scan crate, which lists the folders)
     /// - fixture: `lg610_class_in_one_split` in `crates/labelguard-scan/tests/dataset_rule_fixtures.rs`
-    /// - tests: `crates/labelguard-cli/tests/scan_truth.rs`, `scan_cli.rs`
+    /// - tests: `crates/labelguard-cli/tests/scan_truth.rs`, the cases in `crates/labelguard-cli/tests/cmd/scan/`
     "LG610", "class-in-one-split", Warning
 }

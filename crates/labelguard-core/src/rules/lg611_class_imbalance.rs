@@ -18,6 +18,6 @@ declare_rule! {
     /// ## Checked by
     /// - `crates/labelguard-scan/src/report/dataset_checks/lg611_class_imbalance.rs` (same name, in the scan crate's report, which has the whole dataset's histogram)
     /// - fixture: `lg611_class_imbalance` in `crates/labelguard-scan/tests/dataset_rule_fixtures.rs`
-    /// - tests: `crates/labelguard-cli/tests/scan_truth.rs`, `scan_cli.rs`
+    /// - tests: `crates/labelguard-cli/tests/scan_truth.rs`, the cases in `crates/labelguard-cli/tests/cmd/scan/`
     "LG611", "class-imbalance", Warning
 }
