@@ -34,6 +34,7 @@ from . import _native
 from ._callsite import module_of_file, owner
 from ._guard import Probed, config, never, state
 from ._tensors import shape_view
+from ._userframe import function_name
 
 #: wrapper key -> the eager check of one call: checker(args, kwargs, traced) raises or warns.
 CHECKERS: Dict[str, Callable[[Tuple[Any, ...], Dict[str, Any], "Traced"], None]] = {}
@@ -135,7 +136,7 @@ class Traced:
         if user is None:
             return "in torch.compile'd code (no frame of your own code was traced)"
         file, line, function, code = user
-        function = function.rsplit("<locals>.", 1)[-1]
+        function = function_name(function.rsplit("<locals>.", 1)[-1])
         return f"in torch.compile'd code at {file}:{line}, in {function}" + (f"\n    {code}" if code else "")
 
 
