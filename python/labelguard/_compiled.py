@@ -28,6 +28,7 @@ import linecache
 import os
 import re
 import sys
+from types import CodeType
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from . import _native
@@ -316,6 +317,25 @@ def prepare() -> None:
     register()
     _spec = torch._dynamo.assume_constant_result(_spec_impl)
     _TORCH.append(torch)
+
+
+def skip_top_level(factories: Sequence[Callable]) -> None:
+    """Dynamo never starts a frame at a wrapper (the `labelguard_*` functions that `factories`
+    define). Where a compiled function runs eagerly (after a graph break, or a frame dynamo gave
+    up on), dynamo's frame hook would otherwise compile each wrapped call as a frame of its own:
+    `x[s]` compiled as `labelguard_getitem`, guarded on `key == 0` and recompiled for the next key,
+    the checker's own calls counted as graph breaks; none of that happens without labelguard.
+    A skipped code is still inlined wherever dynamo traces a call to it (torch 2.15,
+    torch/_dynamo/eval_frame.py `skip_code`: the frame's own action SKIP, its callees' DEFAULT,
+    so a user's `forward` that a wrapped module call reaches is compiled as it is without
+    labelguard)."""
+    skip = getattr(getattr(sys.modules["torch"]._dynamo, "eval_frame", None), "skip_code", None)
+    if skip is None:
+        return
+    for factory in factories:
+        for code in factory.__code__.co_consts:
+            if isinstance(code, CodeType) and code.co_name.startswith("labelguard_"):
+                skip(code)
 
 
 _CACHE_SETTING: List[Any] = []  # AOTAutograd's cache switch as enable() found it

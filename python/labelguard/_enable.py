@@ -220,6 +220,7 @@ def enable(mode: str = "raise", ops: Optional[Iterable[str]] = None, finite: boo
     is_compiling = compiling_test()
     if "torch._dynamo" in sys.modules:
         _compiled.prepare()
+        _compiled.skip_top_level(_WRAPPER_FACTORIES)
     else:
         _when_dynamo()
     _compiled.hold_autograd_cache()
@@ -256,6 +257,9 @@ def enable(mode: str = "raise", ops: Optional[Iterable[str]] = None, finite: boo
 
 
 _DYNAMO: list = []  # the finder that waits for torch._dynamo (one per process)
+
+#: The functions that make the wrappers enable() installs (their code is `_compiled.skip_top_level`'s).
+_WRAPPER_FACTORIES = (_wrap, _wrap_module, _indexing._wrap_getitem, _indexing._wrap_setitem, _placeholders._wrap)
 
 
 def _when_dynamo() -> None:
