@@ -8,6 +8,7 @@ holds, in a fraction of inductor's time); a few through inductor, which compiles
 """
 
 import os
+import traceback
 import warnings
 
 import pytest
@@ -146,6 +147,20 @@ def test_compiled_bad_call_raises_at_its_line_and_valid_call_is_identical(name):
     assert f"torch.compile'd code at {__file__}:{line_of(fn, text)}" in str(err), str(err)
     assert "torchinductor" not in str(err) and "eval_with_key" not in str(err)
     assert err.call_site.user == (__file__, line_of(fn, text))
+    assert_ends_at(err, fn.__name__, line_of(fn, text))
+
+
+def assert_ends_at(err, function, line, file=__file__):
+    """The refusal's traceback ends at the user's line (a user reads the last frame first), and
+    no frame of labelguard, AOTAutograd or inductor, nor dynamo's past its wrapper, is left."""
+    frames = traceback.extract_tb(err.__traceback__)
+    assert (frames[-1].filename, frames[-1].lineno, frames[-1].name) == (file, line, function), frames
+    inner = [f.filename for f in frames if "labelguard" + os.sep in f.filename or os.sep + "_functorch" + os.sep in f.filename or os.sep + "_inductor" + os.sep in f.filename or "torchinductor" in f.filename]
+    assert not inner, frames
+    # Dynamo's frames: only the ones that called the compiled function (a compiled module's
+    # __call__), the last its wrapper, right before the user's line.
+    assert frames[-2].name == "compile_wrapper", frames
+    assert all(f.filename.endswith("eval_frame.py") for f in frames if os.sep + "_dynamo" + os.sep in f.filename), frames
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
