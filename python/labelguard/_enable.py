@@ -140,8 +140,10 @@ def _wrap_module(cls: type, original_call: Callable) -> Callable:
         try:
             return original_call(self, *args, **kwargs)
         except TargetError as err:
-            if err.raised_in != name:
-                raise  # raised by a subclass's forward or a hook: its frames are the user's
+            if err.raised_in != name or getattr(err, "first_useful_frame", None) is not None:
+                # Raised by a subclass's forward or a hook (its frames are the user's), or
+                # inside a compiled function, from a frame at the user's line (`_userframe`).
+                raise
             err.raised_in = None  # cut once: an enclosing module keeps the frames in between
             raise err.with_traceback(None) from None
 

@@ -39,7 +39,16 @@ def _shortening(error_class: type) -> Optional[type]:
         state = {k: v for k, v in self.__dict__.items() if k != "first_useful_frame"}
         return (error_class, (str(self),), state)
 
-    made = type(error_class.__name__, (error_class, shorten), {"__reduce__": __reduce__, "__module__": error_class.__module__, "__qualname__": error_class.__qualname__})
+    def remove_dynamo_frames(self: Any) -> Any:
+        """Dynamo's cut, left undone (not its AssertionError) where the user's frame is no longer
+        in the traceback (a handler re-raised the error with a traceback of its own)."""
+        tb = self.__traceback__
+        while tb is not None and tb.tb_frame is not self.first_useful_frame:
+            tb = tb.tb_next
+        return self if tb is None else self.with_traceback(tb)
+
+    members = {"__reduce__": __reduce__, "remove_dynamo_frames": remove_dynamo_frames, "__module__": error_class.__module__, "__qualname__": error_class.__qualname__}
+    made = type(error_class.__name__, (error_class, shorten), members)
     _CLASS.append(made)
     return made
 
