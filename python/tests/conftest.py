@@ -13,3 +13,7 @@ def _disabled_after_each_test():
 
     yield
     labelguard.disable()
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: compiles with inductor on the CPU or runs long (deselect with -m 'not slow')")

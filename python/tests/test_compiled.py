@@ -230,6 +230,7 @@ def test_inductor_runs_the_check_before_its_kernel_with_several_threads():
         torch.set_num_threads(threads)
     assert info.value.code == "LG101"
     assert f"at {__file__}:{line_of(Classifier.forward, 'self.criterion')}" in str(info.value)
+    assert_ends_at(info.value, "forward", line_of(Classifier.forward, "self.criterion"))  # past inductor's frames
 
 
 def test_warn_mode_warns_at_the_compiled_line_outside_traced_code():
@@ -287,6 +288,8 @@ def test_max_autotune_dynamic_compiles_the_check_in_and_agrees():
     assert torch.equal(out, plain[0]) and seen == plain_seen
     assert isinstance(bad_id, TargetError) and bad_id.code == "LG401", repr(bad_id)
     assert isinstance(bad_label, TargetError) and bad_label.code == "LG101", repr(bad_label)
+    for err in (bad_id, bad_label):
+        assert_ends_at(err, "embedding_loss", line_of(embedding_loss, "F.cross_entropy"))
 
 
 def gather_on_input(x, idx):

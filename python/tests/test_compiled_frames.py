@@ -117,3 +117,59 @@ def test_a_compiled_functions_eager_part_gets_no_graph_for_the_wrappers():
         compiled(torch.randn(5, 3), 1, torch.tensor([0, 1, 2, 0, 3]))
     assert info.value.code == "LG101"
     assert_ends_at(info.value, "an_eager_part_with_int_keys", line_of(an_eager_part_with_int_keys, "F.cross_entropy(x, t)"), __file__)
+
+
+class SegNet(nn.Module):
+    """A segmentation step: conv, batch norm, per-pixel cross-entropy with a void label."""
+
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(), nn.Conv2d(8, 5, 1))
+
+    def forward(self, x, mask):
+        return F.cross_entropy(self.body(x), mask, ignore_index=255)
+
+
+def segmentation_steps(enable, batches):
+    """Loss and gradients of each batch through a fresh inductor compile of the same SegNet."""
+    torch.manual_seed(0)
+    model = SegNet()
+    dynamo.reset()
+    counters.clear()
+    if enable:
+        labelguard.enable()
+    try:
+        compiled = torch.compile(model, backend="inductor")
+        out = []
+        for x, mask in batches:
+            model.zero_grad()
+            try:
+                loss = compiled(x, mask)
+            except TargetError as err:
+                out.append(err)
+                continue
+            loss.backward()
+            out.append([loss.detach()] + [p.grad.clone() for p in model.parameters()])
+    finally:
+        labelguard.disable()
+    return out, (counters["stats"]["unique_graphs"], sum(counters["graph_break"].values()))
+
+
+@pytest.mark.slow
+def test_a_compiled_segmentation_step_is_bit_identical_and_refuses_a_bad_mask_at_its_line():
+    g = torch.Generator().manual_seed(1)
+    batches = []
+    for _ in range(2):
+        mask = torch.randint(0, 5, (2, 12, 12), generator=g)
+        mask[:, :2] = 255  # void border
+        batches.append((torch.randn(2, 3, 12, 12, generator=g), mask))
+    plain, plain_seen = segmentation_steps(False, batches)
+    bad = batches[0][1].clone()
+    bad[1, 5, 7] = 5  # one class id past the 5 classes
+    checked, seen = segmentation_steps(True, batches + [(batches[0][0], bad)])
+    assert seen == plain_seen
+    for a, b in zip(plain, checked[:2]):
+        assert all(torch.equal(p, q) for p, q in zip(a, b))
+    err = checked[2]
+    assert isinstance(err, TargetError) and err.code == "LG101", repr(err)
+    assert_ends_at(err, "forward", line_of(SegNet.forward, "F.cross_entropy"), __file__)
