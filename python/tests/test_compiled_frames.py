@@ -5,6 +5,7 @@ pickling; and a compiled function's eager parts (after a graph break, a frame dy
 get no graph and no recompilation that they would not get without labelguard (dynamo compiled the
 wrappers as frames of their own: `x[s]` guarded on `key == 0`)."""
 
+import contextlib
 import pickle
 
 import pytest
@@ -91,18 +92,25 @@ def an_eager_part_with_int_keys(x, s, t):
         return x[s].sum() + x[s, 1:].sum() + F.cross_entropy(x, t)
 
 
-def counted(enable):
-    """Graphs and graph breaks of `an_eager_part_with_int_keys` over varying int keys."""
+@contextlib.contextmanager
+def fresh(enable):
+    """A block with dynamo reset and its counters cleared, labelguard on for it when `enable`."""
     dynamo.reset()
     counters.clear()
     if enable:
         labelguard.enable()
     try:
+        yield
+    finally:
+        labelguard.disable()
+
+
+def counted(enable):
+    """Graphs and graph breaks of `an_eager_part_with_int_keys` over varying int keys."""
+    with fresh(enable):
         compiled = torch.compile(an_eager_part_with_int_keys, backend="eager")
         for s in (0, 1, 2, 3, 0):
             compiled(torch.randn(5, 3), s, torch.tensor([0, 1, 2, 0, 1]))
-    finally:
-        labelguard.disable()
     return counters["stats"]["unique_graphs"], sum(counters["graph_break"].values()), sum(counters["recompiles"].values())
 
 
@@ -134,11 +142,7 @@ def segmentation_steps(enable, batches):
     """Loss and gradients of each batch through a fresh inductor compile of the same SegNet."""
     torch.manual_seed(0)
     model = SegNet()
-    dynamo.reset()
-    counters.clear()
-    if enable:
-        labelguard.enable()
-    try:
+    with fresh(enable):
         compiled = torch.compile(model, backend="inductor")
         out = []
         for x, mask in batches:
@@ -150,8 +154,6 @@ def segmentation_steps(enable, batches):
                 continue
             loss.backward()
             out.append([loss.detach()] + [p.grad.clone() for p in model.parameters()])
-    finally:
-        labelguard.disable()
     return out, (counters["stats"]["unique_graphs"], sum(counters["graph_break"].values()))
 
 
