@@ -1,14 +1,16 @@
 """enable() inside torch.compile'd training steps (issue 27), against the same compiled steps
 without labelguard:
 
-1. Warm steps (after compilation): forward, loss, backward, SGD step of three models compiled by
-   inductor (fullgraph=True), on one torch thread, timed by the thread's CPU time (see
+1. Warm steps (after compilation): forward, loss, backward, SGD step of the models of `cases()`
+   (issue 27's three; issue 41's MLP, functional embedding, index_put_ one-hot and a
+   max-autotune-no-cudagraphs classifier) compiled by inductor (fullgraph=True), on one torch thread, timed by the thread's CPU time (see
    bench/python_api.py's `thread_timed`). The step with labelguard's in-graph check and the step
    without it are both compiled in this process: with `enable()` on, the wrappers trace the check
    into the graph while labelguard is active and trace the bare call while it is not, so flipping
    the switch between rounds picks one of two cached graphs (no recompilation; the script checks
    dynamo's counters). Paired rounds, interleaved; overhead = median over rounds of
-   (checked / plain - 1).
+   (checked / plain - 1), and the ratio of the two minima beside it (a loaded machine's noise
+   only adds time).
 2. Compile time: the first step (dynamo + AOTAutograd + inductor, caches off, fullgraph=False as
    torch.compile's default, so that the trace-time shape probe of each check runs) with and
    without labelguard, alternating, medians; CPU time of this process and of the C++ compiler it runs
@@ -74,9 +76,51 @@ class TinyLM(nn.Module):
         return F.cross_entropy(self.head(self.body(h)).flatten(0, 1), labels.flatten())
 
 
+class MLP(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(256, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(), nn.Linear(512, 100))
+
+    def forward(self, x, labels):
+        return F.cross_entropy(self.net(x), labels)
+
+
+class FunctionalEmbedding(nn.Module):
+    """F.embedding on a weight the module holds (no nn.Embedding), then a linear head."""
+
+    def __init__(self):
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(5000, 64))
+        self.head = nn.Linear(64, 10)
+
+    def forward(self, ids, labels):
+        return F.cross_entropy(self.head(F.embedding(ids, self.weight).mean(1)), labels)
+
+
+class IndexPutOneHot(nn.Module):
+    """A one-hot target written with index_put_, then BCE with logits."""
+
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(128, 256), nn.ReLU(), nn.Linear(256, 50))
+
+    def forward(self, x, labels):
+        logits = self.net(x)
+        target = torch.zeros_like(logits)
+        target.index_put_((torch.arange(labels.shape[0]), labels), torch.ones(()))
+        return F.binary_cross_entropy_with_logits(logits, target)
+
+
 def cases():
     torch.manual_seed(0)
     return [
+        ("MLP 256-512-512-100, batch 256, CE", MLP(), (torch.randn(256, 256), torch.randint(0, 100, (256,)))),
+        ("functional embedding 5000x64, batch 128x32, CE over 10", FunctionalEmbedding(),
+         (torch.randint(0, 5000, (128, 32)), torch.randint(0, 10, (128,)))),
+        ("index_put_ one-hot over 50, batch 256, BCE with logits", IndexPutOneHot(),
+         (torch.randn(256, 128), torch.randint(0, 50, (256,)))),
+        ("MLP classifier, mode=max-autotune-no-cudagraphs", MLP(), (torch.randn(256, 256), torch.randint(0, 100, (256,))),
+         {"mode": "max-autotune-no-cudagraphs"}),
         ("text classifier: embedding 20000x128, batch 256x64, CE over 20", TextClassifier(),
          (torch.randint(0, 20000, (256, 64)), torch.randint(0, 20, (256,)))),
         ("small CNN 32x32, batch 64, CrossEntropyLoss(label_smoothing=0.1)", SmallCNN(),
@@ -86,8 +130,8 @@ def cases():
     ]
 
 
-def make_step(model, fullgraph=True):
-    compiled = torch.compile(model, fullgraph=fullgraph)
+def make_step(model, fullgraph=True, **options):
+    compiled = torch.compile(model, fullgraph=fullgraph, **options)
     opt = torch.optim.SGD(model.parameters(), lr=1e-3)
 
     def step(*batch):
@@ -110,15 +154,15 @@ def thread_timed(fn, reps):
 def warm(rounds, reps):
     labelguard.enable()
     rows = []
-    for name, model, batch in cases():
+    for name, model, batch, *options in cases():
         dynamo.reset()
-        step = make_step(model)
+        step = make_step(model, **(options[0] if options else {}))
         for active in (True, False):  # compile both graphs, then only run them
             _guard.config["active"] = active
             step(*batch)
             step(*batch)
         counters.clear()
-        ratios, added, plain_ms = [], [], []
+        ratios, added, plain_ms, checked_ms = [], [], [], []
         for r in range(rounds):
             times = {}
             for active in ((True, False) if r % 2 else (False, True)):
@@ -127,15 +171,16 @@ def warm(rounds, reps):
             ratios.append(times[True] / times[False] - 1)
             added.append(times[True] - times[False])
             plain_ms.append(times[False] * 1e3)
+            checked_ms.append(times[True] * 1e3)
         recompiled = sum(counters["recompiles"].values()) + counters["stats"]["unique_graphs"]
-        rows.append((name, statistics.median(plain_ms), statistics.median(ratios), statistics.median(added), recompiled))
+        rows.append((name, statistics.median(plain_ms), statistics.median(ratios), min(checked_ms) / min(plain_ms) - 1, statistics.median(added), recompiled))
         _guard.config["active"] = True
     labelguard.disable()
     print(f"\nwarm compiled training steps (inductor, fullgraph, 1 thread, thread CPU time), {rounds} paired rounds of {reps} steps")
-    print("| training step | plain ms | with labelguard | added | graphs compiled while timing |")
-    print("| --- | --- | --- | --- | --- |")
-    for name, ms, ratio, add, recompiled in rows:
-        print(f"| {name} | {ms:.1f} | {ratio:+.1%} | {add * 1e6:+.0f} µs | {recompiled} |")
+    print("| training step | plain ms | with labelguard (median of paired ratios) | ratio of minima | added | graphs compiled while timing |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for name, ms, ratio, minima, add, recompiled in rows:
+        print(f"| {name} | {ms:.1f} | {ratio:+.1%} | {minima:+.1%} | {add * 1e6:+.0f} µs | {recompiled} |")
 
 
 def cpu_seconds():
@@ -145,14 +190,14 @@ def cpu_seconds():
 
 def compile_times(rounds):
     rows = []
-    for name, model, batch in cases():
+    for name, model, batch, *options in cases():
         times = {True: [], False: []}
         for r in range(rounds):
             for enable in ((True, False) if r % 2 else (False, True)):
                 dynamo.reset()
                 if enable:
                     labelguard.enable()
-                step = make_step(model, fullgraph=False)  # as users compile: the shape probe runs
+                step = make_step(model, fullgraph=False, **(options[0] if options else {}))  # as users compile: the shape probe runs
                 start = cpu_seconds()
                 step(*batch)
                 times[enable].append(cpu_seconds() - start)
@@ -177,7 +222,8 @@ def main():
     print(f"torch {torch.__version__}, labelguard {labelguard.__version__}, load {os.getloadavg()[0]:.2f}")
     if not args.no_warm:
         warm(args.rounds, args.reps)
-    compile_times(args.compile_rounds)
+    if args.compile_rounds:
+        compile_times(args.compile_rounds)
 
 
 if __name__ == "__main__":

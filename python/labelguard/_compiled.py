@@ -28,12 +28,14 @@ import linecache
 import os
 import re
 import sys
+from types import CodeType
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from . import _native
 from ._callsite import module_of_file, owner
 from ._guard import Probed, config, never, state
 from ._tensors import shape_view
+from ._userframe import function_name
 
 #: wrapper key -> the eager check of one call: checker(args, kwargs, traced) raises or warns.
 CHECKERS: Dict[str, Callable[[Tuple[Any, ...], Dict[str, Any], "Traced"], None]] = {}
@@ -135,7 +137,7 @@ class Traced:
         if user is None:
             return "in torch.compile'd code (no frame of your own code was traced)"
         file, line, function, code = user
-        function = function.rsplit("<locals>.", 1)[-1]
+        function = function_name(function.rsplit("<locals>.", 1)[-1])
         return f"in torch.compile'd code at {file}:{line}, in {function}" + (f"\n    {code}" if code else "")
 
 
@@ -315,6 +317,25 @@ def prepare() -> None:
     register()
     _spec = torch._dynamo.assume_constant_result(_spec_impl)
     _TORCH.append(torch)
+
+
+def skip_top_level(factories: Sequence[Callable]) -> None:
+    """Dynamo never starts a frame at a wrapper (the `labelguard_*` functions that `factories`
+    define). Where a compiled function runs eagerly (after a graph break, or a frame dynamo gave
+    up on), dynamo's frame hook would otherwise compile each wrapped call as a frame of its own:
+    `x[s]` compiled as `labelguard_getitem`, guarded on `key == 0` and recompiled for the next key,
+    the checker's own calls counted as graph breaks; none of that happens without labelguard.
+    A skipped code is still inlined wherever dynamo traces a call to it (torch 2.15,
+    torch/_dynamo/eval_frame.py `skip_code`: the frame's own action SKIP, its callees' DEFAULT,
+    so a user's `forward` that a wrapped module call reaches is compiled as it is without
+    labelguard)."""
+    skip = getattr(getattr(sys.modules["torch"]._dynamo, "eval_frame", None), "skip_code", None)
+    if skip is None:
+        return
+    for factory in factories:
+        for code in factory.__code__.co_consts:
+            if isinstance(code, CodeType) and code.co_name.startswith("labelguard_"):
+                skip(code)
 
 
 _CACHE_SETTING: List[Any] = []  # AOTAutograd's cache switch as enable() found it

@@ -140,8 +140,10 @@ def _wrap_module(cls: type, original_call: Callable) -> Callable:
         try:
             return original_call(self, *args, **kwargs)
         except TargetError as err:
-            if err.raised_in != name:
-                raise  # raised by a subclass's forward or a hook: its frames are the user's
+            if err.raised_in != name or getattr(err, "first_useful_frame", None) is not None:
+                # Raised by a subclass's forward or a hook (its frames are the user's), or
+                # inside a compiled function, from a frame at the user's line (`_userframe`).
+                raise
             err.raised_in = None  # cut once: an enclosing module keeps the frames in between
             raise err.with_traceback(None) from None
 
@@ -220,6 +222,7 @@ def enable(mode: str = "raise", ops: Optional[Iterable[str]] = None, finite: boo
     is_compiling = compiling_test()
     if "torch._dynamo" in sys.modules:
         _compiled.prepare()
+        _compiled.skip_top_level(_WRAPPER_FACTORIES)
     else:
         _when_dynamo()
     _compiled.hold_autograd_cache()
@@ -256,6 +259,9 @@ def enable(mode: str = "raise", ops: Optional[Iterable[str]] = None, finite: boo
 
 
 _DYNAMO: list = []  # the finder that waits for torch._dynamo (one per process)
+
+#: The functions that make the wrappers enable() installs (their code is `_compiled.skip_top_level`'s).
+_WRAPPER_FACTORIES = (_wrap, _wrap_module, _indexing._wrap_getitem, _indexing._wrap_setitem, _placeholders._wrap)
 
 
 def _when_dynamo() -> None:

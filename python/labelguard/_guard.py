@@ -23,6 +23,7 @@ from ._libraries import with_library
 from ._ops import OPS
 from ._report import TargetError, attach_call, report_or_raise
 from ._tensors import plain_tensor_types, strided
+from ._userframe import raise_at
 
 
 class _State(threading.local):
@@ -117,8 +118,23 @@ def check_or_raise(op: str, call: Dict[str, Any], where: str, traced: Any = None
         except TargetError as err:
             err.call_site = site
             err.raised_in = module
-            _training.refused(attach_call(err, op, tensors, scalars))
+            attach_call(err, op, tensors, scalars)
+            _training.refused(err)
+            user = traced.user()[:3] if traced is not None and traced.user() else _live_user(site)
+            raise_at(err, user)
             raise err.with_traceback(None) from None
 
 
 _LABELGUARD = frozenset(("labelguard",))
+
+
+def _live_user(site: Any) -> Any:
+    """(file, line, function) of the user's live frame that `site` names (a refused eager call),
+    or None."""
+    user = getattr(site, "user", None)
+    frame = sys._getframe(2)
+    while user is not None and frame is not None:
+        if frame.f_lineno == user[1] and frame.f_code.co_filename == user[0]:
+            return (user[0], user[1], frame.f_code.co_name)
+        frame = frame.f_back
+    return None

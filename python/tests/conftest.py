@@ -24,5 +24,8 @@ def cli() -> str:
     if not pathlib.Path(binary).exists():
         pytest.skip(f"no labelguard binary at {binary} (set LABELGUARD_BIN)")
     return binary
+
+
 def pytest_configure(config):
-    config.addinivalue_line("markers", "slow: a test that takes more than about 20 s (deselect with -m 'not slow')")
+    # Also in pytest.ini (which a run from python/ does not read).
+    config.addinivalue_line("markers", "slow: compiles with inductor on the CPU or runs long (deselect with -m 'not slow')")

@@ -8,6 +8,7 @@ holds, in a fraction of inductor's time); a few through inductor, which compiles
 """
 
 import os
+import traceback
 import warnings
 
 import pytest
@@ -150,6 +151,20 @@ def test_compiled_bad_call_raises_at_its_line_and_valid_call_is_identical(name):
     assert f"torch.compile'd code at {__file__}:{line_of(fn, text)}" in str(err), str(err)
     assert "torchinductor" not in str(err) and "eval_with_key" not in str(err)
     assert err.call_site.user == (__file__, line_of(fn, text))
+    assert_ends_at(err, fn.__name__, line_of(fn, text))
+
+
+def assert_ends_at(err, function, line, file=__file__):
+    """The refusal's traceback ends at the user's line (a user reads the last frame first), and
+    no frame of labelguard, AOTAutograd or inductor, nor dynamo's past its wrapper, is left."""
+    frames = traceback.extract_tb(err.__traceback__)
+    assert (frames[-1].filename, frames[-1].lineno, frames[-1].name) == (file, line, function), frames
+    inner = [f.filename for f in frames if "labelguard" + os.sep in f.filename or os.sep + "_functorch" + os.sep in f.filename or os.sep + "_inductor" + os.sep in f.filename or "torchinductor" in f.filename]
+    assert not inner, frames
+    # Dynamo's frames: only the ones that called the compiled function (a compiled module's
+    # __call__), the last its wrapper, right before the user's line.
+    assert frames[-2].name == "compile_wrapper", frames
+    assert all(f.filename.endswith("eval_frame.py") for f in frames if os.sep + "_dynamo" + os.sep in f.filename), frames
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -219,6 +234,7 @@ def test_inductor_runs_the_check_before_its_kernel_with_several_threads():
         torch.set_num_threads(threads)
     assert info.value.code == "LG101"
     assert f"at {__file__}:{line_of(Classifier.forward, 'self.criterion')}" in str(info.value)
+    assert_ends_at(info.value, "forward", line_of(Classifier.forward, "self.criterion"))  # past inductor's frames
 
 
 def test_warn_mode_warns_at_the_compiled_line_outside_traced_code():
@@ -276,6 +292,8 @@ def test_max_autotune_dynamic_compiles_the_check_in_and_agrees():
     assert torch.equal(out, plain[0]) and seen == plain_seen
     assert isinstance(bad_id, TargetError) and bad_id.code == "LG401", repr(bad_id)
     assert isinstance(bad_label, TargetError) and bad_label.code == "LG101", repr(bad_label)
+    for err in (bad_id, bad_label):
+        assert_ends_at(err, "embedding_loss", line_of(embedding_loss, "F.cross_entropy"))
 
 
 def gather_on_input(x, idx):
@@ -380,6 +398,8 @@ def library_case(make, valid, bad, code, library_call, **options):
     if library_call:
         assert f"your code: {HERE}:" in str(err) and library_call in str(err), str(err)
     assert err.call_site.user[0] == __file__
+    last = traceback.extract_tb(err.__traceback__)[-1]  # the user's line that called the library
+    assert (last.filename, last.lineno) == tuple(err.call_site.user[:2]), traceback.format_tb(err.__traceback__)
     return err
 
 
@@ -508,7 +528,11 @@ def test_a_call_whose_shapes_pytorch_refuses_raises_labelguards_error_at_its_lin
     (err,), _ = compiled_run(fn, [bad], True, backend="inductor", dynamic=dynamic)
     assert isinstance(err, TargetError) and err.code == code, repr(err)
     source = fn.forward if isinstance(fn, nn.Module) else fn
-    assert f"torch.compile'd code at {__file__}:{line_of(source, text)}" in str(err), str(err)
+    # The call runs eagerly at the break (dynamo starts no frame at the wrapper): the refusal
+    # names the user's line and ends there.
+    assert err.call_site.user == (__file__, line_of(source, text)), str(err)
+    last = traceback.extract_tb(err.__traceback__)[-1]
+    assert (last.filename, last.lineno) == (__file__, line_of(source, text)), traceback.format_tb(err.__traceback__)
     (plain,), _ = compiled_run(fn, [bad], False, fullgraph=True)
     (full,), _ = compiled_run(fn, [bad], True, fullgraph=True)
     for err in (plain, full):
