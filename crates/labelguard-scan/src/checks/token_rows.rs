@@ -6,6 +6,7 @@
 use labelguard_core::finding::{count, ValueCount};
 use labelguard_core::kernels::{scan_int, IntRange};
 use labelguard_core::{Finding, Location, TensorView};
+pub use labelguard_formats::read::tokens::{Col, ColumnProblem, Values};
 use std::collections::BTreeMap;
 
 /// The most distinct offending values counted.
@@ -172,49 +173,4 @@ pub fn each_row(col: &Col<'_>, mut f: impl FnMut(usize, usize, usize)) {
             }
         }
     }
-}
-
-/// The values of one integer column of a batch.
-pub enum Values<'a> {
-    /// Borrowed from the file's bytes as stored.
-    View(TensorView<'a>),
-    /// Converted (JSONL, Parquet, unsigned 32/64-bit Arrow columns).
-    Owned(Vec<i64>),
-}
-
-impl Values<'_> {
-    pub fn view(&self) -> TensorView<'_> {
-        match self {
-            Values::View(v) => v.clone(),
-            Values::Owned(v) => TensorView::of_i64(v),
-        }
-    }
-}
-
-/// One integer column of a batch.
-pub struct Col<'a> {
-    pub values: Values<'a>,
-    /// For a list column, `rows + 1` positions in `values` where each row starts (and the
-    /// last ends); `None` for one value per row.
-    pub offsets: Option<Vec<usize>>,
-}
-
-impl Col<'_> {
-    /// The length of row `r` (1 for a scalar column).
-    pub fn row_len(&self, r: usize) -> usize {
-        match &self.offsets {
-            Some(o) => o[r + 1] - o[r],
-            None => 1,
-        }
-    }
-}
-
-/// A column that is not what a token dataset needs there: a float, a string, a ragged list.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ColumnProblem {
-    pub column: String,
-    /// What the column holds (`list<float>`, `a nested list`).
-    pub holds: String,
-    /// Floating-point numbers (an id column stored as floats), rather than another shape.
-    pub float: bool,
 }

@@ -9,9 +9,9 @@ use super::paths::{components, display, split_of};
 use super::shards;
 use crate::config::{ConfigError, ScanOptions};
 use crate::layout_kind::LayoutKind;
-use crate::read::table::TableFormat;
-use crate::source::Source;
-use crate::walk::{self, Entry, EntryKind};
+use labelguard_formats::read::table::TableFormat;
+use labelguard_formats::source::Source;
+use labelguard_formats::walk::{self, Entry, EntryKind};
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -136,7 +136,7 @@ pub fn discover_roots(roots: &[Root], opts: &ScanOptions) -> Result<Discovery, C
                     "arrow" => (
                         Task::Tokens {
                             files: vec![root.clone()],
-                            format: crate::read::tokens::TokenFormat::Arrow,
+                            format: labelguard_formats::read::tokens::TokenFormat::Arrow,
                         },
                         LayoutKind::HfDataset,
                     ),

@@ -6,7 +6,6 @@
 //! flat run of integers and, for list columns, where each row starts; memory is one batch.
 
 use super::arrow_ipc::{self, ArrowType, Field, IpcError};
-pub use crate::checks::token_rows::{Col, ColumnProblem, Values};
 use labelguard_core::{DType, TensorView};
 use std::borrow::Cow;
 use std::path::Path;
@@ -561,4 +560,49 @@ fn kind_of(v: &serde_json::Value) -> &'static str {
         serde_json::Value::Array(_) => "a nested list",
         serde_json::Value::Object(_) => "an object",
     }
+}
+
+/// The values of one integer column of a batch.
+pub enum Values<'a> {
+    /// Borrowed from the file's bytes as stored.
+    View(TensorView<'a>),
+    /// Converted (JSONL, Parquet, unsigned 32/64-bit Arrow columns).
+    Owned(Vec<i64>),
+}
+
+impl Values<'_> {
+    pub fn view(&self) -> TensorView<'_> {
+        match self {
+            Values::View(v) => v.clone(),
+            Values::Owned(v) => TensorView::of_i64(v),
+        }
+    }
+}
+
+/// One integer column of a batch.
+pub struct Col<'a> {
+    pub values: Values<'a>,
+    /// For a list column, `rows + 1` positions in `values` where each row starts (and the
+    /// last ends); `None` for one value per row.
+    pub offsets: Option<Vec<usize>>,
+}
+
+impl Col<'_> {
+    /// The length of row `r` (1 for a scalar column).
+    pub fn row_len(&self, r: usize) -> usize {
+        match &self.offsets {
+            Some(o) => o[r + 1] - o[r],
+            None => 1,
+        }
+    }
+}
+
+/// A column that is not what a token dataset needs there: a float, a string, a ragged list.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ColumnProblem {
+    pub column: String,
+    /// What the column holds (`list<float>`, `a nested list`).
+    pub holds: String,
+    /// Floating-point numbers (an id column stored as floats), rather than another shape.
+    pub float: bool,
 }

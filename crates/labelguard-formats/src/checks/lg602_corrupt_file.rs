@@ -170,7 +170,7 @@ pub fn corrupt_text(what: &str, detail: &str) -> Finding {
 /// A column of a tokenized dataset that is not what the model reads (`file` names the file):
 /// floats where ids must be integers (an embedding raises on float indices, LG205; a loss on
 /// float class targets, LG201), anything else (text, nested lists, no `input_ids`) LG602.
-pub fn token_column(file: &str, p: &super::token_rows::ColumnProblem) -> Finding {
+pub fn token_column(file: &str, p: &crate::read::tokens::ColumnProblem) -> Finding {
     use labelguard_core::rules::{LG201, LG205};
     let column = labelguard_core::clip::echo(&p.column);
     let holds = labelguard_core::clip::echo(&p.holds);
