@@ -256,7 +256,7 @@ fn file_problem(path: &std::path::Path, e: TokenError) -> Finding {
             "{file}: {}",
             labelguard_core::clip::echo(&m)
         )),
-        TokenError::Column(p) => crate::checks::lg602_corrupt_file::token_column(&file, &p),
+        TokenError::Column(p) => crate::checks::token_rows::token_column(&file, &p),
     }
 }
 
