@@ -174,6 +174,14 @@ bench-many-files:
 	cargo build --release -p labelguard-cli
 	python3 bench/many_files.py --bin target/release/labelguard
 
+## bench-compare: two labelguard binaries side by side on one command, alternating run after run,
+## their reports compared byte for byte (issue 39), e.g.
+## make bench-compare BASE_BIN=../main/target/release/labelguard ARGS="scan DIR --no-config --format json -q"
+.PHONY: bench-compare
+bench-compare:
+	cargo build --release -p labelguard-cli
+	python3 bench/compare_bins.py --base $(BASE_BIN) --bin target/release/labelguard --runs 5 -- $(ARGS)
+
 ## bench-shards: labelguard scan on WebDataset tar shards vs the same masks extracted, --jobs 1 and all (issue 26)
 bench-shards:
 	cargo build --release -p labelguard-cli

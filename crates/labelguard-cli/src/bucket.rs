@@ -3,12 +3,12 @@
 //! that the layouts run on a bucket as on a directory of the same files.
 
 use labelguard_core::Finding;
+use labelguard_formats::source::{ObjectRead, Source};
+use labelguard_formats::walk::{Entry, EntryKind};
 use labelguard_remote::{is_bucket_url, Bucket, Env};
 use labelguard_scan::checks::lg618_unreadable_object::object_problem;
 use labelguard_scan::layout::shards::{shard_entries, shard_name};
 use labelguard_scan::layout::{ListedRoot, Root};
-use labelguard_scan::source::{ObjectRead, Source};
-use labelguard_scan::walk::{Entry, EntryKind};
 use rayon::prelude::*;
 use std::path::Path;
 use std::sync::Arc;

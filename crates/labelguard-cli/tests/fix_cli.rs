@@ -6,7 +6,7 @@ mod scan_common;
 use scan_common::*;
 use std::path::Path;
 
-use labelguard_scan::fixtures::tree;
+use labelguard_formats::fixtures::tree;
 
 /// 40 masks, every fourth with labelIds, plus images.
 fn dataset(root: &Path) {

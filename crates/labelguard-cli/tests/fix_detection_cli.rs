@@ -3,7 +3,7 @@
 //! YOLO tree remapped by a table; both resume after a kill to the same bytes as an
 //! uninterrupted run and never write over their input.
 
-use labelguard_scan::fixtures::tree;
+use labelguard_formats::fixtures::tree;
 use serde_json::{json, Value};
 use std::path::Path;
 use std::process::Output;

@@ -6,7 +6,7 @@
 
 mod scan_common;
 
-use labelguard_scan::fixtures::{npy, put};
+use labelguard_formats::fixtures::{npy, put};
 use std::os::unix::fs::{FileTypeExt, PermissionsExt};
 use std::os::unix::process::CommandExt;
 use std::path::Path;

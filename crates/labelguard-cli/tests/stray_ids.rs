@@ -9,7 +9,7 @@ mod scan_common;
 use scan_common::*;
 use std::path::Path;
 
-use labelguard_scan::fixtures::{png_gray8, put};
+use labelguard_formats::fixtures::{png_gray8, put};
 
 const W: usize = 64;
 const H: usize = 64;
@@ -51,7 +51,7 @@ fn paired(root: &Path, n: usize, ids: &[u8], stray: Option<u8>) {
 fn pixels(path: &Path) -> Vec<u8> {
     let bytes = std::fs::read(path).unwrap();
     let (mut out, mut scratch) = (Vec::new(), Vec::new());
-    labelguard_scan::read::mask::decode_mask(&bytes, 1 << 30, &mut out, &mut scratch).unwrap();
+    labelguard_formats::read::mask::decode_mask(&bytes, 1 << 30, &mut out, &mut scratch).unwrap();
     out
 }
 

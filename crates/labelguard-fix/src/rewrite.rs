@@ -6,8 +6,8 @@ use crate::majority;
 use crate::mapping::{remap_signed, remap_u16, remap_u8, Moved, ValueMap};
 use crate::png_out::{self, Image};
 use labelguard_core::DType;
+use labelguard_formats::read::mask::{decode_mask, MaskImage};
 use labelguard_labels::repair::{Repair, RepairKind};
-use labelguard_scan::read::mask::{decode_mask, MaskImage};
 use std::collections::BTreeMap;
 
 /// Settings shared by every file of a run.
@@ -42,7 +42,7 @@ pub fn rewrite(bytes: &[u8], repairs: &[Repair], ctx: &Ctx) -> Result<Rewritten,
         rewrite_png(bytes, repairs, ctx)
     } else if bytes.starts_with(b"\x93NUMPY") {
         rewrite_npy(bytes, repairs)
-    } else if labelguard_scan::read::mask::is_tiff(bytes) {
+    } else if labelguard_formats::read::mask::is_tiff(bytes) {
         Err(
             "a TIFF mask: labelguard fix rewrites PNG and .npy masks only; convert it to PNG first"
                 .into(),

@@ -3,7 +3,7 @@
 //! bytes: `nulls.parquet` (one run of null definition levels) and `dictionary.parquet` (one
 //! dictionary entry, one run of repeated indices). See docs/benchmarks-history.md, issue 8.
 
-use labelguard_scan::fixtures::parquet_labels_one_page;
+use labelguard_formats::fixtures::parquet_labels_one_page;
 
 fn main() {
     let mut args = std::env::args().skip(1);

@@ -11,7 +11,7 @@ pub mod mutate;
 pub mod parquet_cases;
 pub mod targets;
 
-use labelguard_scan::isolate::isolated;
+use labelguard_formats::isolate::isolated;
 use mutate::{mutate, Rng};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

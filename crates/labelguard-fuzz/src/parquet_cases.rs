@@ -9,7 +9,7 @@
 //! protocol writes integers as zigzag LEB128 varints, which is what [`write_varint`] replaces.
 
 use crate::mutate::{write_varint, INTERESTING_VARINT};
-use labelguard_scan::fixtures::parquet_labels;
+use labelguard_formats::fixtures::parquet_labels;
 
 /// The valid file every case starts from: 40 labels with gaps (a dictionary page, a data page
 /// with definition levels).

@@ -1,9 +1,9 @@
 //! One target per parser: seeds (valid files generated in code) and the function that feeds
 //! one input to the parser. A target passes an input when the parser returns, Ok or Err.
 
-use labelguard_scan::fixtures as fx;
-use labelguard_scan::read::table::{read_labels, TableFormat};
-use labelguard_scan::read::tokens::{read_tokens, TokenFormat};
+use labelguard_formats::fixtures as fx;
+use labelguard_formats::read::table::{read_labels, TableFormat};
+use labelguard_formats::read::tokens::{read_tokens, TokenFormat};
 use std::io::Write;
 use std::path::Path;
 
@@ -96,7 +96,7 @@ fn tar_seeds() -> Vec<Vec<u8>> {
 /// Indexes the input as a shard, from memory and from a file (the two must agree), and checks
 /// that every member lies inside it.
 fn tar(bytes: &[u8], file: &Path) {
-    use labelguard_scan::read::tar::{index, index_file};
+    use labelguard_formats::read::tar::{index, index_file};
     let ix = index(bytes, bytes.len() as u64);
     for m in &ix.members {
         assert!(
@@ -134,12 +134,12 @@ fn tensors(b: &[u8], file: &Path) {
 
 fn mask(b: &[u8], _: &Path) {
     let (mut out, mut aux) = (Vec::new(), Vec::new());
-    let _ = labelguard_scan::read::mask::decode_mask(b, 1 << 24, &mut out, &mut aux);
+    let _ = labelguard_formats::read::mask::decode_mask(b, 1 << 24, &mut out, &mut aux);
 }
 
 fn table(b: &[u8], file: &Path, format: TableFormat) {
     write(file, b);
-    let source = labelguard_scan::source::Source::File(file.to_path_buf());
+    let source = labelguard_formats::source::Source::File(file.to_path_buf());
     let _ = read_labels(&source, format, None, None, -1, 1 << 20);
 }
 
@@ -220,7 +220,7 @@ pub const TARGETS: &[Target] = &[
             ]
         },
         run: |b, _| {
-            let _ = labelguard_scan::brace::expand(&String::from_utf8_lossy(b));
+            let _ = labelguard_formats::brace::expand(&String::from_utf8_lossy(b));
         },
     },
     Target {
@@ -228,7 +228,7 @@ pub const TARGETS: &[Target] = &[
         ext: "png",
         seeds: mask_seeds,
         run: |b, _| {
-            let _ = labelguard_scan::read::fastpng::decode_u8(
+            let _ = labelguard_formats::read::fastpng::decode_u8(
                 b,
                 1 << 24,
                 &mut Vec::new(),
@@ -313,7 +313,7 @@ pub const TARGETS: &[Target] = &[
         ext: "xml",
         seeds: voc_xml_seeds,
         run: |b, _| {
-            let _ = labelguard_scan::read::voc_xml::parse(b);
+            let _ = labelguard_formats::read::voc_xml::parse(b);
         },
     },
     Target {
@@ -358,7 +358,7 @@ pub const TARGETS: &[Target] = &[
         },
         run: |b, _| {
             if let Ok(text) = std::str::from_utf8(b) {
-                if let Ok(d) = labelguard_scan::read::data_yaml::DataYaml::parse(text) {
+                if let Ok(d) = labelguard_formats::read::data_yaml::DataYaml::parse(text) {
                     let _ = (d.class_count(), d.problems());
                 }
             }
@@ -426,7 +426,7 @@ fn model_file_seed(file: &str) -> Vec<Vec<u8>> {
 /// Every step the YOLO analysis takes on a line: the parse, its shape, the class id and the
 /// duplicate hash.
 fn yolo_lines(b: &[u8]) {
-    use labelguard_scan::read::yolo as y;
+    use labelguard_formats::read::yolo as y;
     let _ = y::looks_binary(b);
     let mut values = Vec::new();
     for (_, line) in y::lines(b) {

@@ -3,14 +3,14 @@
 //! elements) is read to an answer: no panic, no hang, and each damaged file that cannot be
 //! read is a corrupt-file problem with a message.
 
+use labelguard_formats::read::table::{read_labels, TableError, TableFormat};
 use labelguard_fuzz::parquet_cases::{cases, seed};
 use labelguard_fuzz::{run_one, targets::TARGETS, Outcome};
-use labelguard_scan::read::table::{read_labels, TableError, TableFormat};
 
 fn read(bytes: &[u8], dir: &std::path::Path) -> Result<Vec<i64>, String> {
     let p = dir.join("t.parquet");
     std::fs::write(&p, bytes).unwrap();
-    let source = labelguard_scan::source::Source::File(p.clone());
+    let source = labelguard_formats::source::Source::File(p.clone());
     match read_labels(&source, TableFormat::Parquet, None, None, -1, 1 << 20) {
         Ok(c) => Ok(c.ids),
         Err(TableError::Problem(p)) => Err(format!("{}: {}", p.code, p.message)),
@@ -69,7 +69,7 @@ fn a_table_of_many_pages_reads_back() {
         .map(|i| (i % 11 != 0).then_some(i % 1000))
         .collect();
     let ids = read(
-        &labelguard_scan::fixtures::parquet_labels(&labels),
+        &labelguard_formats::fixtures::parquet_labels(&labels),
         dir.path(),
     )
     .unwrap();

@@ -2,8 +2,8 @@
 //! (tests/snapshots/), and every input-derived string escaped. The scanned root is shown as
 //! `<root>` and the version as `<version>`.
 
+use labelguard_formats::fixtures::{cityscapes, png_gray8, put};
 use labelguard_scan::config::{Overrides, ScanOptions};
-use labelguard_scan::fixtures::{cityscapes, png_gray8, put};
 use labelguard_scan::progress::Silent;
 use std::path::Path;
 

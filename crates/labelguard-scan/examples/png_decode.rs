@@ -40,9 +40,13 @@ fn main() {
                         .and_then(|mut f| f.read_to_end(file))
                         .expect("readable file");
                     if fast {
-                        let f =
-                            labelguard_scan::read::fastpng::decode_u8(file, 1 << 28, out, scratch)
-                                .expect("an 8-bit mask");
+                        let f = labelguard_formats::read::fastpng::decode_u8(
+                            file,
+                            1 << 28,
+                            out,
+                            scratch,
+                        )
+                        .expect("an 8-bit mask");
                         return f.width * f.height;
                     }
                     let mut dec = png::Decoder::new(Cursor::new(&file[..]));

@@ -8,9 +8,9 @@
 //! error. Paths in the file are relative to the file. Each setting is declared once, in
 //! `config/setting.rs`; this file stacks the layers and resolves them.
 
-use crate::glob::Glob;
 use crate::layout_kind::LayoutKind;
 use crate::weights::Method;
+use labelguard_formats::glob::Glob;
 use labelguard_labels::preset::{self, Preset};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
@@ -64,7 +64,8 @@ impl ConfigFile {
                 .collect::<Vec<_>>()
                 .join("\n"),
         };
-        let text = crate::nonblock::read_setting_text(path, SETTING_FILE_BYTES).map_err(err)?;
+        let text = labelguard_formats::nonblock::read_setting_text(path, SETTING_FILE_BYTES)
+            .map_err(err)?;
         let table: toml::Table = text
             .parse()
             .map_err(|e: toml::de::Error| err(e.to_string()))?;
@@ -432,7 +433,8 @@ pub fn read_class_names(path: &Path) -> Result<Vec<String>, ConfigError> {
         path: path.to_path_buf(),
         message,
     };
-    let text = crate::nonblock::read_setting_text(path, SETTING_FILE_BYTES).map_err(err)?;
+    let text =
+        labelguard_formats::nonblock::read_setting_text(path, SETTING_FILE_BYTES).map_err(err)?;
     let names: Vec<String> = if text.trim_start().starts_with('[') {
         serde_json::from_str(&text).map_err(|e| err(format!("not a JSON list of names: {e}")))?
     } else {
@@ -462,7 +464,8 @@ pub fn read_palette(path: &Path) -> Result<Vec<[u8; 3]>, ConfigError> {
         path: path.to_path_buf(),
         message,
     };
-    let text = crate::nonblock::read_setting_text(path, SETTING_FILE_BYTES).map_err(err)?;
+    let text =
+        labelguard_formats::nonblock::read_setting_text(path, SETTING_FILE_BYTES).map_err(err)?;
     let palette: Vec<[u8; 3]> = if text.trim_start().starts_with('[') {
         serde_json::from_str(&text)
             .map_err(|e| err(format!("not a JSON list of [r, g, b]: {e}")))?

@@ -67,7 +67,7 @@ pub fn scan_roots(
         return Err(ConfigError::Invalid(format!(
             "nothing to scan under {}: no {}, ImageFolder class folders, datasets save_to_disk folders or model directories (config.json beside tokenizer.json or model.safetensors; --layout model for another) were found{}",
             roots.iter().map(|r| r.display().to_string()).collect::<Vec<_>>().join(", "),
-            crate::formats::summary(),
+            labelguard_formats::formats::summary(),
             if opts.include.is_empty() { "" } else { " that match --include" }
         )));
     }

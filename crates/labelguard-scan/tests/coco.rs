@@ -9,8 +9,8 @@
 mod common;
 
 use common::{opts, scan};
+use labelguard_formats::fixtures::{jpeg_stub, put};
 use labelguard_scan::config::Overrides;
-use labelguard_scan::fixtures::{jpeg_stub, put};
 use labelguard_scan::report::ScanReport;
 use serde_json::{json, Value};
 use std::path::Path;

@@ -8,8 +8,8 @@
 mod common;
 
 use common::{classes, opts, scan};
+use labelguard_formats::fixtures::*;
 use labelguard_scan::config::Overrides;
-use labelguard_scan::fixtures::*;
 use std::path::Path;
 
 /// Scans `root` and returns the one finding of `code`, as the report's JSON shows it, with the

@@ -3,8 +3,8 @@
 mod common;
 
 use common::{classes, opts, scan};
+use labelguard_formats::fixtures::*;
 use labelguard_scan::config::{Overrides, ScanOptions};
-use labelguard_scan::fixtures::*;
 use labelguard_scan::report::ScanReport;
 use std::path::Path;
 

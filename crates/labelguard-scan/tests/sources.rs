@@ -5,11 +5,11 @@
 mod common;
 
 use common::{classes, opts};
-use labelguard_scan::fixtures::{jpeg_stub, npy, png_gray8, put, tiff_gray8};
+use labelguard_formats::fixtures::{jpeg_stub, npy, png_gray8, put, tiff_gray8};
+use labelguard_formats::source::{ObjectRead, Source};
+use labelguard_formats::walk::Entry;
 use labelguard_scan::layout::{ListedRoot, Root};
 use labelguard_scan::progress::Silent;
-use labelguard_scan::source::{ObjectRead, Source};
-use labelguard_scan::walk::Entry;
 use labelguard_scan::ScanOptions;
 use std::path::Path;
 use std::sync::Arc;

@@ -3,7 +3,7 @@
 //! is found with its exact bytes, long names included; broken archives made from them give the
 //! problems. (WebDataset's TarWriter is in tests/python/test_tar_shards.py.)
 
-use labelguard_scan::read::tar::{index_file, TarIndex, TarProblem};
+use labelguard_formats::read::tar::{index_file, TarIndex, TarProblem};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;

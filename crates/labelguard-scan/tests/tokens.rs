@@ -5,8 +5,8 @@
 mod common;
 
 use common::{opts, scan};
+use labelguard_formats::read::tokens::{read_tokens, TokenFormat};
 use labelguard_scan::config::Overrides;
-use labelguard_scan::read::tokens::{read_tokens, TokenFormat};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 

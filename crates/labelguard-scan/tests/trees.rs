@@ -6,8 +6,8 @@
 mod common;
 
 use common::{classes, opts, scan};
+use labelguard_formats::fixtures::*;
 use labelguard_scan::config::Overrides;
-use labelguard_scan::fixtures::*;
 use labelguard_scan::report::ScanReport;
 use std::path::Path;
 

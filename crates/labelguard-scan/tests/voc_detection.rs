@@ -5,8 +5,8 @@
 mod common;
 
 use common::{classes, opts, scan};
+use labelguard_formats::fixtures::*;
 use labelguard_scan::config::Overrides;
-use labelguard_scan::fixtures::*;
 use std::collections::BTreeSet;
 
 fn codes_of(report: &labelguard_scan::report::ScanReport, file: &str) -> BTreeSet<String> {

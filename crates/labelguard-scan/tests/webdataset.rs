@@ -5,12 +5,12 @@
 mod common;
 
 use common::{classes, opts};
-use labelguard_scan::fixtures::{jpeg_stub, png_gray8, put};
+use labelguard_formats::fixtures::{jpeg_stub, png_gray8, put};
+use labelguard_formats::source::Source;
+use labelguard_formats::walk::Entry;
 use labelguard_scan::layout::{ListedRoot, Root};
 use labelguard_scan::progress::Silent;
 use labelguard_scan::report::ScanReport;
-use labelguard_scan::source::Source;
-use labelguard_scan::walk::Entry;
 use std::path::Path;
 use std::sync::Arc;
 

@@ -4,8 +4,8 @@
 mod common;
 
 use common::{classes, opts, scan};
+use labelguard_formats::fixtures::put;
 use labelguard_scan::config::Overrides;
-use labelguard_scan::fixtures::put;
 use labelguard_scan::report::ScanReport;
 use std::collections::BTreeSet;
 use std::path::Path;

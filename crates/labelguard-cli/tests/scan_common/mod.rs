@@ -5,7 +5,7 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-pub use labelguard_scan::fixtures::*;
+pub use labelguard_formats::fixtures::*;
 
 /// Runs `labelguard ARGS` in `cwd`, failing the test if it takes more than a minute (a hang
 /// is a bug: FIFOs and symlink loops must not block the scan).

@@ -21,7 +21,7 @@ declare_rule! {
     /// (`--exclude GLOB`).
     ///
     /// ## Checked by
-    /// - `crates/labelguard-scan/src/checks/lg601_unreadable_file.rs` (same name, in the scan crate, which has its inputs)
+    /// - `crates/labelguard-formats/src/checks/lg601_unreadable_file.rs` (same name, in the formats crate, which reads the files; the scan crate names it in its `checks`)
     /// - fixture: `lg601_unreadable_file` in `crates/labelguard-scan/tests/dataset_rule_fixtures.rs`
     "LG601", "unreadable-file", Error;
     category = Unreadable

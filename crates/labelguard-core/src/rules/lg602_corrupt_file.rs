@@ -21,7 +21,7 @@ declare_rule! {
     /// Re-download or regenerate the file, or remove the sample from the split list.
     ///
     /// ## Checked by
-    /// - `crates/labelguard-scan/src/checks/lg602_corrupt_file.rs` (same name, in the scan crate, which has its inputs): every LG602 finding is built there; the readers in `crates/labelguard-scan/src/read/` (`file.rs`, `magic.rs`, `mask.rs`, `header.rs`, `table.rs`, `array.rs`, `class_weights.rs`) call it where the bytes are
+    /// - `crates/labelguard-formats/src/checks/lg602_corrupt_file.rs` (same name, in the formats crate, which reads the files; the scan crate names it in its `checks`): every LG602 finding is built there but a token column the token reader cannot use (`ColumnProblem`, worded in `crates/labelguard-scan/src/checks/token_rows.rs`); the readers in `crates/labelguard-formats/src/read/` (`source/file.rs`, `magic.rs`, `mask.rs`, `header.rs`, `table.rs`, `array.rs`, `class_weights.rs`) call it where the bytes are
     /// - fixture: `lg602_corrupt_file` in `crates/labelguard-scan/tests/dataset_rule_fixtures.rs`
     "LG602", "corrupt-file", Error;
     category = Unreadable

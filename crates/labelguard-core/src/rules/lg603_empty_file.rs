@@ -15,7 +15,7 @@ declare_rule! {
     /// Regenerate the file, or drop the sample.
     ///
     /// ## Checked by
-    /// - `crates/labelguard-scan/src/checks/lg603_empty_file.rs` (same name, in the scan crate, which has its inputs)
+    /// - `crates/labelguard-formats/src/checks/lg603_empty_file.rs` (same name, in the formats crate, which reads the files; the scan crate names it in its `checks`)
     /// - fixture: `lg603_empty_file` in `crates/labelguard-scan/tests/dataset_rule_fixtures.rs`
     "LG603", "empty-file", Error;
     category = Unreadable

@@ -16,7 +16,7 @@ declare_rule! {
     /// Remove the file if it is not a real mask; if it is, tile it, or raise the limit with `--max-pixels`.
     ///
     /// ## Checked by
-    /// - `crates/labelguard-scan/src/checks/lg604_decompression_bomb.rs` (same name, in the scan crate, which has its inputs): every LG604 finding is built there; the readers (`crates/labelguard-scan/src/read/mask.rs`, `array.rs`) and the analysis of arrays and tables (`crates/labelguard-scan/src/analyze/array.rs`, `table.rs`) call it where the sizes are compared with the limits
+    /// - `crates/labelguard-formats/src/checks/lg604_decompression_bomb.rs` (same name, in the formats crate, which reads the files; the scan crate names it in its `checks`): every LG604 finding is built there; the readers (`crates/labelguard-formats/src/read/mask.rs`, `array.rs`) and the analysis of arrays and tables (`crates/labelguard-scan/src/analyze/array.rs`, `table.rs`) call it where the sizes are compared with the limits
     /// - fixture: `lg604_decompression_bomb` in `crates/labelguard-scan/tests/dataset_rule_fixtures.rs`
     "LG604", "decompression-bomb", Error;
     category = Unreadable

@@ -28,7 +28,7 @@ declare_rule! {
     /// shard instead of concatenating; create members with relative names (`tar -C dir -cf shard.tar .`).
     ///
     /// ## Checked by
-    /// - `crates/labelguard-scan/src/checks/lg617_corrupt_tar_shard.rs` (same name, in the scan crate, which has its inputs); the index reader `crates/labelguard-scan/src/read/tar.rs` finds the problems
+    /// - `crates/labelguard-scan/src/checks/lg617_corrupt_tar_shard.rs` (same name, in the scan crate, which has its inputs); the index reader `crates/labelguard-formats/src/read/tar.rs` finds the problems (`TarProblem`)
     /// - fixture: `lg617_corrupt_tar_shard` in `crates/labelguard-scan/tests/dataset_rule_fixtures.rs`
     "LG617", "corrupt-tar-shard", Error
 }

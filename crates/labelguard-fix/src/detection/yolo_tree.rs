@@ -2,7 +2,7 @@
 //! data.yaml written, read back and re-scanned.
 
 use super::*;
-use labelguard_scan::source::Source;
+use labelguard_formats::source::Source;
 
 /// One label file planned: its path and what its lines become.
 struct Planned {
@@ -312,17 +312,19 @@ fn yolo_file(
 /// find the images linked into the output), `nc` and the names by new id. Returns the text
 /// and `nc`.
 fn data_yaml_out(yaml: &Path, table: &ClassTable, report: &mut DetectionReport) -> (String, u64) {
-    let names =
-        match labelguard_scan::read::data_yaml::DataYaml::read(&Source::File(yaml.to_path_buf())) {
-            Ok(d) => d.names,
-            Err(f) => {
-                report.notes.push(format!(
-                    "data.yaml not read ({}): the new data.yaml has placeholder names",
-                    f.message
-                ));
-                Vec::new()
-            }
-        };
+    let names = match labelguard_formats::read::data_yaml::DataYaml::read(&Source::File(
+        yaml.to_path_buf(),
+    )) {
+        Ok(d) => d.names,
+        Err(p) => {
+            let f = labelguard_scan::checks::data_yaml::finding(p);
+            report.notes.push(format!(
+                "data.yaml not read ({}): the new data.yaml has placeholder names",
+                f.message
+            ));
+            Vec::new()
+        }
+    };
     let mut by_new: BTreeMap<i64, Vec<String>> = BTreeMap::new();
     for (old, t) in &table.0 {
         if let Target::Id(n) = t {

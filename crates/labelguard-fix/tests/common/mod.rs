@@ -5,7 +5,7 @@ use labelguard_fix::{FixOptions, FixReport, Plan};
 use labelguard_scan::config::{Overrides, ScanOptions};
 use std::path::Path;
 
-pub use labelguard_scan::fixtures::*;
+pub use labelguard_formats::fixtures::*;
 
 pub fn options(over: Overrides) -> ScanOptions {
     ScanOptions::resolve(None, &over).expect("valid options")
@@ -44,15 +44,16 @@ pub fn fix_with(
 }
 
 /// Decoded samples of a PNG (one per byte, or little-endian pairs for 16-bit) and its header.
-pub fn pixels(path: &Path) -> (Vec<u8>, labelguard_scan::read::mask::MaskImage) {
+pub fn pixels(path: &Path) -> (Vec<u8>, labelguard_formats::read::mask::MaskImage) {
     let bytes = std::fs::read(path).expect("read");
     let mut px = Vec::new();
-    let img = labelguard_scan::read::mask::decode_mask(&bytes, 1 << 28, &mut px, &mut Vec::new())
-        .expect("decodes");
+    let img =
+        labelguard_formats::read::mask::decode_mask(&bytes, 1 << 28, &mut px, &mut Vec::new())
+            .expect("decodes");
     (px, img)
 }
 
-pub use labelguard_scan::fixtures::tree;
+pub use labelguard_formats::fixtures::tree;
 
 /// The chunk of type `kind` of a PNG, whole (length, type, data, CRC).
 pub fn chunk(png: &[u8], kind: &[u8; 4]) -> Option<Vec<u8>> {

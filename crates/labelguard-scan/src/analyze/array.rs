@@ -11,11 +11,11 @@ use crate::checks::lg604_decompression_bomb as lg604;
 use crate::layout::paths::has_ext;
 use crate::layout::Item;
 use crate::limits::WIDEN_LIMIT;
-use crate::read::array::array_read_problem;
-use crate::source::Source;
 use labelguard_core::finding::shape_str;
 use labelguard_core::ops::label_target::{Extent, Holder, LabelTarget};
 use labelguard_core::{DType, TensorView};
+use labelguard_formats::read::array::array_read_problem;
+use labelguard_formats::source::Source;
 use std::path::Path;
 
 /// Tensor names that hold labels, when a file holds several tensors.

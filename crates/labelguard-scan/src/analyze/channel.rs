@@ -1,8 +1,8 @@
 //! One channel of a decoded multi-channel mask (grey + alpha, a grey mask saved as RGB), as a
 //! view the class-id check reads.
 
-use crate::read::mask::MaskImage;
 use labelguard_core::TensorView;
+use labelguard_formats::read::mask::MaskImage;
 
 /// One channel of an interleaved image, copied into `aux`.
 pub(crate) fn channel_view<'a>(

@@ -11,10 +11,10 @@ use super::tokens::TokenChecks;
 use crate::checks::token_rows::{Col, Tally, Values};
 use crate::checks::{lg815_chat_not_checked as lg815, lg816_chat_template_refused as lg816};
 use crate::layout::Item;
-use crate::read::chat::{read_conversations, ChatKey};
-use crate::read::chat_template::{ChatTokenizer, RenderError};
-use crate::read::tokens::{TokenBatch, INPUT_IDS};
 use labelguard_core::TensorView;
+use labelguard_formats::read::chat::{read_conversations, ChatKey};
+use labelguard_formats::read::chat_template::{ChatTokenizer, RenderError};
+use labelguard_formats::read::tokens::{TokenBatch, INPUT_IDS};
 use std::path::Path;
 
 /// Conversations tokenized before their ids go to the checks.
@@ -45,7 +45,7 @@ impl Pending {
     fn flush(&mut self, checks: &mut TokenChecks) {
         let rows = self.offsets.len() - 1;
         if rows > 0 {
-            let mut cols: [Option<Col<'_>>; crate::read::tokens::NCOLS] =
+            let mut cols: [Option<Col<'_>>; labelguard_formats::read::tokens::NCOLS] =
                 std::array::from_fn(|_| None);
             cols[INPUT_IDS] = Some(Col {
                 values: Values::View(TensorView::of_i64(&self.values)),

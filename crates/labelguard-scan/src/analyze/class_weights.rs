@@ -1,12 +1,12 @@
 //! The class-weight file: its length against the number of classes (LG301) and its values
-//! (NaN, infinite, negative or all-zero weights), read by [`crate::read::class_weights`].
+//! (NaN, infinite, negative or all-zero weights), read by [`labelguard_formats::read::class_weights`].
 
 use super::ctx::Ctx;
 use super::result::{FileKind, FileResult};
 use crate::layout::Item;
-use crate::read::class_weights::read_weights;
 use labelguard_core::rules::LG301;
 use labelguard_core::{DType, Finding, TensorView, Verdict};
+use labelguard_formats::read::class_weights::read_weights;
 
 pub(crate) fn class_weights_file(item: &Item, ctx: &Ctx<'_>) -> FileResult {
     let mut r = FileResult::new(item, FileKind::ClassWeights);

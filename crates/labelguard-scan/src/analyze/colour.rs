@@ -8,9 +8,9 @@ use super::class_ids::class_check;
 use super::ctx::Ctx;
 use super::result::FileResult;
 use crate::checks::lg606_colour_mask as lg606;
-use crate::read::mask::MaskImage;
 use labelguard_core::finding::MAX_LOCATIONS;
 use labelguard_core::{DType, Location, TensorView};
+use labelguard_formats::read::mask::MaskImage;
 use std::collections::BTreeMap;
 
 pub(crate) fn colour_mask(

@@ -4,8 +4,8 @@
 use super::ctx::Ctx;
 use super::result::{FileKind, FileResult, Unit};
 use crate::layout::Item;
-use crate::read::header::image_header;
-use crate::read::mask::check_pixels;
+use labelguard_formats::read::header::image_header;
+use labelguard_formats::read::mask::check_pixels;
 
 pub(crate) fn image_sample(item: &Item, class: &str, ctx: &Ctx<'_>) -> FileResult {
     let mut r = FileResult::new(item, FileKind::Image);

@@ -14,13 +14,13 @@ use crate::checks::lg608_missing_pair;
 use crate::checks::lg614_non_utf8_path;
 use crate::checks::lg620_internal_error::internal_error;
 use crate::checks::lg707_annotation_without_image as lg707;
-use crate::isolate::isolated;
 use crate::layout::{Item, Part, Task};
-use crate::read::chat::chat_key;
-use crate::read::header::image_header;
-use crate::read::table::TableFormat;
-use crate::read::tokens::{has_input_ids, TokenFormat};
-use crate::source::Source;
+use labelguard_formats::isolate::isolated;
+use labelguard_formats::read::chat::chat_key;
+use labelguard_formats::read::header::image_header;
+use labelguard_formats::read::table::TableFormat;
+use labelguard_formats::read::tokens::{has_input_ids, TokenFormat};
+use labelguard_formats::source::Source;
 
 /// The token format of a label table that may hold token data (an `input_ids` column).
 fn token_format(format: TableFormat) -> Option<TokenFormat> {

@@ -10,9 +10,11 @@ use super::ctx::Ctx;
 use super::result::{FileKind, FileResult};
 use crate::layout::paths::has_ext;
 use crate::layout::Item;
-use crate::read::mask::{decode_mask, decode_tiff_file, is_tiff, png_end_problem, MaskImage};
 use labelguard_core::rules::LG203;
 use labelguard_core::{Finding, TensorView, Verdict};
+use labelguard_formats::read::mask::{
+    decode_mask, decode_tiff_file, is_tiff, png_end_problem, MaskImage,
+};
 
 pub(crate) fn mask_file(item: &Item, ctx: &Ctx<'_>, bufs: &mut Buffers) -> FileResult {
     let mut r = FileResult::new(item, FileKind::Mask);

@@ -1,5 +1,5 @@
 //! The raw label files of torchvision's classification datasets (MNIST's IDX labels, CIFAR
-//! batches): read as torchvision reads them ([`crate::read::torchvision_raw`]), then the
+//! batches): read as torchvision reads them ([`labelguard_formats::read::torchvision_raw`]), then the
 //! class-id check every label ends in ([`super::class_ids::class_check`]: LG101 and the
 //! numbering causes), one sample per label, against `--num-classes` or the dataset's own count.
 
@@ -8,8 +8,10 @@ use super::ctx::Ctx;
 use super::result::{FileKind, FileResult, Unit};
 use crate::checks::lg602_corrupt_file::corrupt_text;
 use crate::layout::Item;
-use crate::read::torchvision_raw::{cifar_labels, mnist_image_count, mnist_labels, RawLabels};
 use labelguard_core::{DType, TensorView};
+use labelguard_formats::read::torchvision_raw::{
+    cifar_labels, mnist_image_count, mnist_labels, RawLabels,
+};
 
 /// Checks the label file of `item`.
 pub(crate) fn raw_labels_file(item: &Item, kind: &RawLabels, ctx: &Ctx<'_>) -> FileResult {

@@ -8,12 +8,12 @@ use super::buffers::Buffers;
 use super::class_ids::class_check;
 use super::ctx::Ctx;
 use super::result::{FileKind, FileResult, Unit};
-use crate::bad_cell::BadCell;
 use crate::checks::lg101_class_id_out_of_range as lg101;
 use crate::checks::lg602_corrupt_file as lg602;
 use crate::checks::lg612_unknown_label;
 use crate::layout::Item;
 use labelguard_core::TensorView;
+use labelguard_formats::bad_cell::BadCell;
 
 /// The JSON fields that hold a sample's class, in the order they are looked for.
 pub const JSON_LABEL_FIELDS: &[&str] = &["label", "class", "class_id", "category_id", "cls"];

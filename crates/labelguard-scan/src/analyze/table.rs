@@ -4,14 +4,14 @@
 use super::class_ids::class_check;
 use super::ctx::Ctx;
 use super::result::{FileKind, FileResult, Unit};
-use crate::bad_cell::BadCell;
 use crate::checks::lg603_empty_file as lg603;
 use crate::checks::lg604_decompression_bomb as lg604;
 use crate::checks::{lg612_unknown_label, lg613_label_column_missing};
 use crate::layout::Item;
-use crate::read::table::{read_labels, LabelColumn, TableError, TableFormat};
 use labelguard_core::rules::LG201;
 use labelguard_core::{Finding, TensorView, Verdict};
+use labelguard_formats::bad_cell::BadCell;
+use labelguard_formats::read::table::{read_labels, LabelColumn, TableError, TableFormat};
 
 pub(crate) fn table_file(item: &Item, format: TableFormat, ctx: &Ctx<'_>) -> FileResult {
     let mut r = FileResult::new(item, FileKind::Table);

@@ -2,7 +2,7 @@
 //! vocabulary (LG801), which comes from `--model` (the embedding's rows) or nanoGPT's
 //! `meta.pkl`; without either the ids are read and LG817 says they were not checked. The file
 //! is streamed a range at a time on the scan's threads with the core's range kernel
-//! ([`crate::read::token_bin::scan_ranges`]), so memory stays a few ranges whatever its size.
+//! ([`labelguard_formats::read::token_bin::scan_ranges`]), so memory stays a few ranges whatever its size.
 
 use super::ctx::Ctx;
 use super::result::{FileKind, FileResult, Unit};
@@ -10,10 +10,12 @@ use crate::checks::lg602_corrupt_file::corrupt_text;
 use crate::checks::token_rows::Tally;
 use crate::checks::token_stream::{out_of_vocabulary, Placed};
 use crate::layout::Item;
-use crate::read::token_bin::{meta_vocab_size, read_megatron_index, scan_ranges, TokenBin};
 use labelguard_core::kernels::IntRange;
 use labelguard_core::model::ModelSpec;
 use labelguard_core::DType;
+use labelguard_formats::read::token_bin::{
+    meta_vocab_size, read_megatron_index, scan_ranges, TokenBin,
+};
 
 /// Where a token's position falls: its sequence and offset in it (Megatron), or nothing
 /// (nanoGPT's one stream). Sequences are `(first token, tokens, number)` sorted by first token.
@@ -34,7 +36,7 @@ pub(crate) fn token_bin_file(item: &Item, kind: &TokenBin, ctx: &Ctx<'_>) -> Fil
             ));
         return r;
     };
-    let (file, len) = match crate::source::file::open_regular(path) {
+    let (file, len) = match labelguard_formats::source::file::open_regular(path) {
         Ok(f) => f,
         Err(f) => {
             r.findings.push(f);

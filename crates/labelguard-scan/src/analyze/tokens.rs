@@ -19,13 +19,13 @@ use crate::checks::{
     lg807_attention_mask_invalid as lg807, lg808_image_placeholder_mismatch as lg808,
 };
 use crate::layout::Item;
-use crate::read::tokens::{
-    read_tokens, TokenBatch, TokenError, TokenFormat, ATTENTION_MASK, COLUMNS, INPUT_IDS, LABELS,
-    NCOLS, POSITION_IDS, TOKEN_TYPE_IDS,
-};
 use labelguard_core::kernels::{scan_int, IntRange};
 use labelguard_core::model::ModelSpec;
 use labelguard_core::Finding;
+use labelguard_formats::read::tokens::{
+    read_tokens, TokenBatch, TokenError, TokenFormat, ATTENTION_MASK, COLUMNS, INPUT_IDS, LABELS,
+    NCOLS, POSITION_IDS, TOKEN_TYPE_IDS,
+};
 use std::path::PathBuf;
 
 /// The running checks of one split.
@@ -256,7 +256,7 @@ fn file_problem(path: &std::path::Path, e: TokenError) -> Finding {
             "{file}: {}",
             labelguard_core::clip::echo(&m)
         )),
-        TokenError::Column(p) => crate::checks::lg602_corrupt_file::token_column(&file, &p),
+        TokenError::Column(p) => crate::checks::token_rows::token_column(&file, &p),
     }
 }
 

@@ -4,9 +4,9 @@
 //! folders; the decision and the finding are here.
 //! Documentation: `labelguard_core::rules::lg101_class_id_out_of_range`.
 
-use crate::problem::problem;
 use labelguard_core::rules::LG101;
 use labelguard_core::Finding;
+use labelguard_formats::problem::problem;
 
 /// The finding when a split has more class folders (`classes`, sorted as ImageFolder numbers
 /// them) than `num_classes`.

@@ -1,5 +1,5 @@
 //! LG607 mask-image-size-mismatch: a mask whose size differs from its image's. The analysis
-//! reads the image's header ([`crate::read::header`]) and hands its size over; the finding is
+//! reads the image's header ([`labelguard_formats::read::header`]) and hands its size over; the finding is
 //! decided and built here.
 //! Documentation: `labelguard_core::rules::lg607_mask_image_size_mismatch`.
 

@@ -3,9 +3,9 @@
 //! findings are built here.
 //! Documentation: `labelguard_core::rules::lg608_missing_pair`.
 
-use crate::problem::problem;
 use labelguard_core::rules::LG608;
 use labelguard_core::Finding;
+use labelguard_formats::problem::problem;
 
 /// A mask whose image (`expected`, as the report shows it) does not exist.
 pub fn mask_without_image(expected: &str) -> Finding {

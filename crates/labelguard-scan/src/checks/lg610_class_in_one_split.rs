@@ -4,9 +4,9 @@
 //! is decided when the report is finalised: `crate::report::dataset_checks`.)
 //! Documentation: `labelguard_core::rules::lg610_class_in_one_split`.
 
-use crate::problem::problem;
 use labelguard_core::rules::LG610;
 use labelguard_core::Finding;
+use labelguard_formats::problem::problem;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// ImageFolder splits (`per_split`: each split's class folders, sorted) whose folders differ:

@@ -1,12 +1,12 @@
 //! LG612 unknown-label: labels in a table that are neither class ids nor (with `--classes`)
-//! class names. The table reader counts them ([`crate::read::table`]) and the analysis hands
+//! class names. The table reader counts them ([`labelguard_formats::read::table`]) and the analysis hands
 //! the counts over; the finding is built here.
 //! Documentation: `labelguard_core::rules::lg612_unknown_label`.
 
-use crate::bad_cell::BadCell;
 use labelguard_core::finding::ValueCount;
 use labelguard_core::rules::LG612;
 use labelguard_core::{Finding, Verdict};
+use labelguard_formats::bad_cell::BadCell;
 
 /// The finding when column `name` (of `rows` rows) has `unknown` labels (the first few `cells`
 /// with their rows, the most frequent `values` counted); `have_classes` says whether a classes

@@ -3,9 +3,9 @@
 //! WebDataset does ([`crate::layout`]); the findings are built here.
 //! Documentation: `labelguard_core::rules::lg616_incomplete_sample`.
 
-use crate::problem::problem;
 use labelguard_core::rules::LG616;
 use labelguard_core::Finding;
+use labelguard_formats::problem::problem;
 
 /// Sample `key` has the label parts `labels` (extensions) and no data part.
 pub fn labels_without_data(key: &str, labels: &[&str]) -> Finding {

@@ -1,52 +1,14 @@
 //! LG617 corrupt-tar-shard: a tar shard that is corrupt, truncated, concatenated, or holds a
-//! member with an unsafe name. The index reader ([`crate::read::tar`]) finds the problems
+//! member with an unsafe name. The index reader ([`labelguard_formats::read::tar`]) finds the problems
 //! where the bytes are and says what it saw ([`TarProblem`], plain data); every LG617 finding
 //! is built here, with its wording, hint and fix.
 //! Documentation: `labelguard_core::rules::lg617_corrupt_tar_shard`.
 
-use crate::problem::problem;
 use labelguard_core::clip::echo;
 use labelguard_core::rules::LG617;
 use labelguard_core::Finding;
-
-/// What is wrong with a shard, each at the byte offset where it was found.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum TarProblem {
-    /// The block at `at` is not a header (`why`: its checksum or a number field); `skipped`
-    /// blocks were passed over, one at a time, before the next header or the end.
-    BadHeader {
-        at: u64,
-        why: &'static str,
-        skipped: u64,
-    },
-    /// The file ends inside the header block at `at`.
-    TruncatedHeader { at: u64, file_len: u64 },
-    /// Member `name`'s `len` bytes at `offset` run past the end of the file (`file_len`).
-    TruncatedData {
-        name: String,
-        offset: u64,
-        len: u64,
-        file_len: u64,
-    },
-    /// The header at `at` claims `claimed` bytes, more than the whole file holds.
-    ClaimsMore {
-        at: u64,
-        name: String,
-        claimed: u64,
-        file_len: u64,
-    },
-    /// A member named with `..` components or an absolute path: reported, never scanned.
-    UnsafeName { name: String },
-    /// A long-name or pax header at `at` that cannot be used (`detail` says why).
-    BadExtendedHeader { at: u64, detail: String },
-    /// `len` bytes at `at`, after the end-of-archive blocks, that are neither zeros nor a header.
-    TrailingGarbage { at: u64, len: u64 },
-    /// Another archive starts at `at`, after end-of-archive zero blocks (`cat a.tar b.tar`):
-    /// its `members` were read, as `tar --ignore-zeros` reads them.
-    Concatenated { at: u64, members: usize },
-    /// The file could not be read at `at`.
-    Io { at: u64, error: String },
-}
+use labelguard_formats::problem::problem;
+pub use labelguard_formats::read::tar::TarProblem;
 
 /// What Python's tarfile does with the rest of a shard after a problem at `at`.
 fn dropped_after(at: u64) -> String {

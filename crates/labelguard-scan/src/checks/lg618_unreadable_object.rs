@@ -3,9 +3,9 @@
 //! them; every LG618 finding is built here.
 //! Documentation: `labelguard_core::rules::lg618_unreadable_object`.
 
-use crate::problem::problem;
 use labelguard_core::rules::LG618;
 use labelguard_core::Finding;
+use labelguard_formats::problem::problem;
 
 /// Maps the error of an object's read (as `labelguard-remote` types it) to its finding.
 pub fn object_problem(e: &std::io::Error) -> Finding {

@@ -1,10 +1,10 @@
-//! LG620 internal-error: a panic while analysing one file, caught by [`crate::isolate`] and
+//! LG620 internal-error: a panic while analysing one file, caught by [`labelguard_formats::isolate`] and
 //! reported for that file so the rest of the scan goes on.
 //! Documentation: `labelguard_core::rules::lg620_internal_error`.
 
-use crate::problem::problem;
 use labelguard_core::rules::LG620;
 use labelguard_core::Finding;
+use labelguard_formats::problem::problem;
 
 /// LG620 for a panic met while reading a file.
 pub fn internal_error(message: &str) -> Finding {

@@ -4,11 +4,11 @@
 //! Documentation: `labelguard_core::rules::lg701_detection_class_out_of_range`.
 
 use crate::framework::Framework;
-use crate::problem::problem;
 use labelguard_core::finding::count;
 use labelguard_core::finding::ValueCount;
 use labelguard_core::rules::LG701;
 use labelguard_core::{Finding, Location};
+use labelguard_formats::problem::problem;
 
 /// A file's objects beyond the head.
 pub struct Beyond<'a> {

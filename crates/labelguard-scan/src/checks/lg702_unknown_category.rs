@@ -5,10 +5,10 @@
 
 // ---- Pascal VOC XML ----
 
-use crate::problem::problem;
 use labelguard_core::finding::{count, ValueCount};
 use labelguard_core::rules::LG702;
 use labelguard_core::{Finding, Location};
+use labelguard_formats::problem::problem;
 
 /// The edit distance (insertions, deletions, substitutions) between `a` and `b`, by
 /// characters; names are short (the XML reader cuts them at 256 bytes).
@@ -140,10 +140,10 @@ mod voc_tests {
 /// The COCO instances JSON's findings (`crate::analyze::detection::coco` decides with them).
 pub mod coco {
     use crate::checks::lg709_malformed_annotation::coco::examples;
-    use crate::problem::problem;
     use labelguard_core::finding::{count, ValueCount};
     use labelguard_core::rules::LG702;
     use labelguard_core::{Finding, Location};
+    use labelguard_formats::problem::problem;
 
     /// COCO annotations whose `category_id` (`unknown`: id and annotations, by id) is not the id
     /// of any of the `declared` categories; `first` are the first such annotations in the file.

@@ -4,9 +4,9 @@
 //! Documentation: `labelguard_core::rules::lg703_non_contiguous_category_ids`.
 
 use crate::framework::Framework;
-use crate::problem::problem;
 use labelguard_core::rules::LG703;
 use labelguard_core::Finding;
+use labelguard_formats::problem::problem;
 
 /// The finding for declared ids `ids` (sorted, distinct) used as stored by `framework`.
 pub fn check(framework: Framework, ids: &[i64], id_name: &str) -> Option<Finding> {

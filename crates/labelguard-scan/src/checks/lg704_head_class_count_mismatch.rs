@@ -4,9 +4,9 @@
 //! Documentation: `labelguard_core::rules::lg704_head_class_count_mismatch`.
 
 use crate::framework::Framework;
-use crate::problem::problem;
 use labelguard_core::rules::LG704;
 use labelguard_core::Finding;
+use labelguard_formats::problem::problem;
 
 /// `num_classes` is larger than the `needed` classes of `categories` declared ones.
 pub fn head_larger_than_needed(

@@ -4,9 +4,9 @@
 
 // ---- Pascal VOC XML ----
 
-use crate::problem::problem;
 use labelguard_core::rules::LG705;
 use labelguard_core::{Finding, Location};
+use labelguard_formats::problem::problem;
 
 /// VOC `<bndbox>`es without area (`empty`: `xmax <= xmin` or `ymax <= ymin`) or with a
 /// coordinate that is not a finite number (`not_numbers`); `first` the first of them.
@@ -50,10 +50,10 @@ pub fn voc_invalid_boxes(empty: u64, not_numbers: u64, first: Vec<Location>) -> 
 /// The COCO instances JSON's findings (`crate::analyze::detection::coco` decides with them).
 pub mod coco {
     use crate::checks::lg709_malformed_annotation::coco::examples;
-    use crate::problem::problem;
     use labelguard_core::finding::count;
     use labelguard_core::rules::LG705;
     use labelguard_core::{Finding, Location};
+    use labelguard_formats::problem::problem;
 
     /// What is wrong with a COCO `bbox` `[x, y, w, h]` (`finite`: every value is a finite number),
     /// if anything.
@@ -126,7 +126,7 @@ pub fn yolo_invalid(v: &YoloInvalid) -> Option<labelguard_core::Finding> {
     } else {
         "a converter that writes 'x2 y2' where 'w h' belong, or a point annotated as a box; box regression divides by the box's size"
     };
-    let mut f = crate::problem::problem(
+    let mut f = labelguard_formats::problem::problem(
         &labelguard_core::rules::LG705,
         format!("{} {} invalid: {}", count(n, "object"), if n == 1 { "is" } else { "are" }, parts.join("; ")),
     )

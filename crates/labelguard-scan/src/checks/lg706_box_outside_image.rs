@@ -4,9 +4,9 @@
 
 // ---- Pascal VOC XML ----
 
-use crate::problem::problem;
 use labelguard_core::rules::LG706;
 use labelguard_core::{Finding, Location};
+use labelguard_formats::problem::problem;
 
 /// VOC boxes outside an image of `width x height` (`from`: where the size comes from, the
 /// image's header or `<size>`); VOC's pixel coordinates are 1-based, so `1..=width` is inside.
@@ -40,10 +40,10 @@ pub fn voc_outside(
 /// The COCO instances JSON's findings (`crate::analyze::detection::coco` decides with them).
 pub mod coco {
     use crate::checks::lg709_malformed_annotation::coco::examples;
-    use crate::problem::problem;
     use labelguard_core::finding::count;
     use labelguard_core::rules::LG706;
     use labelguard_core::{Finding, Location};
+    use labelguard_formats::problem::problem;
 
     /// How far (in pixels) a COCO box or point may lie outside its image before it is reported:
     /// converters round coordinates, and `x + w` of a box along the border lands a fraction over.
@@ -110,7 +110,7 @@ pub fn yolo_outside(o: &YoloOutside) -> Option<labelguard_core::Finding> {
     } else {
         "ultralytics refuses the whole file ('non-normalized or out of bounds coordinates', 1% tolerance) and ignores the image and all its labels; slightly out of range values come from a converter that does not clip".to_string()
     };
-    let mut f = crate::problem::problem(&labelguard_core::rules::LG706, message)
+    let mut f = labelguard_formats::problem::problem(&labelguard_core::rules::LG706, message)
         .hint(hint)
         .fix("divide x and w by the image's width and y and h by its height, and clip to [0, 1]")
         .severity(Severity::Error);

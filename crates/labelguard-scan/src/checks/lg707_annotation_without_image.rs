@@ -2,9 +2,9 @@
 //! without an `images` entry or an image file, a YOLO or VOC label file without its image).
 //! Documentation: `labelguard_core::rules::lg707_annotation_without_image`.
 
-use crate::problem::problem;
 use labelguard_core::rules::LG707;
 use labelguard_core::Finding;
+use labelguard_formats::problem::problem;
 
 /// A label file whose image (`expected`, as the report shows it) does not exist.
 pub fn label_without_image(expected: &str) -> Finding {
@@ -18,9 +18,9 @@ pub fn label_without_image(expected: &str) -> Finding {
 
 /// The COCO instances JSON's findings (`crate::analyze::detection::coco` decides with them).
 pub mod coco {
-    use crate::problem::problem;
     use labelguard_core::rules::LG707;
     use labelguard_core::Finding;
+    use labelguard_formats::problem::problem;
 
     use crate::checks::lg709_malformed_annotation::coco::examples;
     use labelguard_core::finding::count;

@@ -4,9 +4,9 @@
 
 // ---- Pascal VOC XML ----
 
-use crate::problem::problem;
 use labelguard_core::rules::LG708;
 use labelguard_core::Finding;
+use labelguard_formats::problem::problem;
 
 /// A VOC `<size>` of `recorded` (width, height) that is not the `actual` size the image
 /// `image`'s header says.
@@ -32,10 +32,10 @@ pub fn voc_size(image: &str, recorded: (u64, u64), actual: (u64, u64)) -> Findin
 /// The COCO instances JSON's findings (`crate::analyze::detection::coco` decides with them).
 pub mod coco {
     use crate::checks::lg709_malformed_annotation::coco::examples;
-    use crate::problem::problem;
     use labelguard_core::finding::count;
     use labelguard_core::rules::LG708;
     use labelguard_core::{Finding, Location};
+    use labelguard_formats::problem::problem;
 
     /// Whether an RLE's `size` (`[height, width]`) disagrees with the image's height and width.
     pub fn rle_mismatch(size: [f64; 2], height: f64, width: f64) -> bool {

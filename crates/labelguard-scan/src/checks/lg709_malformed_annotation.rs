@@ -2,9 +2,9 @@
 //! columns, a COCO entry's fields, a VOC object's elements, `data.yaml`'s keys).
 //! Documentation: `labelguard_core::rules::lg709_malformed_annotation`.
 
-use crate::problem::problem;
 use labelguard_core::rules::LG709;
 use labelguard_core::Finding;
+use labelguard_formats::problem::problem;
 
 /// A `data.yaml` that is YAML but not a dataset description ultralytics reads.
 pub fn data_yaml(detail: &str) -> Finding {
@@ -45,9 +45,9 @@ pub fn voc_size(detail: &str) -> Finding {
 
 /// The COCO instances JSON's findings (`crate::analyze::detection::coco` decides with them).
 pub mod coco {
-    use crate::problem::problem;
     use labelguard_core::rules::LG709;
     use labelguard_core::Finding;
+    use labelguard_formats::problem::problem;
 
     use labelguard_core::Location;
 

@@ -11,7 +11,7 @@ pub fn yolo_file_mixes(
     first: Vec<labelguard_core::Location>,
 ) -> labelguard_core::Finding {
     use labelguard_core::finding::count;
-    let mut f = crate::problem::problem(
+    let mut f = labelguard_formats::problem::problem(
         &labelguard_core::rules::LG710,
         format!(
             "the file mixes {} and {}",

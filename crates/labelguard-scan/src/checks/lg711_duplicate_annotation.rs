@@ -5,10 +5,10 @@
 /// The COCO instances JSON's findings (`crate::analyze::detection::coco` decides with them).
 pub mod coco {
     use crate::checks::lg709_malformed_annotation::coco::examples;
-    use crate::problem::problem;
     use labelguard_core::finding::count;
     use labelguard_core::rules::LG711;
     use labelguard_core::{Finding, Location};
+    use labelguard_formats::problem::problem;
 
     /// `n` COCO annotations identical (image_id, category_id and bbox) to an earlier one.
     pub fn duplicates(n: u64, first: &[Location]) -> Finding {
@@ -40,7 +40,7 @@ pub fn yolo_duplicates(
     if repeats == 0 {
         return None;
     }
-    let mut f = crate::problem::problem(
+    let mut f = labelguard_formats::problem::problem(
         &labelguard_core::rules::LG711,
         format!(
             "{} of {lines} {} an earlier line: the same object annotated twice",

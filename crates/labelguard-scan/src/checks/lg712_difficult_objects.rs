@@ -1,10 +1,10 @@
 //! LG712 difficult-objects: objects flagged difficult, truncated or crowd, counted.
 //! Documentation: `labelguard_core::rules::lg712_difficult_objects`.
 
-use crate::problem::problem;
 use labelguard_core::finding::count;
 use labelguard_core::rules::LG712;
 use labelguard_core::Finding;
+use labelguard_formats::problem::problem;
 
 /// The dataset's objects flagged difficult, truncated (VOC) or crowd (COCO), of `objects`
 /// objects in all; `None` when none is flagged.

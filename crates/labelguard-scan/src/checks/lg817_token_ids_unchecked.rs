@@ -1,9 +1,9 @@
 //! LG817 token-ids-unchecked: a flat token file whose vocabulary nothing states.
 //! Documentation: `labelguard_core::rules::lg817_token_ids_unchecked`.
 
-use crate::problem::problem;
 use labelguard_core::rules::LG817;
 use labelguard_core::Finding;
+use labelguard_formats::problem::problem;
 
 /// The finding for the flat token file `file` of `tokens` ids (the largest `max`) read without
 /// a vocabulary to check them against; `why` says where one was looked for.

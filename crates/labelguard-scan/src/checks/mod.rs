@@ -7,11 +7,14 @@
 //! The rules decided over the whole dataset (LG609-LG611, LG615) are checked when the report is
 //! finalised, in [`crate::report::dataset_checks`].
 
+pub mod data_yaml;
 pub mod lg101_class_id_out_of_range;
-pub mod lg601_unreadable_file;
-pub mod lg602_corrupt_file;
-pub mod lg603_empty_file;
-pub mod lg604_decompression_bomb;
+// The rules of a file that cannot be read at all (LG601-LG604) are checked where the bytes
+// are read, in `labelguard_formats`; they are named here too, so that every rule of a file
+// is found under `checks`.
+pub use labelguard_formats::checks::{
+    lg601_unreadable_file, lg602_corrupt_file, lg603_empty_file, lg604_decompression_bomb,
+};
 pub mod lg605_resize_artefacts;
 pub mod lg606_colour_mask;
 pub mod lg607_mask_image_size_mismatch;

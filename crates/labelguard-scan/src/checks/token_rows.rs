@@ -6,6 +6,7 @@
 use labelguard_core::finding::{count, ValueCount};
 use labelguard_core::kernels::{scan_int, IntRange};
 use labelguard_core::{Finding, Location, TensorView};
+pub use labelguard_formats::read::tokens::{Col, ColumnProblem, Values};
 use std::collections::BTreeMap;
 
 /// The most distinct offending values counted.
@@ -174,47 +175,29 @@ pub fn each_row(col: &Col<'_>, mut f: impl FnMut(usize, usize, usize)) {
     }
 }
 
-/// The values of one integer column of a batch.
-pub enum Values<'a> {
-    /// Borrowed from the file's bytes as stored.
-    View(TensorView<'a>),
-    /// Converted (JSONL, Parquet, unsigned 32/64-bit Arrow columns).
-    Owned(Vec<i64>),
-}
-
-impl Values<'_> {
-    pub fn view(&self) -> TensorView<'_> {
-        match self {
-            Values::View(v) => v.clone(),
-            Values::Owned(v) => TensorView::of_i64(v),
-        }
+/// The finding of a column the token reader found unusable ([`ColumnProblem`]): a column of a
+/// tokenized dataset that is not what the model reads (`file` names the file):
+/// floats where ids must be integers (an embedding raises on float indices, LG205; a loss on
+/// float class targets, LG201), anything else (text, nested lists, no `input_ids`) LG602.
+pub fn token_column(file: &str, p: &ColumnProblem) -> Finding {
+    use labelguard_core::rules::{LG201, LG205, LG602};
+    let column = labelguard_core::clip::echo(&p.column);
+    let holds = labelguard_core::clip::echo(&p.holds);
+    let labels = column == "labels" || column == "label";
+    if p.float {
+        let rule = if labels { &LG201 } else { &LG205 };
+        let fix = if labels {
+            format!(
+                "store integer labels: ds = ds.cast_column('{column}', Sequence(Value('int64')))"
+            )
+        } else {
+            format!("store integer ids: ds = ds.cast_column('{column}', Sequence(Value('int64')))")
+        };
+        return labelguard_formats::problem::problem(rule, format!("{file}: column '{column}' holds floating-point numbers ({holds}); token ids and labels must be integers"))
+            .hint("an embedding raises 'Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int'; cross_entropy on float targets reads them as probabilities")
+            .fix(fix);
     }
-}
-
-/// One integer column of a batch.
-pub struct Col<'a> {
-    pub values: Values<'a>,
-    /// For a list column, `rows + 1` positions in `values` where each row starts (and the
-    /// last ends); `None` for one value per row.
-    pub offsets: Option<Vec<usize>>,
-}
-
-impl Col<'_> {
-    /// The length of row `r` (1 for a scalar column).
-    pub fn row_len(&self, r: usize) -> usize {
-        match &self.offsets {
-            Some(o) => o[r + 1] - o[r],
-            None => 1,
-        }
-    }
-}
-
-/// A column that is not what a token dataset needs there: a float, a string, a ragged list.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ColumnProblem {
-    pub column: String,
-    /// What the column holds (`list<float>`, `a nested list`).
-    pub holds: String,
-    /// Floating-point numbers (an id column stored as floats), rather than another shape.
-    pub float: bool,
+    labelguard_formats::problem::problem(&LG602, format!("{file}: column '{column}' is not a list of integers per row: {holds}"))
+        .hint("ragged or nested values (a batch saved as one row, a string column, lists of lists) cannot be collated into a tensor")
+        .fix("regenerate the column with the tokenizer: one list of integer ids per row")
 }

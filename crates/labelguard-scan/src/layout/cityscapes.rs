@@ -6,8 +6,8 @@ use super::item::{RootScan, Task};
 use super::pairing::pair;
 use super::paths::{components, split_of};
 use crate::config::ScanOptions;
-use crate::formats::{holds, Holds};
-use crate::walk::Entry;
+use labelguard_formats::formats::{holds, Holds};
+use labelguard_formats::walk::Entry;
 use std::collections::{BTreeMap, BTreeSet};
 
 pub(crate) fn collect(scan: &mut RootScan<'_>, opts: &ScanOptions) {

@@ -6,9 +6,9 @@
 
 use super::item::{RootScan, Task};
 use super::paths::{components, has_ext, loose_split, split_of};
-use crate::formats::{holds, Holds};
-use crate::source::Source;
-use crate::walk::{Entry, Sniff};
+use labelguard_formats::formats::{holds, Holds};
+use labelguard_formats::source::Source;
+use labelguard_formats::walk::{Entry, Sniff};
 use std::collections::BTreeMap;
 use std::path::Path;
 

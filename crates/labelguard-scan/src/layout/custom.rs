@@ -7,7 +7,7 @@ use super::item::{RootScan, Task};
 use super::pairing::pair;
 use super::paths::{split_of, stem_of};
 use crate::config::ScanOptions;
-use crate::walk::Entry;
+use labelguard_formats::walk::Entry;
 
 /// Expands an image template for a mask.
 pub fn expand_template(

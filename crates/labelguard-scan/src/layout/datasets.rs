@@ -15,8 +15,8 @@ use super::paired::paired_bases;
 use super::paths::{components, folder_of, has_ext, is_split_name};
 use crate::config::ScanOptions;
 use crate::layout_kind::LayoutKind;
-use crate::read::table::TableFormat;
-use crate::walk::Entry;
+use labelguard_formats::read::table::TableFormat;
+use labelguard_formats::walk::Entry;
 use std::collections::BTreeMap;
 
 /// One dataset's files, before its layout runs.

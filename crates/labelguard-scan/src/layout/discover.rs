@@ -7,11 +7,11 @@ use super::item::{Item, RootScan, Task};
 use super::paired::paired_bases;
 use super::paths::{components, display, split_of};
 use super::shards;
+use super::single_file::single_file;
 use crate::config::{ConfigError, ScanOptions};
 use crate::layout_kind::LayoutKind;
-use crate::read::table::TableFormat;
-use crate::source::Source;
-use crate::walk::{self, Entry, EntryKind};
+use labelguard_formats::source::Source;
+use labelguard_formats::walk::{self, Entry, EntryKind};
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -122,41 +122,8 @@ pub fn discover_roots(roots: &[Root], opts: &ScanOptions) -> Result<Discovery, C
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
-            // One annotation file scanned on its own is read as what it is.
-            let (task, layout) = match TableFormat::of(&root.to_string_lossy()) {
-                Some(f) => (Task::Table(f), LayoutKind::Files),
-                None => match super::paths::ext_of(&rel).as_str() {
-                    "json" if super::coco::is_coco_json(&Source::File(root.clone())) => (
-                        Task::Coco {
-                            images: super::coco::images_beside(root),
-                        },
-                        LayoutKind::Coco,
-                    ),
-                    // One Arrow shard of a `datasets` folder, scanned on its own.
-                    "arrow" => (
-                        Task::Tokens {
-                            files: vec![root.clone()],
-                            format: crate::read::tokens::TokenFormat::Arrow,
-                        },
-                        LayoutKind::HfDataset,
-                    ),
-                    "xml" => (
-                        Task::VocXml {
-                            image: None,
-                            missing_image: None,
-                        },
-                        LayoutKind::Voc,
-                    ),
-                    "txt" => (
-                        Task::Yolo {
-                            image: None,
-                            missing_image: None,
-                        },
-                        LayoutKind::Yolo,
-                    ),
-                    _ => (Task::unpaired_label(&rel), LayoutKind::Files),
-                },
-            };
+            // One file scanned on its own is read as what its format row says it is.
+            let (task, layout) = single_file(root);
             let mut key = vec![index as u8];
             key.extend_from_slice(rel.as_bytes());
             items.push(Item {

@@ -4,8 +4,8 @@
 
 use super::item::{RootScan, Task};
 use super::paths::split_of;
-use crate::formats::{holds, Holds};
-use crate::read::table::TableFormat;
+use labelguard_formats::formats::{holds, Holds};
+use labelguard_formats::read::table::TableFormat;
 
 pub(crate) fn collect(scan: &mut RootScan<'_>) {
     let files = scan.files.clone();

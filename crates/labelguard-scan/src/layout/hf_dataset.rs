@@ -6,9 +6,9 @@
 
 use super::item::{RootScan, Task};
 use super::paths::{components, display};
-use crate::read::tokens::TokenFormat;
-use crate::source::Source;
-use crate::walk::Entry;
+use labelguard_formats::read::tokens::TokenFormat;
+use labelguard_formats::source::Source;
+use labelguard_formats::walk::Entry;
 use std::collections::{BTreeMap, BTreeSet};
 
 const STATE: &str = "state.json";
@@ -169,7 +169,7 @@ fn split_of_state(path: &std::path::Path) -> Option<String> {
 /// A JSON file of at most 16 MiB.
 fn read_small(path: &std::path::Path) -> Result<String, String> {
     use std::io::Read;
-    let (file, _) = crate::source::file::open_regular(path).map_err(|f| f.message)?;
+    let (file, _) = labelguard_formats::source::file::open_regular(path).map_err(|f| f.message)?;
     let mut s = String::new();
     file.take(16 << 20)
         .read_to_string(&mut s)

@@ -11,9 +11,9 @@ use crate::checks::lg101_class_id_out_of_range as lg101;
 use crate::checks::lg603_empty_file as lg603;
 use crate::checks::lg610_class_in_one_split as lg610;
 use crate::config::ScanOptions;
-use crate::formats::{holds, Holds};
-use crate::read::table::TableFormat;
-use crate::walk::Entry;
+use labelguard_formats::formats::{holds, Holds};
+use labelguard_formats::read::table::TableFormat;
+use labelguard_formats::walk::Entry;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 

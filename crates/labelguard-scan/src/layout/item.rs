@@ -2,12 +2,12 @@
 //! discovering) with its [`Task`], and the per-root state the layouts fill in.
 
 use super::paths::display;
-use crate::formats::{holds, Holds};
-use crate::read::table::TableFormat;
-use crate::read::tokens::TokenFormat;
-use crate::source::Source;
-use crate::walk::Entry;
 use labelguard_core::Finding;
+use labelguard_formats::formats::{holds, Holds};
+use labelguard_formats::read::table::TableFormat;
+use labelguard_formats::read::tokens::TokenFormat;
+use labelguard_formats::source::Source;
+use labelguard_formats::walk::Entry;
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
@@ -52,10 +52,10 @@ pub enum Task {
     },
     /// A flat token file (nanoGPT's `train.bin`, a Megatron `.bin` beside its `.idx`): its ids
     /// against the vocabulary.
-    TokenBin(crate::read::token_bin::TokenBin),
+    TokenBin(labelguard_formats::read::token_bin::TokenBin),
     /// A raw label file of torchvision's classification datasets (MNIST's IDX labels, a CIFAR
     /// batch): its class ids.
-    RawLabels(crate::read::torchvision_raw::RawLabels),
+    RawLabels(labelguard_formats::read::torchvision_raw::RawLabels),
     /// The `--class-weights` file.
     ClassWeights,
     /// A model directory's `config.json`: the directory is read as a model and its tokenizer

@@ -65,6 +65,7 @@ pub mod paths;
 mod photos;
 mod pipeline;
 pub mod shards;
+mod single_file;
 mod token_bin;
 mod torchvision_raw;
 mod voc;

@@ -4,7 +4,7 @@
 
 use super::item::{RootScan, Task};
 use super::paths::components;
-use crate::walk::Entry;
+use labelguard_formats::walk::Entry;
 use std::collections::BTreeMap;
 
 const CONFIG: &str = "config.json";

@@ -6,8 +6,8 @@ use super::item::RootScan;
 use super::pairing::pair;
 use super::paths::{components, split_of, stem_of};
 use crate::config::ScanOptions;
-use crate::formats::{extensions, holds, Holds};
-use crate::walk::Entry;
+use labelguard_formats::formats::{extensions, holds, Holds};
+use labelguard_formats::walk::Entry;
 use std::collections::{BTreeMap, BTreeSet};
 
 const MASK_DIRS: &[&str] = &[

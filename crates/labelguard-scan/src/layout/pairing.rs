@@ -4,7 +4,7 @@
 use super::item::{RootScan, Task};
 use super::paths::{display, split_of};
 use crate::checks::lg608_missing_pair;
-use crate::walk::Entry;
+use labelguard_formats::walk::Entry;
 use std::collections::HashSet;
 
 /// Where to look for images that no mask claimed: directory prefixes, and which files there

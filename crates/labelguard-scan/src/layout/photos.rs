@@ -15,9 +15,9 @@
 //! classes of photos).
 
 use super::paths::is_split_name;
-use crate::formats::{holds, Holds};
-use crate::read::mask::decode_mask;
-use crate::walk::Entry;
+use labelguard_formats::formats::{holds, Holds};
+use labelguard_formats::read::mask::decode_mask;
+use labelguard_formats::walk::Entry;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// How many images of a tree without JPEG files are decoded to tell photos from masks: the

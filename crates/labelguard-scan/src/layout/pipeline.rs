@@ -13,7 +13,7 @@
 use super::item::{RootScan, Task};
 use super::model::folders;
 use super::paths::has_ext;
-use crate::walk::Entry;
+use labelguard_formats::walk::Entry;
 use std::collections::BTreeSet;
 
 /// The file that makes a folder a diffusers pipeline (`DiffusionPipeline.save_pretrained`).

@@ -1,5 +1,5 @@
 //! Tar shards (WebDataset) as entries: every `.tar` the walk finds, or that is named as a root,
-//! stands for its regular members, read in place ([`crate::read::tar`] indexes the headers;
+//! stands for its regular members, read in place ([`labelguard_formats::read::tar`] indexes the headers;
 //! each member is a [`Source::Slice`] of the shard). A member's relative path is where
 //! extracting the shard in its own folder would put it (`data/train-000001.tar`'s
 //! `000123.seg.png` is `data/000123.seg.png`), so that the layouts, the splits and the
@@ -16,10 +16,10 @@ use crate::checks::lg601_unreadable_file::io_problem;
 use crate::checks::lg602_corrupt_file;
 use crate::checks::lg617_corrupt_tar_shard as lg617;
 use crate::config::ConfigError;
-use crate::read::tar::{index_file, TarProblem};
-use crate::source::Source;
-use crate::walk::{Entry, EntryKind};
 use labelguard_core::Finding;
+use labelguard_formats::read::tar::{index_file, TarProblem};
+use labelguard_formats::source::Source;
+use labelguard_formats::walk::{Entry, EntryKind};
 use rayon::prelude::*;
 use std::path::Path;
 use std::sync::Arc;
@@ -144,14 +144,14 @@ pub fn shard_entries(file: &Path, rel: &[u8], shown: &str) -> Vec<Entry> {
 }
 
 /// The root a command-line argument names: a brace pattern (`shards/train-{000000..000127}.tar`,
-/// expanded as WebDataset expands it, [`crate::brace`]) that names no file itself is one listed
+/// expanded as WebDataset expands it, [`labelguard_formats::brace`]) that names no file itself is one listed
 /// root of the files it names, each relative to the pattern's fixed directory (so that its
 /// entries are those of a scan of that directory); anything else is a path. A named file that
 /// does not exist is a finding (LG601); a pattern that names none, or does not parse, is an
 /// error.
 pub fn root_of_argument(arg: &Path) -> Result<Root, ConfigError> {
     let text = arg.to_string_lossy();
-    if !arg.exists() && crate::brace::is_pattern(&text) {
+    if !arg.exists() && labelguard_formats::brace::is_pattern(&text) {
         return pattern_root(&text);
     }
     Ok(Root::Path(arg.to_path_buf()))
@@ -173,7 +173,7 @@ pub fn shard_file_root(file: &Path) -> Option<Root> {
 }
 
 fn pattern_root(pattern: &str) -> Result<Root, ConfigError> {
-    let names = crate::brace::expand(pattern)
+    let names = labelguard_formats::brace::expand(pattern)
         .map_err(|e| ConfigError::Invalid(format!("{pattern}: {e}")))?;
     // The directory before the first brace: what the names are relative to.
     let base = pattern[..pattern.find('{').unwrap_or(0)]
@@ -237,7 +237,7 @@ fn problem_entry(file: &Path, rel: &[u8], shown: &str, finding: Finding) -> Entr
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fixtures::tar;
+    use labelguard_formats::fixtures::tar;
 
     #[test]
     fn shards_are_named_by_their_extension() {

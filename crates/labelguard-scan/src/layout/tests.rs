@@ -45,16 +45,20 @@ fn summary(d: &Discovery) -> Vec<String> {
                         }
                     )
                 }
-                Task::TokenBin(crate::read::token_bin::TokenBin::NanoGpt { meta }) => {
+                Task::TokenBin(labelguard_formats::read::token_bin::TokenBin::NanoGpt { meta }) => {
                     format!("nanogpt meta:{}", meta.is_some())
                 }
-                Task::TokenBin(crate::read::token_bin::TokenBin::Megatron { .. }) => {
-                    "megatron".into()
-                }
-                Task::RawLabels(crate::read::torchvision_raw::RawLabels::Mnist { images }) => {
+                Task::TokenBin(labelguard_formats::read::token_bin::TokenBin::Megatron {
+                    ..
+                }) => "megatron".into(),
+                Task::RawLabels(labelguard_formats::read::torchvision_raw::RawLabels::Mnist {
+                    images,
+                }) => {
                     format!("mnist images:{}", images.is_some())
                 }
-                Task::RawLabels(crate::read::torchvision_raw::RawLabels::Cifar) => "cifar".into(),
+                Task::RawLabels(labelguard_formats::read::torchvision_raw::RawLabels::Cifar) => {
+                    "cifar".into()
+                }
                 Task::Problem(p) => p.code.to_string(),
                 Task::DatasetProblem(p) => format!("dataset {}", p.code),
             };
@@ -271,7 +275,7 @@ fn files_and_custom_templates() {
         "img/train/a.jpg"
     );
     let opts = ScanOptions {
-        mask_glob: Some(crate::glob::Glob::new("gt/**/*_m.png").unwrap()),
+        mask_glob: Some(labelguard_formats::glob::Glob::new("gt/**/*_m.png").unwrap()),
         image_template: Some("img/{subdir}/{stem}.jpg".into()),
         mask_suffix: Some("_m".into()),
         ..ScanOptions::default()

@@ -2,12 +2,12 @@
 //! nanoGPT's `data/<set>/train.bin` and `val.bin` (uint16 ids, with the `meta.pkl` its
 //! `prepare.py` writes for character-level sets), and Megatron / NeMo / GPT-NeoX indexed
 //! datasets, `PREFIX.bin` beside `PREFIX.idx` (`megatron/core/datasets/indexed_dataset.py`).
-//! Each `.bin` is one item, read as a stream of ids (see [`crate::read::token_bin`]).
+//! Each `.bin` is one item, read as a stream of ids (see [`labelguard_formats::read::token_bin`]).
 
 use super::item::{RootScan, Task};
 use super::paths::split_of;
-use crate::read::token_bin::TokenBin;
-use crate::walk::Entry;
+use labelguard_formats::read::token_bin::TokenBin;
+use labelguard_formats::walk::Entry;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 /// nanoGPT's token files (`data/*/prepare.py` writes these two) and its vocabulary file.

@@ -7,8 +7,8 @@
 //! `--num-classes` says otherwise.
 
 use super::item::{RootScan, Task};
-use crate::read::torchvision_raw::RawLabels;
-use crate::walk::Entry;
+use labelguard_formats::read::torchvision_raw::RawLabels;
+use labelguard_formats::walk::Entry;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 /// CIFAR-100's folder: its `train` and `test` files are batches only there.

@@ -17,9 +17,9 @@ use super::pairing::pair;
 use super::paths::{components, display, ext_of, stem_of};
 use crate::checks::lg608_missing_pair;
 use crate::checks::lg702_unknown_category::did_you_mean;
-use crate::formats::{holds, Holds};
-use crate::source::Source;
-use crate::walk::Entry;
+use labelguard_formats::formats::{holds, Holds};
+use labelguard_formats::source::Source;
+use labelguard_formats::walk::Entry;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// Collects the dataset's items; returns the class names inferred from the annotations'
@@ -120,10 +120,10 @@ fn read_splits(scan: &RootScan<'_>, dir: &str) -> HashMap<String, String> {
     out
 }
 
-fn read_doc(source: &Source) -> Option<crate::read::voc_xml::VocDoc> {
+fn read_doc(source: &Source) -> Option<labelguard_formats::read::voc_xml::VocDoc> {
     let mut buf = Vec::new();
     source.read_all(PREPASS_MAX_BYTES, &mut buf).ok()?;
-    crate::read::voc_xml::parse(&buf).ok()
+    labelguard_formats::read::voc_xml::parse(&buf).ok()
 }
 
 /// The class list of a VOC dataset whose annotations use `names`: the `pascal-voc` preset's

@@ -25,10 +25,10 @@
 use super::item::{Part, RootScan, Task};
 use super::paths::split_of;
 use crate::checks::lg616_incomplete_sample as lg616;
-use crate::formats::{self, Holds};
-use crate::source::Source;
-use crate::walk::Entry;
 use labelguard_core::Finding;
+use labelguard_formats::formats::{self, Holds};
+use labelguard_formats::source::Source;
+use labelguard_formats::walk::Entry;
 use std::collections::HashMap;
 
 /// WebDataset's `base_plus_ext`: the regex `^((?:.*/|)[^.]+)[.]([^/]*)$` as a split of `name`

@@ -8,9 +8,10 @@
 
 use super::item::{Item, RootScan, Task};
 use super::paths::{has_ext, stem_of};
-use crate::formats::{holds, Holds};
-use crate::read::data_yaml::DataYaml;
-use crate::walk::{Entry, Sniff};
+use crate::checks::data_yaml;
+use labelguard_formats::formats::{holds, Holds};
+use labelguard_formats::read::data_yaml::DataYaml;
+use labelguard_formats::walk::{Entry, Sniff};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -131,14 +132,14 @@ pub(crate) fn collect(scan: &mut RootScan<'_>) -> YoloClasses {
         match DataYaml::read(&y.source) {
             Ok(d) => {
                 for p in d.problems() {
-                    let item = scan.synthetic(&y.rel, "all".into(), p);
+                    let item = scan.synthetic(&y.rel, "all".into(), data_yaml::finding(p));
                     scan.items.push(item);
                 }
                 classes.nc = d.class_count();
                 classes.names = Some(d.names);
             }
             Err(p) => {
-                let item = scan.synthetic(&y.rel, "all".into(), p);
+                let item = scan.synthetic(&y.rel, "all".into(), data_yaml::finding(p));
                 scan.items.push(item);
             }
         }

@@ -1,4 +1,4 @@
-//! COCO instances JSON: streamed by [`crate::read::coco`], checked element by element, counted.
+//! COCO instances JSON: streamed by [`labelguard_formats::read::coco`], checked element by element, counted.
 //!
 //! The top-level arrays may come in any order. The checks that need an annotation's image
 //! (LG706 box or polygon outside it, LG707 unknown `image_id`, LG708 RLE size) run as the
@@ -22,11 +22,11 @@ use crate::checks::lg708_annotation_size_mismatch::coco as lg708;
 use crate::checks::lg709_malformed_annotation::coco as lg709;
 use crate::checks::lg711_duplicate_annotation::coco as lg711;
 use crate::layout::Item;
-use crate::read::coco::{
-    read_coco, Annotation, Category, Image, ReadError, Section, Segmentation, Sink,
-};
 use labelguard_core::finding::MAX_LOCATIONS;
 use labelguard_core::Location;
+use labelguard_formats::read::coco::{
+    read_coco, Annotation, Category, Image, ReadError, Section, Segmentation, Sink,
+};
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::path::Path;

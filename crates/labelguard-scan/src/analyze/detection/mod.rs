@@ -9,7 +9,7 @@
 //! the class count each framework needs is said in its own terms.
 //!
 //! One file per format: [`coco`], [`yolo`] and [`voc_xml`] analyse one annotation file each
-//! (their parsers are in `crate::read`); the layouts that find them are
+//! (their parsers are in `labelguard_formats::read`); the layouts that find them are
 //! `crate::layout::{coco, yolo, voc}`. [`overlay`] draws a file's boxes on its image for the
 //! HTML report.
 

@@ -5,7 +5,7 @@
 //! gives a grey canvas of the size the annotation records instead.
 
 use crate::overlay::Overlay;
-use crate::source::Source;
+use labelguard_formats::source::Source;
 
 /// The longest side of an overlay, in pixels.
 pub const MAX_SIDE: u64 = 512;
@@ -185,7 +185,7 @@ fn decode_png(bytes: &[u8], max_pixels: u64) -> Option<(usize, usize, Vec<u8>)> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fixtures::{png_rgb, put};
+    use labelguard_formats::fixtures::{png_rgb, put};
 
     fn px(o: &Overlay, x: usize, y: usize) -> [u8; 3] {
         let i = (y * o.width + x) * 3;
@@ -288,7 +288,11 @@ mod tests {
     #[test]
     fn an_undecodable_image_gives_a_grey_canvas_of_the_recorded_size() {
         let dir = tempfile::tempdir().unwrap();
-        put(dir.path(), "a.jpg", &crate::fixtures::jpeg_stub(300, 200));
+        put(
+            dir.path(),
+            "a.jpg",
+            &labelguard_formats::fixtures::jpeg_stub(300, 200),
+        );
         let boxes = [BoxMark {
             x0: 10.0,
             y0: 10.0,

@@ -1,4 +1,4 @@
-//! Pascal VOC annotation XML: one file, read by [`crate::read::voc_xml`], its objects checked
+//! Pascal VOC annotation XML: one file, read by [`labelguard_formats::read::voc_xml`], its objects checked
 //! against the class list and the image, counted and judged by the [`Head`].
 //!
 //! The class list is `--classes` or a preset (`--preset pascal-voc`: background and the 20
@@ -27,11 +27,11 @@ use crate::checks::lg706_box_outside_image as lg706;
 use crate::checks::lg708_annotation_size_mismatch as lg708;
 use crate::checks::lg709_malformed_annotation as lg709;
 use crate::layout::Item;
-use crate::read::header::image_header;
-use crate::read::voc_xml::{flag_set, parse, RawBox, VocObject};
-use crate::source::Source;
 use labelguard_core::finding::MAX_LOCATIONS;
 use labelguard_core::Location;
+use labelguard_formats::read::header::image_header;
+use labelguard_formats::read::voc_xml::{flag_set, parse, RawBox, VocObject};
+use labelguard_formats::source::Source;
 use std::collections::BTreeMap;
 
 /// The largest VOC XML read (a real one is a few kilobytes).

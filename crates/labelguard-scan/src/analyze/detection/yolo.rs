@@ -1,5 +1,5 @@
 //! YOLO label files: one object per line (`class cx cy w h`, or `class x1 y1 ...` for
-//! polygons), normalised coordinates. Each line is parsed ([`crate::read::yolo`]) into a
+//! polygons), normalised coordinates. Each line is parsed ([`labelguard_formats::read::yolo`]) into a
 //! buffer reused from line to line, checked (LG705, LG706, LG709, LG711, and LG710 for a file
 //! mixing boxes and polygons) and its class counted; [`Head::judge`] then decides the classes
 //! (LG701) and fills the histogram.
@@ -17,13 +17,13 @@ use crate::checks::lg709_malformed_annotation as lg709;
 use crate::checks::lg710_mixed_boxes_and_polygons as lg710;
 use crate::checks::lg711_duplicate_annotation as lg711;
 use crate::layout::Item;
-use crate::read::yolo::{
-    class_id, lines, looks_binary, parse_line, row_hash, shape, Line, Shape, MAX_LABEL_BYTES,
-};
-use crate::source::Source;
 use labelguard_core::finding::MAX_LOCATIONS;
 use labelguard_core::rules::{LG603, LG704};
 use labelguard_core::Location;
+use labelguard_formats::read::yolo::{
+    class_id, lines, looks_binary, parse_line, row_hash, shape, Line, Shape, MAX_LABEL_BYTES,
+};
+use labelguard_formats::source::Source;
 use std::collections::HashMap;
 
 /// The most characters of a line a location shows.
@@ -234,7 +234,7 @@ fn overlay(
     max_pixels: u64,
 ) -> Option<crate::overlay::Overlay> {
     let size = image
-        .and_then(|p| crate::read::header::image_header(p).ok())
+        .and_then(|p| labelguard_formats::read::header::image_header(p).ok())
         .map(|h| (h.width, h.height));
     let (w, h) = size.map_or((640.0, 640.0), |(w, h)| (w as f64, h as f64));
     let bad: std::collections::HashSet<usize> = findings

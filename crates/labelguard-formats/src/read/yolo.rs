@@ -4,7 +4,7 @@
 //!
 //! The parser reads a line's numbers into a buffer the caller reuses: nothing is allocated per
 //! line. What the numbers mean (a box, a polygon, a malformed line) is [`shape`]'s answer;
-//! the checks are the analysis' (`crate::analyze::detection::yolo`).
+//! the checks are the analysis' (`labelguard_scan::analyze::detection::yolo`).
 
 /// The largest label file read: a real one is a few KiB; 64 MiB is over a million objects.
 pub const MAX_LABEL_BYTES: u64 = 64 << 20;

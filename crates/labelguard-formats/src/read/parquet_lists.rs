@@ -4,7 +4,7 @@
 //! the Dremel encoding (parquet-format `README.md`, "Nested Encoding"): a repetition level of 0
 //! starts a row; a value is present when its definition level is the column's maximum.
 
-use super::tokens::{
+use super::token_batch::{
     ColumnProblem, OwnedBatch, TokenBatch, TokenError, COLUMNS, IMAGE_COLUMNS, INPUT_IDS, LABEL,
     LABELS, NCOLS,
 };

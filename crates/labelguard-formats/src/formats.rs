@@ -1,5 +1,6 @@
 //! The one table of file formats labelguard reads: name, extensions, magic bytes, what a file of
-//! it holds and the module that reads it. Discovery asks it what a file name can be, the
+//! it holds and its [`Reader`], the typed kind of the reader that makes a file of it into work.
+//! Discovery asks it what a file name can be and what a file named on its own is read as, the
 //! readers name what a file's first bytes say, and the "nothing to scan" message lists it, so a
 //! format is declared once, here.
 
@@ -38,6 +39,56 @@ impl Holds {
     }
 }
 
+/// Which reader reads a format's files: the handler a format row carries. The scan turns each
+/// kind into the work on one file (`labelguard_scan::layout::single_file` matches every kind,
+/// so a new kind does not compile until the scan knows what a file of it is).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reader {
+    /// An image: its header (`read::header`), and when named on its own, decoded as a mask
+    /// (`read::mask`), whose first bytes decide what it is.
+    Image,
+    /// A mask or an image: `read::mask` (with `read::fastpng`), `read::header`.
+    Mask,
+    /// Tensors, read by `labelguard-io`.
+    Array,
+    /// A label table (`read::table`); JSON Lines and Parquet may also be token datasets
+    /// (`read::tokens`, `read::parquet_lists`).
+    Table(TableFormat),
+    /// COCO instances JSON (`read::coco`), or a WebDataset sample's `.json`.
+    CocoJson,
+    /// YOLO label files (`read::yolo`).
+    YoloTxt,
+    /// Pascal VOC annotation XML (`read::voc_xml`).
+    VocXml,
+    /// A WebDataset sample's class label part (read by the scan's `analyze::sample_label`).
+    SampleLabel,
+    /// A `datasets` Arrow file of token ids (`read::arrow_ipc`).
+    ArrowTokens,
+    /// A flat token file, known by its name (`read::token_bin`).
+    TokenBin,
+    /// torchvision's raw MNIST and CIFAR files, known by their names (`read::torchvision_raw`).
+    TorchvisionRaw,
+}
+
+/// The label table formats (`read::table`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TableFormat {
+    Csv,
+    Tsv,
+    Jsonl,
+    Parquet,
+}
+
+impl TableFormat {
+    /// The table format `name`'s extension names.
+    pub fn of(name: &str) -> Option<TableFormat> {
+        match by_extension(name)?.reader {
+            Reader::Table(f) => Some(f),
+            _ => None,
+        }
+    }
+}
+
 /// One file format.
 #[derive(Debug)]
 pub struct Format {
@@ -49,8 +100,8 @@ pub struct Format {
     pub holds: &'static [Holds],
     /// How messages list it (`.png`; `YOLO labels/*.txt`: where discovery looks for it).
     pub listed_as: &'static str,
-    /// The module that reads it.
-    pub reader: &'static str,
+    /// What reads it.
+    pub reader: Reader,
 }
 
 use Holds::*;
@@ -65,7 +116,7 @@ pub const FORMATS: &[Format] = &[
         magic: &[b"\xFF\xD8\xFF"],
         holds: &[Image],
         listed_as: ".jpg",
-        reader: "read::header",
+        reader: Reader::Image,
     },
     Format {
         name: "PNG",
@@ -73,7 +124,7 @@ pub const FORMATS: &[Format] = &[
         magic: &[b"\x89PNG\r\n\x1a\n"],
         holds: &[Mask, Image],
         listed_as: ".png",
-        reader: "read::mask (read::fastpng), read::header",
+        reader: Reader::Mask,
     },
     Format {
         name: "TIFF",
@@ -81,7 +132,7 @@ pub const FORMATS: &[Format] = &[
         magic: &[b"II*\0", b"MM\0*"],
         holds: &[Mask, Image],
         listed_as: ".tif",
-        reader: "read::mask, read::header",
+        reader: Reader::Mask,
     },
     Format {
         name: "Netpbm",
@@ -89,7 +140,7 @@ pub const FORMATS: &[Format] = &[
         magic: &[b"P5", b"P6"],
         holds: &[Image],
         listed_as: ".ppm",
-        reader: "read::header",
+        reader: Reader::Image,
     },
     Format {
         name: "BMP",
@@ -97,7 +148,7 @@ pub const FORMATS: &[Format] = &[
         magic: &[b"BM"],
         holds: &[Image],
         listed_as: ".bmp",
-        reader: "read::header",
+        reader: Reader::Image,
     },
     Format {
         name: "WebP",
@@ -106,7 +157,7 @@ pub const FORMATS: &[Format] = &[
         magic: &[],
         holds: &[Image],
         listed_as: ".webp",
-        reader: "read::header",
+        reader: Reader::Image,
     },
     Format {
         name: "NumPy array",
@@ -114,7 +165,7 @@ pub const FORMATS: &[Format] = &[
         magic: &[b"\x93NUMPY"],
         holds: &[Array],
         listed_as: ".npy",
-        reader: "labelguard-io (npy)",
+        reader: Reader::Array,
     },
     Format {
         name: "NumPy archive",
@@ -122,7 +173,7 @@ pub const FORMATS: &[Format] = &[
         magic: &[b"PK\x03\x04", b"PK\x05\x06"],
         holds: &[Array],
         listed_as: ".npz",
-        reader: "labelguard-io (npz)",
+        reader: Reader::Array,
     },
     Format {
         name: "safetensors",
@@ -130,7 +181,7 @@ pub const FORMATS: &[Format] = &[
         magic: &[],
         holds: &[Array],
         listed_as: ".safetensors",
-        reader: "labelguard-io (safetensors)",
+        reader: Reader::Array,
     },
     Format {
         name: "CSV",
@@ -138,7 +189,7 @@ pub const FORMATS: &[Format] = &[
         magic: &[],
         holds: &[Table],
         listed_as: ".csv",
-        reader: "read::table",
+        reader: Reader::Table(TableFormat::Csv),
     },
     Format {
         name: "TSV",
@@ -146,7 +197,7 @@ pub const FORMATS: &[Format] = &[
         magic: &[],
         holds: &[Table],
         listed_as: ".tsv",
-        reader: "read::table",
+        reader: Reader::Table(TableFormat::Tsv),
     },
     Format {
         name: "JSON Lines",
@@ -154,7 +205,7 @@ pub const FORMATS: &[Format] = &[
         magic: &[],
         holds: &[Table, Tokens],
         listed_as: ".jsonl",
-        reader: "read::table, read::tokens",
+        reader: Reader::Table(TableFormat::Jsonl),
     },
     Format {
         name: "Parquet",
@@ -162,7 +213,7 @@ pub const FORMATS: &[Format] = &[
         magic: &[b"PAR1"],
         holds: &[Table, Tokens],
         listed_as: ".parquet",
-        reader: "read::table, read::parquet_lists",
+        reader: Reader::Table(TableFormat::Parquet),
     },
     Format {
         name: "COCO JSON",
@@ -171,7 +222,7 @@ pub const FORMATS: &[Format] = &[
         // A WebDataset sample's `.json` holds its class in a label field.
         holds: &[Detection, ClassLabel],
         listed_as: "COCO .json",
-        reader: "read::coco, analyze::sample_label",
+        reader: Reader::CocoJson,
     },
     Format {
         name: "YOLO labels",
@@ -179,7 +230,7 @@ pub const FORMATS: &[Format] = &[
         magic: &[],
         holds: &[Detection],
         listed_as: "YOLO labels/*.txt",
-        reader: "read::yolo",
+        reader: Reader::YoloTxt,
     },
     Format {
         name: "Pascal VOC XML",
@@ -187,7 +238,7 @@ pub const FORMATS: &[Format] = &[
         magic: &[],
         holds: &[Detection],
         listed_as: "VOC Annotations/*.xml",
-        reader: "read::voc_xml",
+        reader: Reader::VocXml,
     },
     Format {
         // The parts WebDataset's `basichandlers` decodes with `int(data)` (`cls`, `cls2`,
@@ -197,7 +248,7 @@ pub const FORMATS: &[Format] = &[
         magic: &[],
         holds: &[ClassLabel],
         listed_as: "WebDataset .cls",
-        reader: "analyze::sample_label",
+        reader: Reader::SampleLabel,
     },
     Format {
         name: "Arrow IPC (datasets)",
@@ -205,7 +256,7 @@ pub const FORMATS: &[Format] = &[
         magic: &[b"\xFF\xFF\xFF\xFF", b"ARROW1"],
         holds: &[Tokens],
         listed_as: ".arrow",
-        reader: "read::arrow_ipc",
+        reader: Reader::ArrowTokens,
     },
     Format {
         // Named files without a header (`np.uint16` ids): the layout knows them by name.
@@ -214,7 +265,7 @@ pub const FORMATS: &[Format] = &[
         magic: &[],
         holds: &[Tokens],
         listed_as: "nanoGPT train.bin/val.bin",
-        reader: "read::token_bin",
+        reader: Reader::TokenBin,
     },
     Format {
         // The magic starts the `.idx`; its `.bin` has none.
@@ -223,7 +274,7 @@ pub const FORMATS: &[Format] = &[
         magic: &[b"MMIDIDX\x00\x00"],
         holds: &[Tokens],
         listed_as: "Megatron .bin + .idx",
-        reader: "read::token_bin",
+        reader: Reader::TokenBin,
     },
     Format {
         // torchvision's raw MNIST-style files: uint8 labels (0x801) and images (0x803).
@@ -232,7 +283,7 @@ pub const FORMATS: &[Format] = &[
         magic: &[b"\x00\x00\x08\x01", b"\x00\x00\x08\x03"],
         holds: &[ClassLabel],
         listed_as: "MNIST *-labels-idx1-ubyte",
-        reader: "read::torchvision_raw",
+        reader: Reader::TorchvisionRaw,
     },
     Format {
         name: "CIFAR python batch",
@@ -240,7 +291,7 @@ pub const FORMATS: &[Format] = &[
         magic: &[],
         holds: &[ClassLabel],
         listed_as: "CIFAR data_batch_*",
-        reader: "read::torchvision_raw (read::pickle)",
+        reader: Reader::TorchvisionRaw,
     },
 ];
 
@@ -329,6 +380,8 @@ mod tests {
             "the folder's extension is not the file's"
         );
         assert_eq!(by_extension("t.TSV").map(|f| f.name), Some("TSV"));
+        assert_eq!(TableFormat::of("t.PQ"), Some(TableFormat::Parquet));
+        assert_eq!(TableFormat::of("t.json"), None);
         assert_eq!(
             by_magic(b"\x93NUMPY\x01\x00").map(|f| f.name),
             Some("NumPy array")

@@ -11,26 +11,7 @@ use labelguard_core::Finding;
 use std::collections::HashMap;
 use std::io::{BufRead, Read};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TableFormat {
-    Csv,
-    Tsv,
-    Jsonl,
-    Parquet,
-}
-
-impl TableFormat {
-    /// The table format `name`'s extension names (see [`crate::formats`]).
-    pub fn of(name: &str) -> Option<TableFormat> {
-        match crate::formats::by_extension(name)?.name {
-            "CSV" => Some(TableFormat::Csv),
-            "TSV" => Some(TableFormat::Tsv),
-            "JSON Lines" => Some(TableFormat::Jsonl),
-            "Parquet" => Some(TableFormat::Parquet),
-            _ => None,
-        }
-    }
-}
+pub use crate::formats::TableFormat;
 
 /// Column names tried, in order, when `--label-column` is not given.
 pub const DEFAULT_COLUMNS: &[&str] = &["label", "labels", "class", "target", "y", "category"];

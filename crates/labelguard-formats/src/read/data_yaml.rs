@@ -2,14 +2,28 @@
 //! the yolo layout.
 
 use crate::checks::lg602_corrupt_file;
-use crate::checks::lg704_head_class_count_mismatch as lg704;
-use crate::checks::lg709_malformed_annotation as lg709;
 use crate::source::Source;
 use labelguard_core::Finding;
 use yaml_rust2::{Yaml, YamlLoader};
 
+/// A `names` entry that is a list or a map.
+const NOT_A_NAME: DataYamlProblem =
+    DataYamlProblem::Malformed("names holds an entry that is not a name");
+
 /// The largest `data.yaml` read: a real one is a few KiB even with a thousand class names.
 const MAX_YAML_BYTES: u64 = 16 << 20;
+
+/// What is wrong with a `data.yaml`, in the reader's words; the scan's checks word each as
+/// its finding (`labelguard_scan::checks::data_yaml`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum DataYamlProblem {
+    /// The file cannot be read, or is not UTF-8 YAML: already the finding that reports it.
+    Unreadable(Finding),
+    /// ultralytics refuses the file before training: what is wrong with it.
+    Malformed(&'static str),
+    /// `nc` is not the number of `names`.
+    NcDisagrees { nc: i64, names: usize },
+}
 
 /// An ultralytics dataset description: the class names (`names`, a list or a map from id to
 /// name) and the class count `nc` when written.
@@ -36,30 +50,34 @@ impl DataYaml {
     }
 
     /// Reads and parses the file; a file that cannot be read or parsed is a finding on it.
-    pub fn read(source: &Source) -> Result<DataYaml, Finding> {
+    pub fn read(source: &Source) -> Result<DataYaml, DataYamlProblem> {
         let mut bytes = Vec::new();
-        source.read_all(MAX_YAML_BYTES, &mut bytes)?;
+        source
+            .read_all(MAX_YAML_BYTES, &mut bytes)
+            .map_err(DataYamlProblem::Unreadable)?;
         let Ok(text) = String::from_utf8(bytes) else {
-            return Err(lg602_corrupt_file::corrupt_text(
-                "data.yaml",
-                "it is not UTF-8 text",
+            return Err(DataYamlProblem::Unreadable(
+                lg602_corrupt_file::corrupt_text("data.yaml", "it is not UTF-8 text"),
             ));
         };
         Self::parse(&text)
     }
 
     /// Parses the text of a `data.yaml`.
-    pub fn parse(text: &str) -> Result<DataYaml, Finding> {
+    pub fn parse(text: &str) -> Result<DataYaml, DataYamlProblem> {
         let docs = YamlLoader::load_from_str(text).map_err(|e| {
-            lg602_corrupt_file::corrupt_text("data.yaml", &format!("invalid YAML: {e}"))
+            DataYamlProblem::Unreadable(lg602_corrupt_file::corrupt_text(
+                "data.yaml",
+                &format!("invalid YAML: {e}"),
+            ))
         })?;
         let Some(doc) = docs.first() else {
-            return Err(lg709::data_yaml("the file is empty"));
+            return Err(DataYamlProblem::Malformed("the file is empty"));
         };
         let nc = match &doc["nc"] {
             Yaml::Integer(n) => Some(*n),
             Yaml::BadValue | Yaml::Null => None,
-            _ => return Err(lg709::data_yaml("nc is not an integer")),
+            _ => return Err(DataYamlProblem::Malformed("nc is not an integer")),
         };
         let mut out = DataYaml {
             nc,
@@ -68,9 +86,7 @@ impl DataYaml {
         match &doc["names"] {
             Yaml::Array(list) => {
                 for v in list {
-                    out.names.push(scalar(v).ok_or_else(|| {
-                        lg709::data_yaml("names holds an entry that is not a name")
-                    })?);
+                    out.names.push(scalar(v).ok_or(NOT_A_NAME)?);
                 }
             }
             Yaml::Hash(map) => {
@@ -79,23 +95,23 @@ impl DataYaml {
                     let id = match k {
                         Yaml::Integer(i) => *i,
                         Yaml::String(s) => s.trim().parse().map_err(|_| {
-                            lg709::data_yaml("names is a map whose keys are not class ids")
+                            DataYamlProblem::Malformed(
+                                "names is a map whose keys are not class ids",
+                            )
                         })?,
                         _ => {
-                            return Err(lg709::data_yaml(
+                            return Err(DataYamlProblem::Malformed(
                                 "names is a map whose keys are not class ids",
                             ))
                         }
                     };
-                    let name = scalar(v).ok_or_else(|| {
-                        lg709::data_yaml("names holds an entry that is not a name")
-                    })?;
+                    let name = scalar(v).ok_or(NOT_A_NAME)?;
                     out.keys.push(id);
                     by_id.push((id, name));
                 }
                 let top = by_id.iter().map(|(i, _)| *i).max().unwrap_or(-1);
                 if by_id.iter().any(|(i, _)| *i < 0) || top >= 1 << 20 {
-                    return Err(lg709::data_yaml(
+                    return Err(DataYamlProblem::Malformed(
                         "names has a class id that is negative or too large",
                     ));
                 }
@@ -105,9 +121,15 @@ impl DataYaml {
                 }
             }
             Yaml::BadValue | Yaml::Null => {
-                return Err(lg709::data_yaml("it has no 'names' (the class names)"))
+                return Err(DataYamlProblem::Malformed(
+                    "it has no 'names' (the class names)",
+                ))
             }
-            _ => return Err(lg709::data_yaml("names is neither a list nor a map")),
+            _ => {
+                return Err(DataYamlProblem::Malformed(
+                    "names is neither a list nor a map",
+                ))
+            }
         }
         Ok(out)
     }
@@ -119,10 +141,13 @@ impl DataYaml {
 
     /// What ultralytics refuses or silently mishandles in the file: `nc` that disagrees with
     /// the names, a `names` map with gaps.
-    pub fn problems(&self) -> Vec<Finding> {
+    pub fn problems(&self) -> Vec<DataYamlProblem> {
         let mut out = Vec::new();
         if let Some(nc) = self.nc.filter(|n| *n != self.names.len() as i64) {
-            out.push(lg704::nc_disagrees_with_names(nc, self.names.len()));
+            out.push(DataYamlProblem::NcDisagrees {
+                nc,
+                names: self.names.len(),
+            });
         }
         if !self.keys.is_empty() {
             let mut sorted = self.keys.clone();
@@ -130,9 +155,9 @@ impl DataYaml {
             let n = sorted.len();
             sorted.dedup();
             if sorted.len() != n {
-                out.push(lg709::data_yaml("names maps a class id twice"));
+                out.push(DataYamlProblem::Malformed("names maps a class id twice"));
             } else if sorted.len() as i64 != sorted.last().map_or(0, |l| l + 1) {
-                out.push(lg709::data_yaml(
+                out.push(DataYamlProblem::Malformed(
                     "names skips class ids: ultralytics numbers the classes 0..len(names)-1",
                 ));
             }

@@ -63,7 +63,44 @@ impl Member {
     }
 }
 
-pub use crate::checks::lg617_corrupt_tar_shard::TarProblem;
+/// What is wrong with a shard, each at the byte offset where it was found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TarProblem {
+    /// The block at `at` is not a header (`why`: its checksum or a number field); `skipped`
+    /// blocks were passed over, one at a time, before the next header or the end.
+    BadHeader {
+        at: u64,
+        why: &'static str,
+        skipped: u64,
+    },
+    /// The file ends inside the header block at `at`.
+    TruncatedHeader { at: u64, file_len: u64 },
+    /// Member `name`'s `len` bytes at `offset` run past the end of the file (`file_len`).
+    TruncatedData {
+        name: String,
+        offset: u64,
+        len: u64,
+        file_len: u64,
+    },
+    /// The header at `at` claims `claimed` bytes, more than the whole file holds.
+    ClaimsMore {
+        at: u64,
+        name: String,
+        claimed: u64,
+        file_len: u64,
+    },
+    /// A member named with `..` components or an absolute path: reported, never scanned.
+    UnsafeName { name: String },
+    /// A long-name or pax header at `at` that cannot be used (`detail` says why).
+    BadExtendedHeader { at: u64, detail: String },
+    /// `len` bytes at `at`, after the end-of-archive blocks, that are neither zeros nor a header.
+    TrailingGarbage { at: u64, len: u64 },
+    /// Another archive starts at `at`, after end-of-archive zero blocks (`cat a.tar b.tar`):
+    /// its `members` were read, as `tar --ignore-zeros` reads them.
+    Concatenated { at: u64, members: usize },
+    /// The file could not be read at `at`.
+    Io { at: u64, error: String },
+}
 
 /// A shard's regular members, in archive order, and what is wrong with it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

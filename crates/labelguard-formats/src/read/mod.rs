@@ -10,7 +10,8 @@
 //! tables (with [`line_cap`], [`parquet_source`] and [`thrift_check`]), [`class_weights`] the
 //! class-weight file, [`voc_xml`] Pascal VOC annotation XML, [`coco`] COCO instances JSON
 //! (streamed), [`tokens`] tokenized datasets (with [`arrow_ipc`] for `datasets`' Arrow
-//! files and `parquet_lists` for Parquet list columns).
+//! files and `parquet_lists` for Parquet list columns, both handing the checks a
+//! [`token_batch::TokenBatch`]).
 
 pub mod array;
 pub mod arrow_ipc;
@@ -35,6 +36,7 @@ pub mod pickle;
 pub mod table;
 pub mod tar;
 pub mod thrift_check;
+pub mod token_batch;
 pub mod token_bin;
 pub mod tokens;
 pub mod torchvision_raw;

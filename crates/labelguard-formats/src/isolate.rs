@@ -1,7 +1,7 @@
 //! Isolation: a panic in the work given to [`isolated`] (in labelguard or in a decoder it
 //! calls) comes back as its message, and the caller goes on. A panic while one file is read or
 //! analysed becomes an LG620 finding on that file
-//! ([`crate::analyze::item::analyze_item_isolated`]); a Parquet reader's panic is the file's
+//! (`labelguard_scan::analyze::item::analyze_item_isolated`); a Parquet reader's panic is the file's
 //! LG602.
 //!
 //! This is a safety net, not a fix: every panic found is also fixed where it happens. The

@@ -5,57 +5,15 @@
 //! or JSONL (list values). Every format hands the checks the same [`TokenBatch`]: a column is a
 //! flat run of integers and, for list columns, where each row starts; memory is one batch.
 
-use super::arrow_ipc::{self, ArrowType, Field, IpcError};
-pub use crate::checks::token_rows::{Col, ColumnProblem, Values};
+use super::arrow_ipc::{self, ArrowType, Field};
+use super::token_batch::OwnedBatch;
+pub use super::token_batch::{
+    Col, ColumnProblem, TokenBatch, TokenError, Values, ATTENTION_MASK, COLUMNS, IMAGE_COLUMNS,
+    INPUT_IDS, LABEL, LABELS, NCOLS, POSITION_IDS, TOKEN_TYPE_IDS,
+};
 use labelguard_core::{DType, TensorView};
 use std::borrow::Cow;
 use std::path::Path;
-
-/// The integer columns a token check reads, in the order of [`TokenBatch::cols`].
-pub const COLUMNS: [&str; NCOLS] = [
-    "input_ids",
-    "labels",
-    "attention_mask",
-    "token_type_ids",
-    "position_ids",
-];
-/// How many integer columns a batch has room for.
-pub const NCOLS: usize = 5;
-pub const INPUT_IDS: usize = 0;
-pub const LABELS: usize = 1;
-pub const ATTENTION_MASK: usize = 2;
-pub const TOKEN_TYPE_IDS: usize = 3;
-/// Positions given explicitly (packed rows): each indexes the model's position table.
-pub const POSITION_IDS: usize = 4;
-/// Columns that hold a sample's images, tried in order.
-pub const IMAGE_COLUMNS: [&str; 3] = ["images", "image", "pixel_values"];
-/// The scalar class label of sequence classification, when `labels` is absent.
-pub const LABEL: &str = "label";
-
-/// Rows `first_row..first_row + rows` of a dataset file.
-pub struct TokenBatch<'a> {
-    pub first_row: u64,
-    pub rows: usize,
-    pub cols: [Option<Col<'a>>; NCOLS],
-    /// A scalar `label` column (sequence classification) when there is no `labels`.
-    pub label: Option<Col<'a>>,
-    /// Images per row, when the dataset has an image column.
-    pub images: Option<Vec<u64>>,
-}
-
-/// Why a file cannot be read as token data.
-#[derive(Clone, Debug, PartialEq)]
-pub enum TokenError {
-    /// The bytes are corrupt or truncated.
-    Corrupt(String),
-    Column(ColumnProblem),
-}
-
-impl From<IpcError> for TokenError {
-    fn from(e: IpcError) -> Self {
-        TokenError::Corrupt(e.0)
-    }
-}
 
 /// The formats a token file comes in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -370,54 +328,6 @@ fn arrow_images(b: &arrow_ipc::Batch<'_>, f: &Field, rows: usize) -> Result<Vec<
 
 /// Rows of a JSONL file decoded at once.
 const JSONL_BATCH: usize = 4096;
-
-/// The owned columns of a batch of JSONL or Parquet rows.
-#[derive(Default)]
-pub(crate) struct OwnedBatch {
-    pub(crate) present: [bool; NCOLS],
-    pub(crate) list: [bool; NCOLS],
-    pub(crate) values: [Vec<i64>; NCOLS],
-    pub(crate) offsets: [Vec<usize>; NCOLS],
-    pub(crate) label: Option<Vec<i64>>,
-    pub(crate) images: Option<Vec<u64>>,
-    pub(crate) rows: usize,
-}
-
-impl OwnedBatch {
-    pub(crate) fn clear(&mut self) {
-        for i in 0..NCOLS {
-            self.values[i].clear();
-            self.offsets[i].clear();
-            self.offsets[i].push(0);
-        }
-        if let Some(l) = &mut self.label {
-            l.clear();
-        }
-        if let Some(i) = &mut self.images {
-            i.clear();
-        }
-        self.rows = 0;
-    }
-
-    pub(crate) fn emit(&self, first_row: u64, sink: &mut dyn FnMut(&TokenBatch<'_>)) {
-        let col = |i: usize| {
-            self.present[i].then(|| Col {
-                values: Values::View(TensorView::of_i64(&self.values[i])),
-                offsets: self.list[i].then(|| self.offsets[i].clone()),
-            })
-        };
-        sink(&TokenBatch {
-            first_row,
-            rows: self.rows,
-            cols: std::array::from_fn(col),
-            label: self.label.as_ref().map(|l| Col {
-                values: Values::View(TensorView::of_i64(l)),
-                offsets: None,
-            }),
-            images: self.images.clone(),
-        });
-    }
-}
 
 fn read_jsonl(
     file: std::fs::File,

@@ -166,29 +166,3 @@ pub fn corrupt_text(what: &str, detail: &str) -> Finding {
         .hint("an interrupted write or download, or a file edited by hand; the loader raises on it before training starts")
         .fix("regenerate or re-download the file")
 }
-
-/// A column of a tokenized dataset that is not what the model reads (`file` names the file):
-/// floats where ids must be integers (an embedding raises on float indices, LG205; a loss on
-/// float class targets, LG201), anything else (text, nested lists, no `input_ids`) LG602.
-pub fn token_column(file: &str, p: &super::token_rows::ColumnProblem) -> Finding {
-    use labelguard_core::rules::{LG201, LG205};
-    let column = labelguard_core::clip::echo(&p.column);
-    let holds = labelguard_core::clip::echo(&p.holds);
-    let labels = column == "labels" || column == "label";
-    if p.float {
-        let rule = if labels { &LG201 } else { &LG205 };
-        let fix = if labels {
-            format!(
-                "store integer labels: ds = ds.cast_column('{column}', Sequence(Value('int64')))"
-            )
-        } else {
-            format!("store integer ids: ds = ds.cast_column('{column}', Sequence(Value('int64')))")
-        };
-        return problem(rule, format!("{file}: column '{column}' holds floating-point numbers ({holds}); token ids and labels must be integers"))
-            .hint("an embedding raises 'Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int'; cross_entropy on float targets reads them as probabilities")
-            .fix(fix);
-    }
-    problem(&LG602, format!("{file}: column '{column}' is not a list of integers per row: {holds}"))
-        .hint("ragged or nested values (a batch saved as one row, a string column, lists of lists) cannot be collated into a tensor")
-        .fix("regenerate the column with the tokenizer: one list of integer ids per row")
-}

@@ -1,7 +1,7 @@
 //! LG604 decompression-bomb: a file whose header claims more pixels (or decoded bytes, or
 //! elements) than the limit, refused before anything is allocated; and the warning for a table
 //! with more rows than `--max-rows`. The readers ([`crate::read`]) and the analysis of arrays
-//! and tables ([`crate::analyze`]) compare the claims with the limits; every LG604 finding is
+//! and tables (`labelguard_scan::analyze`) compare the claims with the limits; every LG604 finding is
 //! built here.
 //! Documentation: `labelguard_core::rules::lg604_decompression_bomb`.
 

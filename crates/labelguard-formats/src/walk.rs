@@ -57,7 +57,7 @@ pub struct Entry {
 /// partition, the layout detection and the layout itself each ask whether a `.json` is a
 /// COCO file): each is answered once per file, by [`Entry::sniffed`].
 #[derive(Clone, Copy)]
-pub(crate) enum Sniff {
+pub enum Sniff {
     CocoJson,
     DataYaml,
 }
@@ -105,7 +105,7 @@ impl Entry {
 
     /// `sniff(source)`, the answer to the question `what`, read from the file the first time
     /// it is asked only (a copy of the entry keeps the answers given before it was made).
-    pub(crate) fn sniffed(&self, what: Sniff, sniff: fn(&Source) -> bool) -> bool {
+    pub fn sniffed(&self, what: Sniff, sniff: fn(&Source) -> bool) -> bool {
         *self.sniffs[what as usize].get_or_init(|| sniff(&self.source))
     }
 
