@@ -147,6 +147,24 @@ def test_a_saved_dataset_reads_in_place_as_the_command_does(cli, bert, tmp_path)
     assert {f.path for f in report.findings if f.code.startswith("LG80")} == {str(tmp_path / "tok")}
 
 
+def test_a_dataset_not_tokenized_yet_is_a_warning_not_a_corrupt_file(cli, tmp_path):
+    """{text, label} as IMDB and GLUE are published, tokenized later by a collator or a map: not
+    corrupt, nothing to check yet, and said (LG817) rather than passed silently; a Trainer's
+    callback that stops on errors does not stop on it."""
+    datasets = pytest.importorskip("datasets")
+    datasets.Dataset.from_dict({"text": ["a b", "c d", "e"], "label": [0, 1, 2]}).save_to_disk(tmp_path / "raw")
+    ds = datasets.load_from_disk(str(tmp_path / "raw"))
+
+    report = labelguard.scan(ds)
+    out = run_cli(cli, tmp_path / "raw", "--format", "json", cwd=tmp_path)
+
+    assert report.to_json() == out.stdout
+    assert out.returncode == 0 and report.ok and not report.raises
+    assert [(f.code, f.severity) for f in report.findings] == [("LG817", "warning")]
+    assert "no input_ids column (its columns: text, label)" in report.findings[0].message
+    assert "not tokenized yet" in report.findings[0].message
+
+
 def test_a_live_model_is_its_saved_directory(bert, tmp_path):
     datasets = pytest.importorskip("datasets")
     transformers = pytest.importorskip("transformers")

@@ -28,14 +28,28 @@ fn ledger() -> Vec<Range> {
             continue;
         }
         let (range, what) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
-        assert!(!what.trim().is_empty(), "codes.txt:{line_no}: say what took the range");
+        assert!(
+            !what.trim().is_empty(),
+            "codes.txt:{line_no}: say what took the range"
+        );
         let (first, last) = range.split_once('-').unwrap_or((range, range));
         let (Some(first), Some(last)) = (code_number(first), code_number(last)) else {
             panic!("codes.txt:{line_no}: `{range}` is not LGnnn or LGnnn-LGnnn");
         };
-        assert!(first <= last, "codes.txt:{line_no}: the range runs backwards");
-        assert_eq!(first / 100, last / 100, "codes.txt:{line_no}: a range stays in one category");
-        out.push(Range { first, last, line: line_no });
+        assert!(
+            first <= last,
+            "codes.txt:{line_no}: the range runs backwards"
+        );
+        assert_eq!(
+            first / 100,
+            last / 100,
+            "codes.txt:{line_no}: a range stays in one category"
+        );
+        out.push(Range {
+            first,
+            last,
+            line: line_no,
+        });
     }
     out
 }
@@ -87,7 +101,10 @@ fn rule_files(dir: &Path, out: &mut Vec<PathBuf>) {
 
 /// `lg606_colour_mask` of `.../lg606_colour_mask.rs`.
 fn stem(path: &Path) -> String {
-    path.file_stem().and_then(|s| s.to_str()).unwrap_or_default().to_string()
+    path.file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or_default()
+        .to_string()
 }
 
 #[test]
@@ -98,7 +115,13 @@ fn one_rule_file_per_code_and_every_check_file_names_a_rule() {
     let mut stems: Vec<String> = own.iter().map(|p| stem(p)).collect();
     stems.sort();
     for w in stems.windows(2) {
-        assert_ne!(w[0][..5], w[1][..5], "two rule files share a code: {} and {}", w[0], w[1]);
+        assert_ne!(
+            w[0][..5],
+            w[1][..5],
+            "two rule files share a code: {} and {}",
+            w[0],
+            w[1]
+        );
     }
     assert_eq!(stems.len(), ALL.len(), "one file per rule of the catalogue");
 
@@ -117,5 +140,8 @@ fn one_rule_file_per_code_and_every_check_file_names_a_rule() {
         .map(|p| p.display().to_string())
         .collect();
     assert!(others.len() > 20, "{} check files found", others.len());
-    assert!(strays.is_empty(), "files named like a rule that the catalogue does not hold: {strays:?}");
+    assert!(
+        strays.is_empty(),
+        "files named like a rule that the catalogue does not hold: {strays:?}"
+    );
 }

@@ -276,20 +276,8 @@ pub fn read_parquet(
         }
     }
     if !batch.present[INPUT_IDS] {
-        let names: Vec<String> = reader
-            .metadata()
-            .file_metadata()
-            .schema()
-            .get_fields()
-            .iter()
-            .take(20)
-            .map(|f| f.name().to_string())
-            .collect();
-        return Err(TokenError::Column(ColumnProblem {
-            column: COLUMNS[INPUT_IDS].into(),
-            holds: format!("no such column (the columns are: {})", names.join(", ")),
-            float: false,
-        }));
+        let fields = reader.metadata().file_metadata().schema().get_fields();
+        return Err(TokenError::not_tokenized(fields.iter().map(|f| f.name())));
     }
     if !batch.present[LABELS] {
         if let Some(l) = leaf(schema, LABEL, Role::Ints(NCOLS))? {

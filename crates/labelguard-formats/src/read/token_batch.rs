@@ -46,6 +46,17 @@ pub enum TokenError {
     /// The bytes are corrupt or truncated.
     Corrupt(String),
     Column(ColumnProblem),
+    /// No `input_ids` column: the text is not tokenized yet (a dataset that a collator or a
+    /// later `map` tokenizes). Not corrupt: there are no token ids to check. The columns it has
+    /// (the first 20).
+    NotTokenized(Vec<String>),
+}
+
+impl TokenError {
+    /// The error of a file without `input_ids`, from the names of its columns.
+    pub(super) fn not_tokenized<'a>(names: impl Iterator<Item = &'a str>) -> TokenError {
+        TokenError::NotTokenized(names.take(20).map(str::to_string).collect())
+    }
 }
 
 impl From<IpcError> for TokenError {

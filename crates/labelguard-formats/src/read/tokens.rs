@@ -91,7 +91,9 @@ fn read_arrow(
     let find = |name: &str| r.fields.iter().find(|f| f.name == name).cloned();
     let fields: [Option<Field>; NCOLS] = COLUMNS.map(find);
     if fields[INPUT_IDS].is_none() {
-        return Err(no_input_ids(r.fields.iter().map(|f| f.name.as_str())));
+        return Err(TokenError::not_tokenized(
+            r.fields.iter().map(|f| f.name.as_str()),
+        ));
     }
     let label = fields[LABELS].is_none().then(|| find(LABEL)).flatten();
     let image = IMAGE_COLUMNS.iter().find_map(|n| find(n));
@@ -121,15 +123,6 @@ fn read_arrow(
         row += b.rows as u64;
     }
     Ok(row - rows_before)
-}
-
-fn no_input_ids<'a>(names: impl Iterator<Item = &'a str>) -> TokenError {
-    let names: Vec<&str> = names.take(20).collect();
-    TokenError::Column(ColumnProblem {
-        column: COLUMNS[INPUT_IDS].into(),
-        holds: format!("no such column (the columns are: {})", names.join(", ")),
-        float: false,
-    })
 }
 
 fn column_problem(f: &Field) -> TokenError {
@@ -370,7 +363,7 @@ fn read_jsonl(
         if first {
             first = false;
             if !obj.contains_key(COLUMNS[INPUT_IDS]) {
-                return Err(no_input_ids(obj.keys().map(String::as_str)));
+                return Err(TokenError::not_tokenized(obj.keys().map(String::as_str)));
             }
             for (i, name) in COLUMNS.iter().enumerate() {
                 if let Some(v) = obj.get(*name) {

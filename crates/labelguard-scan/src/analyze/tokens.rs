@@ -257,6 +257,9 @@ fn file_problem(path: &std::path::Path, e: TokenError) -> Finding {
             labelguard_core::clip::echo(&m)
         )),
         TokenError::Column(p) => crate::checks::token_rows::token_column(&file, &p),
+        TokenError::NotTokenized(columns) => {
+            crate::checks::lg817_token_ids_unchecked::not_tokenized(&file, &columns)
+        }
     }
 }
 
