@@ -38,10 +38,11 @@ test: venv python wheel
 	@echo "==> Python tests (differential test against torch, the package's tests)"
 	LABELGUARD_BIN="$(CURDIR)/target/release/labelguard" $(PY) -m pytest -q tests/python python/tests
 
-## lint: formatting and clippy, as CI runs them
+## lint: formatting and clippy, as CI runs them, and no import circles between source files
 lint:
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
+	cargo test -q -p labelguard-scan --test import_circles --test module_layers
 
 ## docs: regenerate docs/rules.md from the rules' doc comments and docs/ops.md from the op table
 docs:

@@ -10,9 +10,10 @@
 //! ```
 //!
 //! * [`walk`] lists files without following loops or opening FIFOs; [`layout`] recognises
-//!   Cityscapes, Pascal VOC, ADE20K, `images/` + `masks/`, ImageFolder and custom pairings
-//!   (one file per layout; the layout names are the leaf [`layout_kind`], shared with
-//!   [`config`]).
+//!   the dataset layouts (Cityscapes, Pascal VOC, COCO, YOLO, model folders, token data,
+//!   WebDataset, ImageFolder and the others that `scan --help` lists), one file per layout,
+//!   listed once in order of precedence (`layout/list.rs`); their kinds are the leaf
+//!   [`layout_kind`], shared with [`config`].
 //! * [`source`] is where an item's bytes come from: a file, a member of a tar shard (a slice
 //!   of a local file) or an object in a bucket; every reader reads through it.
 //! * [`read`] decodes masks (PNG with palette indices kept, TIFF), arrays (via

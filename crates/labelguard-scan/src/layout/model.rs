@@ -2,10 +2,12 @@
 //! One item, its `config.json`; the analysis reads the whole directory as a model
 //! (`labelguard-model`) and checks the tokenizer against it.
 
+use super::declare::{At, Found, Layout, Tree};
 use super::item::{RootScan, Task};
-use super::paths::components;
+use super::paths::folders;
+use crate::config::ScanOptions;
+use crate::layout_kind::LayoutKind;
 use crate::walk::Entry;
-use std::collections::BTreeMap;
 
 const CONFIG: &str = "config.json";
 
@@ -18,18 +20,6 @@ pub(crate) fn trees(files: &[&Entry]) -> Vec<(String, Vec<String>)> {
         .filter(|(_, names)| labelguard_model::marks_model_dir(names.iter().copied()))
         .map(|(dir, names)| (dir, names.iter().map(|n| n.to_string()).collect()))
         .collect()
-}
-
-/// (folder, names of the files directly in it) of every folder of `files`.
-pub(super) fn folders<'e>(files: &[&'e Entry]) -> BTreeMap<String, Vec<&'e str>> {
-    let mut out: BTreeMap<String, Vec<&str>> = BTreeMap::new();
-    for e in files {
-        let comps = components(&e.rel);
-        if let Some((name, dir)) = comps.split_last() {
-            out.entry(dir.join("/")).or_default().push(name);
-        }
-    }
-    out
 }
 
 /// One item for the model directory at the scan's root: its `config.json`; without one (a
@@ -51,4 +41,36 @@ pub(crate) fn collect(scan: &mut RootScan<'_>) {
         }
     };
     scan.items.push(item);
+}
+
+/// The model layout (see the module's doc).
+pub(crate) struct Model;
+
+impl Layout for Model {
+    fn kind(&self) -> LayoutKind {
+        LayoutKind::Model
+    }
+    fn name(&self) -> &'static str {
+        "model"
+    }
+    fn aliases(&self) -> &'static [&'static str] {
+        &["huggingface", "transformers"]
+    }
+    fn help(&self) -> &'static str {
+        "config.json beside tokenizer.json / model.safetensors (Hugging Face)"
+    }
+    /// A diffusers pipeline before the models inside it (its text encoders); folders of
+    /// weights after the language models (whose folders own their tokenizers too).
+    fn claim(&self, files: &[&Entry], _: &At<'_>) -> Vec<Tree> {
+        [
+            super::pipeline::trees(files),
+            trees(files),
+            super::pipeline::weight_folders(files),
+        ]
+        .concat()
+    }
+    fn collect(&self, scan: &mut RootScan<'_>, _: &ScanOptions) -> Found {
+        collect(scan);
+        Found::default()
+    }
 }

@@ -11,8 +11,7 @@
 //! arrays in safetensors is no model's: its arrays are still scanned.
 
 use super::item::{RootScan, Task};
-use super::model::folders;
-use super::paths::has_ext;
+use super::paths::{folders, has_ext};
 use crate::walk::Entry;
 use std::collections::BTreeSet;
 
