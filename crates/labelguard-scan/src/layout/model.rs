@@ -4,7 +4,7 @@
 
 use super::declare::{At, Found, Layout, Tree};
 use super::item::{RootScan, Task};
-use super::paths::folders;
+use super::paths::{folders, Folders};
 use crate::config::ScanOptions;
 use crate::layout_kind::LayoutKind;
 use crate::walk::Entry;
@@ -14,11 +14,11 @@ const CONFIG: &str = "config.json";
 /// The model directories among `files`: each folder (relative path, `""` the root) whose file
 /// names mark it as a model's, with the files directly in it, which the model owns (its
 /// sub-folders are left to other layouts: checkpoints, a dataset kept beside it).
-pub(crate) fn trees(files: &[&Entry]) -> Vec<(String, Vec<String>)> {
-    folders(files)
-        .into_iter()
+pub(crate) fn trees(folders: &Folders<'_>) -> Vec<(String, Vec<String>)> {
+    folders
+        .iter()
         .filter(|(_, names)| labelguard_model::marks_model_dir(names.iter().copied()))
-        .map(|(dir, names)| (dir, names.iter().map(|n| n.to_string()).collect()))
+        .map(|(dir, names)| (dir.clone(), names.iter().map(|n| n.to_string()).collect()))
         .collect()
 }
 
@@ -62,10 +62,11 @@ impl Layout for Model {
     /// A diffusers pipeline before the models inside it (its text encoders); folders of
     /// weights after the language models (whose folders own their tokenizers too).
     fn claim(&self, files: &[&Entry], _: &At<'_>) -> Vec<Tree> {
+        let folders = folders(files);
         [
-            super::pipeline::trees(files),
-            trees(files),
-            super::pipeline::weight_folders(files),
+            super::pipeline::trees(files, &folders),
+            trees(&folders),
+            super::pipeline::weight_folders(files, &folders),
         ]
         .concat()
     }

@@ -107,8 +107,11 @@ pub(crate) fn folder_name(root: &Path) -> String {
         .unwrap_or_default()
 }
 
-/// (folder, names of the files directly in it) of every folder of `files`.
-pub(crate) fn folders<'e>(files: &[&'e Entry]) -> BTreeMap<String, Vec<&'e str>> {
+/// (folder, names of the files directly in it) of every folder of some files.
+pub(crate) type Folders<'e> = BTreeMap<String, Vec<&'e str>>;
+
+/// The [`Folders`] of `files`.
+pub(crate) fn folders<'e>(files: &[&'e Entry]) -> Folders<'e> {
     let mut out: BTreeMap<String, Vec<&str>> = BTreeMap::new();
     for e in files {
         let comps = components(&e.rel);
