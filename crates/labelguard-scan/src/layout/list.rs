@@ -1,8 +1,10 @@
 //! The layouts, in order of precedence ([`LAYOUTS`]): adding a layout is its own file (a
-//! [`Layout`]), one line here, and its tests. Everything that names the layouts comes from this
-//! list: the kinds' names ([`LayoutKind::as_str`], the report's `layouts`), `--layout`'s parsing
-//! and its error, `scan --help`'s list ([`layouts_help`]); the settings' help, the JSON schema's enum,
-//! the crate's and README's lists are held to it by tests.
+//! [`Layout`]), one line here, its `LayoutKind` variant and `mod` line, and its tests.
+//! Everything that names the layouts comes from this list: the kinds' names
+//! ([`LayoutKind::as_str`], the report's `layouts`), `--layout`'s parsing and its error,
+//! `scan --help`'s list ([`layouts_help`]); the `layout` setting's help (and so README's table),
+//! the JSON schema's enum, the list in `layout/mod.rs`'s doc and the user guide's aliases are
+//! held to it by the tests below.
 
 use super::declare::{At, Layout, Scope};
 use super::{cityscapes, coco, custom, files, hf_dataset, image_folder, model, paired};
