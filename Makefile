@@ -61,10 +61,11 @@ test-fast: $(FAST_VENV)/.installed
 	@echo "==> Python tests not marked slow (pytest -m 'not slow')"
 	LABELGUARD_BIN="$(CURDIR)/target/debug/labelguard" $(FAST_VENV)/bin/python -m pytest -q -m "not slow" tests/python
 
-## lint: formatting and clippy, as CI runs them
+## lint: formatting and clippy, as CI runs them, and no import circles between source files
 lint:
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
+	cargo test -q -p labelguard-scan --test import_circles --test module_layers
 
 ## docs: regenerate docs/rules.md from the rules' doc comments, docs/ops.md from the op table and
 ## docs/reference/settings.md from the settings list (its test writes it with UPDATE_DOCS=1)

@@ -13,7 +13,8 @@ use labelguard_scan::weights::weights_file;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-const SCAN_HELP: &str = "Examples:
+/// `scan --help` up to its list of layouts, which comes from the layouts themselves.
+const SCAN_HELP_HEAD: &str = "Examples:
   labelguard scan data/cityscapes --preset cityscapes
   labelguard scan data/ade --preset ade20k --html report.html --write-weights weights.py
   labelguard scan DATA/arrays --num-classes 19 --ignore-index 255 --format json
@@ -31,20 +32,11 @@ Presets:
   pascal-voc (21 classes, border 255).
 
 Layouts:
-  cityscapes   gtFine + leftImg8bit
-  voc          SegmentationClass + JPEGImages, and Annotations/*.xml (detection)
-  coco         annotations/instances_*.json (+ train2017/ ...), or *_annotations.coco.json
-  yolo         labels/**/*.txt mirroring images/ (ultralytics, Roboflow), data.yaml
-  model        config.json beside tokenizer.json / model.safetensors (Hugging Face)
-  hfdataset    a datasets save_to_disk folder (state.json, dataset_dict.json): token data
-  paired       annotations|masks|labels beside images (ADE20K)
-  webdataset   keyed samples (000123.jpg, 000123.seg.png, 000123.cls), as WebDataset groups them
-  tokenbin     nanoGPT train.bin/val.bin (+ meta.pkl), Megatron PREFIX.bin + PREFIX.idx: token ids
-  torchvision  raw MNIST (train-labels-idx1-ubyte) and CIFAR (data_batch_1) files: class ids
-  imagefolder  class folders of photos
-  files        every mask, array and table found
-  custom       --mask-glob with --image-template 'images/{subdir}/{stem}.jpg'
-  A folder that holds several datasets is scanned as several, each with its own layout
+";
+
+/// After the list of layouts.
+const SCAN_HELP_TAIL: &str =
+    "  A folder that holds several datasets is scanned as several, each with its own layout
   and settings, and reported on its own.
 
 Detection heads (--framework):
@@ -63,6 +55,16 @@ Exit codes:
      (ids were counted, not range-checked)
   1  errors (with --strict also warnings and an unchecked class range)
   2  usage or I/O error";
+
+/// `scan --help`'s text after the flags.
+fn scan_help() -> String {
+    [
+        SCAN_HELP_HEAD,
+        &labelguard_scan::layout::layouts_help(),
+        SCAN_HELP_TAIL,
+    ]
+    .concat()
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum ScanFormat {
@@ -136,7 +138,7 @@ impl OutputArgs {
 }
 
 #[derive(clap::Args)]
-#[command(after_help = SCAN_HELP)]
+#[command(after_help = scan_help())]
 pub struct ScanArgs {
     /// Dataset directories, tar shards or brace patterns of them (train-{000000..000127}.tar), bucket prefixes (s3://BUCKET/PREFIX, gs://, az://), or single mask, array, label-table or annotation (COCO JSON, VOC XML, YOLO .txt) files.
     #[arg(required = true, value_name = "PATH")]

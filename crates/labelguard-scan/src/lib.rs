@@ -9,13 +9,15 @@
 //!   (rendered by labelguard-report: text, JSON, SARIF, JUnit, GitHub, HTML)
 //! ```
 //!
-//! * `labelguard_formats` lists the files (its walker), says where an item's bytes come from
-//!   (its `Source`: a file, a member of a tar shard, an object in a bucket) and reads them (its
-//!   readers: masks, arrays, label tables, image headers, annotations, tokens), with the hard
-//!   limits checked before anything is allocated.
-//! * [`layout`] recognises Cityscapes, Pascal VOC, ADE20K, `images/` + `masks/`, ImageFolder
-//!   and custom pairings (one file per layout; the layout names are the leaf [`layout_kind`],
-//!   shared with [`config`]).
+//! * `labelguard_formats` lists the files (its walker, without following loops or opening
+//!   FIFOs), says where an item's bytes come from (its `Source`: a file, a member of a tar
+//!   shard, an object in a bucket) and reads them (its readers: masks, arrays, label tables,
+//!   image headers, annotations, tokens), with the hard limits checked before anything is
+//!   allocated.
+//! * [`layout`] recognises the dataset layouts (Cityscapes, Pascal VOC, COCO, YOLO, model
+//!   folders, token data, WebDataset, ImageFolder and the others that `scan --help` lists), one
+//!   file per layout, listed once in order of precedence (`layout/list.rs`); their kinds are the
+//!   leaf [`layout_kind`], shared with [`config`].
 //! * [`analyze`] turns one decoded file into findings, a class histogram ([`hist`]) and, when
 //!   asked, an overlay's pixels; one file per kind of input, reusing
 //!   `labelguard_core::class_ids` for every class-id verdict.

@@ -2,31 +2,53 @@
 //! `gtCoarse`) paired with `leftImg8bit/<split>/<city>/<stem>_leftImg8bit.png`; a stem without
 //! a `labelTrainIds` file is scanned through its `labelIds` file, so the trap is named (LG105).
 
+use super::declare::{At, Found, Layout, Tree};
 use super::item::{RootScan, Task};
 use super::pairing::pair;
 use super::paths::{components, split_of};
 use crate::config::ScanOptions;
+use crate::layout_kind::LayoutKind;
 use labelguard_formats::formats::{holds, Holds};
 use labelguard_formats::walk::Entry;
 use std::collections::{BTreeMap, BTreeSet};
 
+/// The folders of the label masks.
+const LABEL_DIRS: &[&str] = &["gtFine", "gtCoarse"];
+/// The folders a Cityscapes tree owns: its labels and its images.
+const OWNED: &[&str] = &["gtFine", "gtCoarse", "leftImg8bit"];
+
+/// The Cityscapes trees: the folder above each `gtFine`/`gtCoarse` that holds a label mask
+/// (`*_labelTrainIds.png`, `*_labelIds.png`).
+fn trees(files: &[&Entry]) -> Vec<Tree> {
+    let mut bases: BTreeSet<String> = BTreeSet::new();
+    for e in files {
+        // The name first: it rules out almost every file without splitting its path.
+        if !(e.rel.ends_with("_labelTrainIds.png") || e.rel.ends_with("_labelIds.png")) {
+            continue;
+        }
+        let comps = components(&e.rel);
+        if let Some(pos) = comps.iter().position(|c| LABEL_DIRS.contains(c)) {
+            bases.insert(comps[..pos].join("/"));
+        }
+    }
+    let owned: Vec<String> = OWNED.iter().map(|d| d.to_string()).collect();
+    bases.into_iter().map(|b| (b, owned.clone())).collect()
+}
+
 pub(crate) fn collect(scan: &mut RootScan<'_>, opts: &ScanOptions) {
     // (base, kind, subdir, stem) -> which label files exist.
-    struct Found<'e> {
+    struct Labels<'e> {
         train: Option<&'e Entry>,
         ids: Option<&'e Entry>,
         other: Option<&'e Entry>,
     }
-    let mut groups: BTreeMap<(String, String, String, String), Found<'_>> = BTreeMap::new();
+    let mut groups: BTreeMap<(String, String, String, String), Labels<'_>> = BTreeMap::new();
     let forced = opts.mask_suffix.clone();
     let mut bases: BTreeSet<String> = BTreeSet::new();
     let mut strays: Vec<&Entry> = Vec::new();
     for e in &scan.files {
         let comps = components(&e.rel);
-        let Some(pos) = comps
-            .iter()
-            .position(|c| *c == "gtFine" || *c == "gtCoarse")
-        else {
+        let Some(pos) = comps.iter().position(|c| LABEL_DIRS.contains(c)) else {
             continue;
         };
         let name = comps[comps.len() - 1];
@@ -57,7 +79,7 @@ pub(crate) fn collect(scan: &mut RootScan<'_>, opts: &ScanOptions) {
         bases.insert(base.clone());
         let g = groups
             .entry((base, kind.to_string(), subdir, stem.to_string()))
-            .or_insert(Found {
+            .or_insert(Labels {
                 train: None,
                 ids: None,
                 other: None,
@@ -127,3 +149,25 @@ const CITYSCAPES_OTHER: &[&str] = &[
     "polygons.json",
     "labelTrainIds_color.png",
 ];
+
+/// The cityscapes layout (see the module's doc).
+pub(crate) struct Cityscapes;
+
+impl Layout for Cityscapes {
+    fn kind(&self) -> LayoutKind {
+        LayoutKind::Cityscapes
+    }
+    fn name(&self) -> &'static str {
+        "cityscapes"
+    }
+    fn help(&self) -> &'static str {
+        "gtFine + leftImg8bit"
+    }
+    fn claim(&self, files: &[&Entry], _: &At<'_>) -> Vec<Tree> {
+        trees(files)
+    }
+    fn collect(&self, scan: &mut RootScan<'_>, opts: &ScanOptions) -> Found {
+        collect(scan, opts);
+        Found::default()
+    }
+}

@@ -4,8 +4,11 @@
 //! `file_name`s are relative to when one is found (`train2017/`, `images/train2017/`,
 //! `images/`, or the JSON's own folder).
 
+use super::declare::{At, Found, Layout, Tree};
 use super::item::{RootScan, Task};
 use super::paths::{components, has_ext, loose_split, split_of};
+use crate::config::ScanOptions;
+use crate::layout_kind::LayoutKind;
 use labelguard_formats::formats::{holds, Holds};
 use labelguard_formats::source::Source;
 use labelguard_formats::walk::{Entry, Sniff};
@@ -188,5 +191,30 @@ pub(crate) fn collect(scan: &mut RootScan<'_>) {
         };
         let item = scan.item(e, split, Task::Coco { images });
         scan.items.push(item);
+    }
+}
+
+/// The coco layout (see the module's doc).
+pub(crate) struct Coco;
+
+impl Layout for Coco {
+    fn kind(&self) -> LayoutKind {
+        LayoutKind::Coco
+    }
+    fn name(&self) -> &'static str {
+        "coco"
+    }
+    fn help(&self) -> &'static str {
+        "annotations/instances_*.json (+ train2017/ ...), or *_annotations.coco.json"
+    }
+    fn pairs_by_name(&self) -> bool {
+        false
+    }
+    fn claim(&self, files: &[&Entry], _: &At<'_>) -> Vec<Tree> {
+        trees(files)
+    }
+    fn collect(&self, scan: &mut RootScan<'_>, _: &ScanOptions) -> Found {
+        collect(scan);
+        Found::default()
     }
 }

@@ -2,11 +2,13 @@
 //! mask's image with `{stem}`, `{name}`, `{dir}`, `{subdir}` (the mask's directory below the
 //! glob's literal prefix) and `{split}`.
 
+use super::declare::{whole, At, Found, Layout, Scope, Tree};
 use super::files;
 use super::item::{RootScan, Task};
 use super::pairing::pair;
 use super::paths::{split_of, stem_of};
 use crate::config::ScanOptions;
+use crate::layout_kind::LayoutKind;
 use labelguard_formats::walk::Entry;
 
 /// Expands an image template for a mask.
@@ -73,5 +75,30 @@ pub(crate) fn collect(scan: &mut RootScan<'_>, opts: &ScanOptions) {
                 scan.items.push(item);
             }
         }
+    }
+}
+
+/// The custom layout (see the module's doc).
+pub(crate) struct Custom;
+
+impl Layout for Custom {
+    fn kind(&self) -> LayoutKind {
+        LayoutKind::Custom
+    }
+    fn name(&self) -> &'static str {
+        "custom"
+    }
+    fn help(&self) -> &'static str {
+        "--mask-glob with --image-template 'images/{subdir}/{stem}.jpg'"
+    }
+    fn scope(&self) -> Scope {
+        Scope::Loose
+    }
+    fn claim(&self, _: &[&Entry], at: &At<'_>) -> Vec<Tree> {
+        whole(at.opts.mask_glob.is_some())
+    }
+    fn collect(&self, scan: &mut RootScan<'_>, opts: &ScanOptions) -> Found {
+        collect(scan, opts);
+        Found::default()
     }
 }

@@ -3,16 +3,18 @@
 //! each becomes a group of files with its own layout, scanned and reported on its own, so that
 //! recognising one layout never hides the files of the others.
 //!
-//! Detected layouts claim their trees first (Cityscapes `gtFine`/`gtCoarse` + `leftImg8bit`,
-//! VOC's `SegmentationClass` and siblings, a mask folder beside an image folder); what is left
+//! The layouts that claim trees claim them first, each tree going to the first layout of
+//! `list::LAYOUTS` that claims it (Cityscapes `gtFine`/`gtCoarse` + `leftImg8bit`, VOC's
+//! `SegmentationClass` and siblings, ..., a mask folder beside an image folder); what is left
 //! is grouped by top-level folder (split folders such as `train/` stay with the root), the label
-//! tables of each folder are a dataset of their own, and each group is an ImageFolder tree or
-//! loose files.
+//! tables of each folder are a dataset of their own, and each group goes to the first layout
+//! of loose files that claims it (keyed samples, an ImageFolder tree, files).
 //! A folder with a single group is scanned as one dataset exactly as before.
 
+use super::declare::{At, Scope};
 use super::image_folder::looks_like_image_folder;
-use super::paired::paired_bases;
-use super::paths::{components, folder_of, has_ext, is_split_name};
+use super::list::{first_claim, LAYOUTS};
+use super::paths::{components, is_split_name};
 use crate::config::ScanOptions;
 use crate::layout_kind::LayoutKind;
 use labelguard_formats::read::table::TableFormat;
@@ -31,17 +33,6 @@ pub(crate) struct Group<'a> {
     /// Report the dataset even when its layout finds nothing (the root of a plain scan).
     pub keep_empty: bool,
 }
-
-/// VOC's folders beside `SegmentationClass`: owned by the VOC tree (instance masks, boxes and
-/// lists are not class masks of another dataset).
-const VOC_DIRS: &[&str] = &[
-    "SegmentationClass",
-    "SegmentationClassAug",
-    "SegmentationObject",
-    "JPEGImages",
-    "Annotations",
-    "ImageSets",
-];
 
 fn join(base: &str, rest: &str) -> String {
     if base.is_empty() {
@@ -88,76 +79,15 @@ pub(crate) fn partition<'a>(files: &[&'a Entry], opts: &ScanOptions) -> Vec<Grou
             trees.push((base, kind, owned));
         }
     };
-    let mut bases: BTreeMap<String, LayoutKind> = BTreeMap::new();
-    for e in files {
-        // The name first: it rules out almost every file without splitting its path.
-        if !(e.rel.ends_with("_labelTrainIds.png") || e.rel.ends_with("_labelIds.png")) {
-            continue;
+    // Every tree, claimed by the first layout (in order of precedence) that claims it.
+    let at = At {
+        opts,
+        root_name: "",
+    };
+    for layout in LAYOUTS.iter().filter(|l| l.scope() == Scope::Trees) {
+        for (base, owned) in layout.claim(files, &at) {
+            add(base, layout.kind(), owned);
         }
-        let comps = components(&e.rel);
-        if let Some(pos) = comps
-            .iter()
-            .position(|c| *c == "gtFine" || *c == "gtCoarse")
-        {
-            bases
-                .entry(comps[..pos].join("/"))
-                .or_insert(LayoutKind::Cityscapes);
-        }
-    }
-    for (base, kind) in std::mem::take(&mut bases) {
-        let owned = ["gtFine", "gtCoarse", "leftImg8bit"]
-            .map(String::from)
-            .to_vec();
-        add(base, kind, owned);
-    }
-    // VOC: class masks in `SegmentationClass/`, detection XML in `Annotations/`.
-    for e in files {
-        if let Some((base, folder)) = folder_of(&e.rel) {
-            if folder == "SegmentationClass"
-                || (folder == "Annotations" && has_ext(&e.rel, &["xml"]))
-            {
-                bases.entry(base.to_string()).or_insert(LayoutKind::Voc);
-            }
-        }
-    }
-    for (base, _) in std::mem::take(&mut bases) {
-        add(
-            base,
-            LayoutKind::Voc,
-            VOC_DIRS.iter().map(|d| d.to_string()).collect(),
-        );
-    }
-    // A diffusers pipeline before the models inside it (its text encoders); folders of weights
-    // after the language models (whose folders own their tokenizers too).
-    for (base, owned) in super::pipeline::trees(files) {
-        add(base, LayoutKind::Model, owned);
-    }
-    for (base, owned) in super::model::trees(files) {
-        add(base, LayoutKind::Model, owned);
-    }
-    for (base, owned) in super::pipeline::weight_folders(files) {
-        add(base, LayoutKind::Model, owned);
-    }
-    // Detection trees before the paired layout: COCO's `annotations/` and YOLO's `labels/`
-    // beside `images/` would otherwise look like a mask folder beside an image folder.
-    for (base, owned) in super::hf_dataset::trees(files) {
-        add(base, LayoutKind::HfDataset, owned);
-    }
-    for (base, owned) in super::token_bin::trees(files) {
-        add(base, LayoutKind::TokenBin, owned);
-    }
-    // (Files directly in the scanned folder are named by their own folder in `detect`.)
-    for (base, owned) in super::torchvision_raw::trees(files, "") {
-        add(base, LayoutKind::Torchvision, owned);
-    }
-    for (base, owned) in super::coco::trees(files) {
-        add(base, LayoutKind::Coco, owned);
-    }
-    for (base, owned) in super::yolo::trees(files) {
-        add(base, LayoutKind::Yolo, owned);
-    }
-    for (base, mask, image) in paired_bases(files.iter().map(|e| e.rel.as_str())) {
-        add(base, LayoutKind::Paired, vec![mask, image]);
     }
     // Each tree's owned paths joined to its base once, not once per file.
     let claims: Vec<Vec<String>> = trees
@@ -221,13 +151,7 @@ pub(crate) fn partition<'a>(files: &[&'a Entry], opts: &ScanOptions) -> Vec<Grou
             })
             .collect();
         let refs: Vec<&Entry> = rel.iter().collect();
-        let kind = if super::webdataset::looks_like_webdataset(&refs) {
-            LayoutKind::WebDataset
-        } else if looks_like_image_folder(&refs) {
-            LayoutKind::ImageFolder
-        } else {
-            LayoutKind::Files
-        };
+        let kind = first_claim(&refs, &at, Some(Scope::Loose));
         groups.push(Group {
             sub: sub.clone(),
             name: sub,

@@ -2,10 +2,11 @@
 //! layout, which turns its files into items.
 
 use super::datasets::partition;
-use super::image_folder::looks_like_image_folder;
+use super::declare::At;
 use super::item::{Item, RootScan, Task};
-use super::paired::paired_bases;
-use super::paths::{components, display, split_of};
+use super::list::{first_claim, layout_of};
+use super::paths::{display, folder_name, split_of};
+use super::root::Root;
 use super::shards;
 use super::single_file::single_file;
 use crate::config::{ConfigError, ScanOptions};
@@ -44,43 +45,6 @@ pub struct Discovery {
     pub class_names: Option<Vec<String>>,
     /// Every dataset found; `Item::dataset` indexes this list.
     pub datasets: Vec<DatasetInfo>,
-}
-
-/// What a scan is given: a path on disk, or entries listed elsewhere.
-#[derive(Clone, Debug)]
-pub enum Root {
-    /// A directory (walked) or a file (read as what it is).
-    Path(PathBuf),
-    /// Entries listed elsewhere (the members of tar shards, the objects under a bucket prefix):
-    /// the layouts run on them as on a walked directory.
-    Listed(ListedRoot),
-}
-
-/// Entries listed elsewhere, with problems of the listing itself as entries of kind
-/// [`EntryKind::Problem`] (a corrupt shard, an object that vanished).
-#[derive(Clone, Debug)]
-pub struct ListedRoot {
-    /// What the report shows as the root (`s3://bucket/prefix`, `shards/`).
-    pub display: String,
-    pub entries: Vec<Entry>,
-}
-
-impl Root {
-    /// The path on disk, for a root that is one.
-    pub fn path(&self) -> Option<&PathBuf> {
-        match self {
-            Root::Path(p) => Some(p),
-            Root::Listed(_) => None,
-        }
-    }
-
-    /// What the report shows for the root.
-    pub fn shown(&self) -> PathBuf {
-        match self {
-            Root::Path(p) => p.clone(),
-            Root::Listed(l) => PathBuf::from(&l.display),
-        }
-    }
 }
 
 /// Finds the items of every path. A path that does not exist is a usage error.
@@ -207,45 +171,23 @@ pub fn discover_roots(roots: &[Root], opts: &ScanOptions) -> Result<Discovery, C
             }
             let o = own.as_ref().unwrap_or(opts);
             let kind = match (o.layout, group.kind) {
-                (LayoutKind::Auto, LayoutKind::Auto) => detect(&scan, o),
+                (LayoutKind::Auto, LayoutKind::Auto) => {
+                    let at = At {
+                        opts: o,
+                        root_name: &folder_name(&scan.root),
+                    };
+                    first_claim(&scan.files, &at, None)
+                }
                 (LayoutKind::Auto, k) => k,
                 (k, _) => k,
             };
-            // The set of present paths, which the layouts that pair files by name look
-            // up (the detection layouts and loose files do not: 200,000 hashed names saved).
-            if !matches!(
-                kind,
-                LayoutKind::Yolo
-                    | LayoutKind::Coco
-                    | LayoutKind::WebDataset
-                    | LayoutKind::Files
-                    | LayoutKind::Auto
-            ) {
+            let layout = layout_of(kind);
+            // The set of present paths, for the layouts that pair files by name.
+            if layout.pairs_by_name() {
                 scan.present = scan.files.iter().copied().map(|e| e.rel.as_str()).collect();
             }
-            let mut class_names = None;
-            let mut num_classes = None;
-            match kind {
-                LayoutKind::Custom => super::custom::collect(&mut scan, o),
-                LayoutKind::Cityscapes => super::cityscapes::collect(&mut scan, o),
-                LayoutKind::Voc => class_names = super::voc::collect(&mut scan),
-                LayoutKind::Paired => super::paired::collect(&mut scan, o),
-                LayoutKind::ImageFolder => {
-                    class_names = Some(super::image_folder::collect(&mut scan, o))
-                }
-                LayoutKind::Coco => super::coco::collect(&mut scan),
-                LayoutKind::Yolo => {
-                    let found = super::yolo::collect(&mut scan);
-                    class_names = found.names;
-                    num_classes = found.nc;
-                }
-                LayoutKind::Model => super::model::collect(&mut scan),
-                LayoutKind::HfDataset => super::hf_dataset::collect(&mut scan),
-                LayoutKind::WebDataset => super::webdataset::collect(&mut scan),
-                LayoutKind::TokenBin => super::token_bin::collect(&mut scan),
-                LayoutKind::Torchvision => num_classes = super::torchvision_raw::collect(&mut scan),
-                LayoutKind::Files | LayoutKind::Auto => super::files::collect(&mut scan),
-            }
+            let found = layout.collect(&mut scan, o);
+            let (class_names, num_classes) = (found.class_names, found.num_classes);
             if scan.items.is_empty() && !group.keep_empty {
                 continue;
             }
@@ -473,67 +415,4 @@ fn reroot(e: &Entry, sub: &str) -> Entry {
         }
     }
     out
-}
-
-fn detect(scan: &RootScan<'_>, opts: &ScanOptions) -> LayoutKind {
-    if opts.mask_glob.is_some() {
-        return LayoutKind::Custom;
-    }
-    let has_comp = |name: &str| {
-        scan.files
-            .iter()
-            .any(|e| components(&e.rel).iter().rev().skip(1).any(|c| *c == name))
-    };
-    if scan.files.iter().any(|e| {
-        let c = components(&e.rel);
-        c.iter().any(|x| *x == "gtFine" || *x == "gtCoarse")
-            && (e.rel.ends_with("_labelTrainIds.png") || e.rel.ends_with("_labelIds.png"))
-    }) {
-        return LayoutKind::Cityscapes;
-    }
-    if has_comp("SegmentationClass")
-        || scan.files.iter().any(|e| {
-            let c = components(&e.rel);
-            c.len() >= 2
-                && c[c.len() - 2] == "Annotations"
-                && e.rel.to_ascii_lowercase().ends_with(".xml")
-        })
-    {
-        return LayoutKind::Voc;
-    }
-    if super::model::trees(&scan.files)
-        .iter()
-        .any(|(base, _)| base.is_empty())
-    {
-        return LayoutKind::Model;
-    }
-    if super::hf_dataset::is_hf_dataset(&scan.files) {
-        return LayoutKind::HfDataset;
-    }
-    if !super::coco::trees(&scan.files).is_empty() {
-        return LayoutKind::Coco;
-    }
-    if !super::yolo::trees(&scan.files).is_empty() {
-        return LayoutKind::Yolo;
-    }
-    if !paired_bases(scan.files.iter().map(|e| e.rel.as_str())).is_empty() {
-        return LayoutKind::Paired;
-    }
-    // Keyed samples before ImageFolder: `train/000123.jpg` beside `train/000123.cls` is not
-    // a class folder `train`.
-    if super::webdataset::looks_like_webdataset(&scan.files) {
-        return LayoutKind::WebDataset;
-    }
-    if looks_like_image_folder(&scan.files) {
-        return LayoutKind::ImageFolder;
-    }
-    // Named files no other layout reads: a tree that is nothing else.
-    if !super::token_bin::trees(&scan.files).is_empty() {
-        return LayoutKind::TokenBin;
-    }
-    let root_name = super::torchvision_raw::root_name(&scan.root);
-    if !super::torchvision_raw::trees(&scan.files, &root_name).is_empty() {
-        return LayoutKind::Torchvision;
-    }
-    LayoutKind::Files
 }

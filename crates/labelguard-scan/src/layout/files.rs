@@ -2,10 +2,14 @@
 //! of a folder of photos (`photos`) are samples without labels, not masks, and so are the
 //! images of a dataset that holds nothing else.
 
+use super::declare::{whole, At, Found, Layout, Scope, Tree};
 use super::item::{RootScan, Task};
 use super::paths::split_of;
+use crate::config::ScanOptions;
+use crate::layout_kind::LayoutKind;
 use labelguard_formats::formats::{holds, Holds};
 use labelguard_formats::read::table::TableFormat;
+use labelguard_formats::walk::Entry;
 
 pub(crate) fn collect(scan: &mut RootScan<'_>) {
     let files = scan.files.clone();
@@ -39,5 +43,33 @@ pub(crate) fn collect(scan: &mut RootScan<'_>) {
             let item = scan.item(e, split_of(&e.rel), Task::photo());
             scan.items.push(item);
         }
+    }
+}
+
+/// The files layout (see the module's doc).
+pub(crate) struct Files;
+
+impl Layout for Files {
+    fn kind(&self) -> LayoutKind {
+        LayoutKind::Files
+    }
+    fn name(&self) -> &'static str {
+        "files"
+    }
+    fn help(&self) -> &'static str {
+        "every mask, array and table found"
+    }
+    fn scope(&self) -> Scope {
+        Scope::Loose
+    }
+    fn pairs_by_name(&self) -> bool {
+        false
+    }
+    fn claim(&self, _: &[&Entry], _: &At<'_>) -> Vec<Tree> {
+        whole(true)
+    }
+    fn collect(&self, scan: &mut RootScan<'_>, _: &ScanOptions) -> Found {
+        collect(scan);
+        Found::default()
     }
 }

@@ -4,8 +4,11 @@
 //! such folder per split (datasets `arrow_dataset.py` `save_to_disk`, `dataset_dict.py`). Each
 //! split is one item whose task reads its shards in order, so rows are numbered across them.
 
+use super::declare::{At, Found, Layout, Tree};
 use super::item::{RootScan, Task};
 use super::paths::{components, display};
+use crate::config::ScanOptions;
+use crate::layout_kind::LayoutKind;
 use labelguard_formats::read::tokens::TokenFormat;
 use labelguard_formats::source::Source;
 use labelguard_formats::walk::Entry;
@@ -55,15 +58,6 @@ pub(crate) fn trees(files: &[&Entry]) -> Vec<(String, Vec<String>)> {
     out.into_iter()
         .map(|(b, o)| (b, o.into_iter().collect()))
         .collect()
-}
-
-/// Whether a folder's files are a `datasets` folder.
-pub(crate) fn is_hf_dataset(files: &[&Entry]) -> bool {
-    files.iter().any(|e| {
-        e.rel == DICT
-            || e.rel == STATE
-            || (name_of(&e.rel) == STATE && components(&e.rel).len() == 2)
-    })
 }
 
 /// One item per split: its `state.json`'s shards, in order.
@@ -175,4 +169,29 @@ fn read_small(path: &std::path::Path) -> Result<String, String> {
         .read_to_string(&mut s)
         .map_err(|e| format!("cannot read: {e}"))?;
     Ok(s)
+}
+
+/// The hfdataset layout (see the module's doc).
+pub(crate) struct HfDataset;
+
+impl Layout for HfDataset {
+    fn kind(&self) -> LayoutKind {
+        LayoutKind::HfDataset
+    }
+    fn name(&self) -> &'static str {
+        "hfdataset"
+    }
+    fn aliases(&self) -> &'static [&'static str] {
+        &["hf", "datasets", "arrow"]
+    }
+    fn help(&self) -> &'static str {
+        "a datasets save_to_disk folder (state.json, dataset_dict.json): token data"
+    }
+    fn claim(&self, files: &[&Entry], _: &At<'_>) -> Vec<Tree> {
+        trees(files)
+    }
+    fn collect(&self, scan: &mut RootScan<'_>, _: &ScanOptions) -> Found {
+        collect(scan);
+        Found::default()
+    }
 }

@@ -4,6 +4,7 @@
 //! folders than classes), LG603 (an empty class folder) and LG610 (splits with different
 //! folders), which decide and word the findings.
 
+use super::declare::{whole, At, Found, Layout, Scope, Tree};
 use super::item::{RootScan, Task};
 use super::paths::{components, ext_of, is_split_name, split_of};
 use super::photos;
@@ -11,6 +12,7 @@ use crate::checks::lg101_class_id_out_of_range as lg101;
 use crate::checks::lg603_empty_file as lg603;
 use crate::checks::lg610_class_in_one_split as lg610;
 use crate::config::ScanOptions;
+use crate::layout_kind::LayoutKind;
 use labelguard_formats::formats::{holds, Holds};
 use labelguard_formats::read::table::TableFormat;
 use labelguard_formats::walk::Entry;
@@ -168,4 +170,31 @@ fn list_dirs(dir: &Path) -> Vec<String> {
         .collect();
     out.sort();
     out
+}
+
+/// The imagefolder layout (see the module's doc).
+pub(crate) struct ImageFolder;
+
+impl Layout for ImageFolder {
+    fn kind(&self) -> LayoutKind {
+        LayoutKind::ImageFolder
+    }
+    fn name(&self) -> &'static str {
+        "imagefolder"
+    }
+    fn help(&self) -> &'static str {
+        "class folders of photos"
+    }
+    fn scope(&self) -> Scope {
+        Scope::Loose
+    }
+    fn claim(&self, files: &[&Entry], _: &At<'_>) -> Vec<Tree> {
+        whole(looks_like_image_folder(files))
+    }
+    fn collect(&self, scan: &mut RootScan<'_>, opts: &ScanOptions) -> Found {
+        Found {
+            class_names: Some(collect(scan, opts)),
+            num_classes: None,
+        }
+    }
 }

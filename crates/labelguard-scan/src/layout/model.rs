@@ -2,34 +2,24 @@
 //! One item, its `config.json`; the analysis reads the whole directory as a model
 //! (`labelguard-model`) and checks the tokenizer against it.
 
+use super::declare::{At, Found, Layout, Tree};
 use super::item::{RootScan, Task};
-use super::paths::components;
+use super::paths::{folders, Folders};
+use crate::config::ScanOptions;
+use crate::layout_kind::LayoutKind;
 use labelguard_formats::walk::Entry;
-use std::collections::BTreeMap;
 
 const CONFIG: &str = "config.json";
 
 /// The model directories among `files`: each folder (relative path, `""` the root) whose file
 /// names mark it as a model's, with the files directly in it, which the model owns (its
 /// sub-folders are left to other layouts: checkpoints, a dataset kept beside it).
-pub(crate) fn trees(files: &[&Entry]) -> Vec<(String, Vec<String>)> {
-    folders(files)
-        .into_iter()
+pub(crate) fn trees(folders: &Folders<'_>) -> Vec<(String, Vec<String>)> {
+    folders
+        .iter()
         .filter(|(_, names)| labelguard_model::marks_model_dir(names.iter().copied()))
-        .map(|(dir, names)| (dir, names.iter().map(|n| n.to_string()).collect()))
+        .map(|(dir, names)| (dir.clone(), names.iter().map(|n| n.to_string()).collect()))
         .collect()
-}
-
-/// (folder, names of the files directly in it) of every folder of `files`.
-pub(super) fn folders<'e>(files: &[&'e Entry]) -> BTreeMap<String, Vec<&'e str>> {
-    let mut out: BTreeMap<String, Vec<&str>> = BTreeMap::new();
-    for e in files {
-        let comps = components(&e.rel);
-        if let Some((name, dir)) = comps.split_last() {
-            out.entry(dir.join("/")).or_default().push(name);
-        }
-    }
-    out
 }
 
 /// One item for the model directory at the scan's root: its `config.json`; without one (a
@@ -51,4 +41,37 @@ pub(crate) fn collect(scan: &mut RootScan<'_>) {
         }
     };
     scan.items.push(item);
+}
+
+/// The model layout (see the module's doc).
+pub(crate) struct Model;
+
+impl Layout for Model {
+    fn kind(&self) -> LayoutKind {
+        LayoutKind::Model
+    }
+    fn name(&self) -> &'static str {
+        "model"
+    }
+    fn aliases(&self) -> &'static [&'static str] {
+        &["huggingface", "transformers"]
+    }
+    fn help(&self) -> &'static str {
+        "config.json beside tokenizer.json / model.safetensors (Hugging Face)"
+    }
+    /// A diffusers pipeline before the models inside it (its text encoders); folders of
+    /// weights after the language models (whose folders own their tokenizers too).
+    fn claim(&self, files: &[&Entry], _: &At<'_>) -> Vec<Tree> {
+        let folders = folders(files);
+        [
+            super::pipeline::trees(files, &folders),
+            trees(&folders),
+            super::pipeline::weight_folders(files, &folders),
+        ]
+        .concat()
+    }
+    fn collect(&self, scan: &mut RootScan<'_>, _: &ScanOptions) -> Found {
+        collect(scan);
+        Found::default()
+    }
 }

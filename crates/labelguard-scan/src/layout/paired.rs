@@ -2,10 +2,12 @@
 //! an image directory (`images`, `imgs`, ...) with matching stems below them: ADE20K's
 //! `annotations/training` + `images/training`, or a plain `images/` + `masks/`.
 
+use super::declare::{At, Found, Layout, Tree};
 use super::item::RootScan;
 use super::pairing::pair;
 use super::paths::{components, split_of, stem_of};
 use crate::config::ScanOptions;
+use crate::layout_kind::LayoutKind;
 use labelguard_formats::formats::{extensions, holds, Holds};
 use labelguard_formats::walk::Entry;
 use std::collections::{BTreeMap, BTreeSet};
@@ -122,5 +124,33 @@ pub(crate) fn collect(scan: &mut RootScan<'_>, opts: &ScanOptions) {
             expected,
             Some((image_prefix, &|r: &str| holds(r, Holds::Image))),
         );
+    }
+}
+
+/// The paired layout (see the module's doc).
+pub(crate) struct Paired;
+
+impl Layout for Paired {
+    fn kind(&self) -> LayoutKind {
+        LayoutKind::Paired
+    }
+    fn name(&self) -> &'static str {
+        "paired"
+    }
+    fn aliases(&self) -> &'static [&'static str] {
+        &["ade20k", "imagesmasks"]
+    }
+    fn help(&self) -> &'static str {
+        "annotations|masks|labels beside images (ADE20K)"
+    }
+    fn claim(&self, files: &[&Entry], _: &At<'_>) -> Vec<Tree> {
+        paired_bases(files.iter().map(|e| e.rel.as_str()))
+            .into_iter()
+            .map(|(base, mask, image)| (base, vec![mask, image]))
+            .collect()
+    }
+    fn collect(&self, scan: &mut RootScan<'_>, opts: &ScanOptions) -> Found {
+        collect(scan, opts);
+        Found::default()
     }
 }

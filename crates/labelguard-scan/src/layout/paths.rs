@@ -1,5 +1,6 @@
 //! Path helpers every layout uses: split names, extensions, stems and display paths.
 
+use labelguard_formats::walk::Entry;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -97,4 +98,26 @@ pub(crate) fn trees_of(found: BTreeMap<String, Vec<String>>) -> Vec<(String, Vec
             (base, owned)
         })
         .collect()
+}
+
+/// The name of a folder (`""` for a path without one): what names a dataset's root.
+pub(crate) fn folder_name(root: &Path) -> String {
+    root.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// (folder, names of the files directly in it) of every folder of some files.
+pub(crate) type Folders<'e> = BTreeMap<String, Vec<&'e str>>;
+
+/// The [`Folders`] of `files`.
+pub(crate) fn folders<'e>(files: &[&'e Entry]) -> Folders<'e> {
+    let mut out: BTreeMap<String, Vec<&str>> = BTreeMap::new();
+    for e in files {
+        let comps = components(&e.rel);
+        if let Some((name, dir)) = comps.split_last() {
+            out.entry(dir.join("/")).or_default().push(name);
+        }
+    }
+    out
 }

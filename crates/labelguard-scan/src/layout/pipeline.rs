@@ -11,8 +11,7 @@
 //! arrays in safetensors is no model's: its arrays are still scanned.
 
 use super::item::{RootScan, Task};
-use super::model::folders;
-use super::paths::has_ext;
+use super::paths::{folders, has_ext, Folders};
 use labelguard_formats::walk::Entry;
 use std::collections::BTreeSet;
 
@@ -28,11 +27,12 @@ const CONFIG: &str = "config.json";
 
 /// The pipelines among `files`: each folder holding `model_index.json` (relative path, `""` the
 /// root), with what it owns: every file and folder directly in it (its components).
-pub(crate) fn trees(files: &[&Entry]) -> Vec<(String, Vec<String>)> {
-    let bases: Vec<String> = folders(files)
-        .into_iter()
+/// (`folders`: the [`folders`] of `files`.)
+pub(crate) fn trees(files: &[&Entry], folders: &Folders<'_>) -> Vec<(String, Vec<String>)> {
+    let bases: Vec<String> = folders
+        .iter()
         .filter(|(_, names)| names.contains(&INDEX))
-        .map(|(dir, _)| dir)
+        .map(|(dir, _)| dir.clone())
         .collect();
     bases
         .into_iter()
@@ -83,7 +83,10 @@ fn is_model_config(e: &Entry) -> bool {
 /// The weight folders among `files`: each folder holding a model's configuration (its keys
 /// say so) beside weight files, with its configuration and weight files (the folder's other
 /// files are left to the other layouts).
-pub(crate) fn weight_folders(files: &[&Entry]) -> Vec<(String, Vec<String>)> {
+pub(crate) fn weight_folders(
+    files: &[&Entry],
+    folders: &Folders<'_>,
+) -> Vec<(String, Vec<String>)> {
     let configs: Vec<&Entry> = files
         .iter()
         .copied()
@@ -92,13 +95,13 @@ pub(crate) fn weight_folders(files: &[&Entry]) -> Vec<(String, Vec<String>)> {
             CONFIGS.contains(&name)
         })
         .collect();
-    folders(files)
-        .into_iter()
+    folders
+        .iter()
         .filter(|(dir, names)| {
             names.iter().any(|n| has_ext(n, WEIGHT_EXTS))
                 && configs.iter().any(|e| {
                     let in_dir = match e.rel.rsplit_once('/') {
-                        Some((d, _)) => d == dir,
+                        Some((d, _)) => d == dir.as_str(),
                         None => dir.is_empty(),
                     };
                     in_dir && is_model_config(e)
@@ -106,11 +109,11 @@ pub(crate) fn weight_folders(files: &[&Entry]) -> Vec<(String, Vec<String>)> {
         })
         .map(|(dir, names)| {
             let owned = names
-                .into_iter()
+                .iter()
                 .filter(|n| CONFIGS.contains(n) || has_ext(n, WEIGHT_EXTS))
-                .map(str::to_string)
+                .map(|n| n.to_string())
                 .collect();
-            (dir, owned)
+            (dir.clone(), owned)
         })
         .collect()
 }
@@ -143,7 +146,7 @@ pub(crate) fn collect(scan: &mut RootScan<'_>) -> bool {
     if labelguard_model::marks_model_dir(at_root.iter().copied()) {
         return false;
     }
-    weight_folders(&scan.files)
+    weight_folders(&scan.files, &folders(&scan.files))
         .iter()
         .any(|(dir, _)| dir.is_empty())
 }

@@ -10,8 +10,8 @@
 //!
 //! Compressed shards (`.tar.gz`, `.tgz`) are not read yet: each is one LG617 finding saying so.
 
-use super::discover::{ListedRoot, Root};
 use super::paths::display;
+use super::root::{ListedRoot, Root};
 use crate::checks::lg601_unreadable_file::io_problem;
 use crate::checks::lg602_corrupt_file;
 use crate::checks::lg617_corrupt_tar_shard as lg617;

@@ -599,3 +599,45 @@ fn token_files_and_torchvision_raw_files_are_their_own_datasets() {
     assert_eq!(d.datasets[0].num_classes, Some(100));
     assert_eq!(d.items.len(), 2);
 }
+
+/// One claim serves detection and partition: a tree marked by its names is the same layout
+/// scanned alone (detected) and beside another dataset (claimed in the parent folder).
+#[test]
+fn a_tree_is_its_layout_alone_and_beside_another_dataset() {
+    let trees: &[(LayoutKind, &[&str])] = &[
+        (
+            LayoutKind::Cityscapes,
+            &[
+                "gtFine/train/a/x_gtFine_labelTrainIds.png",
+                "leftImg8bit/train/a/x_leftImg8bit.png",
+            ],
+        ),
+        (
+            LayoutKind::Voc,
+            &["SegmentationClass/x.png", "JPEGImages/x.jpg"],
+        ),
+        (LayoutKind::Voc, &["Annotations/x.xml", "JPEGImages/x.jpg"]),
+        (LayoutKind::Paired, &["images/x.jpg", "masks/x.png"]),
+        (LayoutKind::TokenBin, &["train.bin", "val.bin"]),
+    ];
+    for (kind, rels) in trees {
+        let (alone, _) = run(rels, &ScanOptions::default());
+        assert_eq!(alone.layouts, [*kind], "{rels:?} alone");
+        let beside: Vec<String> = rels
+            .iter()
+            .map(|r| format!("tree/{r}"))
+            .chain(["other/x.npy".to_string(), "other/y.npy".to_string()])
+            .collect();
+        let beside: Vec<&str> = beside.iter().map(String::as_str).collect();
+        let (d, _) = run(&beside, &ScanOptions::default());
+        let layouts: Vec<(&str, LayoutKind)> = d
+            .datasets
+            .iter()
+            .map(|x| (x.name.rsplit('/').next().unwrap(), x.layout))
+            .collect();
+        assert!(
+            layouts.contains(&("tree", *kind)) && layouts.contains(&("other", LayoutKind::Files)),
+            "{rels:?} beside another dataset: {layouts:?}"
+        );
+    }
+}

@@ -4,9 +4,12 @@
 //! datasets, `PREFIX.bin` beside `PREFIX.idx` (`megatron/core/datasets/indexed_dataset.py`).
 //! Each `.bin` is one item, read as a stream of ids (see [`labelguard_formats::read::token_bin`]).
 
+use super::declare::{At, Found, Layout, Tree};
 use super::item::{RootScan, Task};
 use super::paths::split_of;
-use labelguard_formats::read::token_bin::TokenBin;
+use crate::config::ScanOptions;
+use crate::layout_kind::LayoutKind;
+use labelguard_formats::read::token_bin as reader;
 use labelguard_formats::walk::Entry;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
@@ -77,7 +80,7 @@ pub(crate) fn collect(scan: &mut RootScan<'_>) {
         let (task, split) = if megatron {
             match with.as_ref().and_then(local) {
                 Some(index) => (
-                    Task::TokenBin(TokenBin::Megatron { index }),
+                    Task::TokenBin(reader::TokenBin::Megatron { index }),
                     split_of(&e.rel),
                 ),
                 None => continue,
@@ -86,9 +89,34 @@ pub(crate) fn collect(scan: &mut RootScan<'_>) {
             let meta = with.as_ref().and_then(local);
             let name = split_path(&e.rel).1;
             let split = name.trim_end_matches(".bin").to_string();
-            (Task::TokenBin(TokenBin::NanoGpt { meta }), split)
+            (Task::TokenBin(reader::TokenBin::NanoGpt { meta }), split)
         };
         items.push(scan.item(e, split, task));
     }
     scan.items.extend(items);
+}
+
+/// The tokenbin layout (see the module's doc).
+pub(crate) struct TokenBin;
+
+impl Layout for TokenBin {
+    fn kind(&self) -> LayoutKind {
+        LayoutKind::TokenBin
+    }
+    fn name(&self) -> &'static str {
+        "tokenbin"
+    }
+    fn aliases(&self) -> &'static [&'static str] {
+        &["nanogpt", "megatron"]
+    }
+    fn help(&self) -> &'static str {
+        "nanoGPT train.bin/val.bin (+ meta.pkl), Megatron PREFIX.bin + PREFIX.idx: token ids"
+    }
+    fn claim(&self, files: &[&Entry], _: &At<'_>) -> Vec<Tree> {
+        trees(files)
+    }
+    fn collect(&self, scan: &mut RootScan<'_>, _: &ScanOptions) -> Found {
+        collect(scan);
+        Found::default()
+    }
 }

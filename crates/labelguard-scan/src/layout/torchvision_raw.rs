@@ -6,7 +6,11 @@
 //! the class count is the dataset's own (10, or CIFAR-100's 100 fine classes) unless
 //! `--num-classes` says otherwise.
 
+use super::declare::{At, Found, Layout, Tree};
 use super::item::{RootScan, Task};
+use super::paths::folder_name;
+use crate::config::ScanOptions;
+use crate::layout_kind::LayoutKind;
 use labelguard_formats::read::torchvision_raw::RawLabels;
 use labelguard_formats::walk::Entry;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
@@ -108,18 +112,11 @@ pub(crate) fn trees(files: &[&Entry], root_name: &str) -> Vec<(String, Vec<Strin
         .collect()
 }
 
-/// The name of a dataset's root folder.
-pub(crate) fn root_name(root: &std::path::Path) -> String {
-    root.file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default()
-}
-
 /// One item per label file (an uncompressed MNIST file rather than its `.gz`, as torchvision
 /// reads it); returns the datasets' class count when they agree on one.
 pub(crate) fn collect(scan: &mut RootScan<'_>) -> Option<u32> {
     let present: HashSet<&str> = scan.files.iter().map(|e| e.rel.as_str()).collect();
-    let root_name = root_name(&scan.root);
+    let root_name = folder_name(&scan.root);
     let mut items = Vec::new();
     let mut classes: BTreeSet<u32> = BTreeSet::new();
     for e in &scan.files {
@@ -160,5 +157,32 @@ pub(crate) fn collect(scan: &mut RootScan<'_>) -> Option<u32> {
     match classes.len() {
         1 => classes.first().copied(),
         _ => None,
+    }
+}
+
+/// The torchvision layout (see the module's doc).
+pub(crate) struct Torchvision;
+
+impl Layout for Torchvision {
+    fn kind(&self) -> LayoutKind {
+        LayoutKind::Torchvision
+    }
+    fn name(&self) -> &'static str {
+        "torchvision"
+    }
+    fn aliases(&self) -> &'static [&'static str] {
+        &["mnist", "cifar"]
+    }
+    fn help(&self) -> &'static str {
+        "raw MNIST (train-labels-idx1-ubyte) and CIFAR (data_batch_1) files: class ids"
+    }
+    fn claim(&self, files: &[&Entry], at: &At<'_>) -> Vec<Tree> {
+        trees(files, at.root_name)
+    }
+    fn collect(&self, scan: &mut RootScan<'_>, _: &ScanOptions) -> Found {
+        Found {
+            class_names: None,
+            num_classes: collect(scan),
+        }
     }
 }

@@ -12,15 +12,49 @@
 //! then a class and LG702 cannot fire, the class list being the data's own). Inferring from
 //! the whole dataset, not file by file, is what keeps the ids the same in every file.
 
+use super::declare::{At, Found, Layout, Tree};
 use super::item::{RootScan, Task};
 use super::pairing::pair;
-use super::paths::{components, display, ext_of, stem_of};
+use super::paths::{components, display, ext_of, folder_of, has_ext, stem_of};
 use crate::checks::lg608_missing_pair;
 use crate::checks::lg702_unknown_category::did_you_mean;
+use crate::config::ScanOptions;
+use crate::layout_kind::LayoutKind;
 use labelguard_formats::formats::{holds, Holds};
 use labelguard_formats::source::Source;
 use labelguard_formats::walk::Entry;
 use std::collections::{BTreeSet, HashMap, HashSet};
+
+/// VOC's folders beside `SegmentationClass`: owned by the VOC tree (instance masks, boxes and
+/// lists are not class masks of another dataset).
+const OWNED: &[&str] = &[
+    "SegmentationClass",
+    "SegmentationClassAug",
+    "SegmentationObject",
+    "JPEGImages",
+    "Annotations",
+    "ImageSets",
+];
+
+/// The VOC trees: the folder above each `SegmentationClass/` (class masks) and each
+/// `Annotations/` that holds detection XML.
+fn trees(files: &[&Entry]) -> Vec<Tree> {
+    let mut bases: BTreeSet<&str> = BTreeSet::new();
+    for e in files {
+        if let Some((base, folder)) = folder_of(&e.rel) {
+            if folder == "SegmentationClass"
+                || (folder == "Annotations" && has_ext(&e.rel, &["xml"]))
+            {
+                bases.insert(base);
+            }
+        }
+    }
+    let owned: Vec<String> = OWNED.iter().map(|d| d.to_string()).collect();
+    bases
+        .into_iter()
+        .map(|b| (b.to_string(), owned.clone()))
+        .collect()
+}
 
 /// Collects the dataset's items; returns the class names inferred from the annotations'
 /// `<name>`s, when there are annotations.
@@ -223,4 +257,31 @@ fn read_small(source: &Source) -> Result<String, ()> {
     let mut buf = Vec::new();
     source.read_all(64 << 20, &mut buf).map_err(|_| ())?;
     String::from_utf8(buf).map_err(|_| ())
+}
+
+/// The voc layout (see the module's doc).
+pub(crate) struct Voc;
+
+impl Layout for Voc {
+    fn kind(&self) -> LayoutKind {
+        LayoutKind::Voc
+    }
+    fn name(&self) -> &'static str {
+        "voc"
+    }
+    fn aliases(&self) -> &'static [&'static str] {
+        &["pascalvoc"]
+    }
+    fn help(&self) -> &'static str {
+        "SegmentationClass + JPEGImages, and Annotations/*.xml (detection)"
+    }
+    fn claim(&self, files: &[&Entry], _: &At<'_>) -> Vec<Tree> {
+        trees(files)
+    }
+    fn collect(&self, scan: &mut RootScan<'_>, _: &ScanOptions) -> Found {
+        Found {
+            class_names: collect(scan),
+            num_classes: None,
+        }
+    }
 }

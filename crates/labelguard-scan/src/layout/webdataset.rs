@@ -22,9 +22,12 @@
 //! Every other part (images, text, audio, ...) is the sample's data. LG616 flags a sample
 //! with labels and no data, a key in two runs, and two parts with one extension.
 
+use super::declare::{whole, At, Found, Layout, Scope, Tree};
 use super::item::{Part, RootScan, Task};
 use super::paths::split_of;
 use crate::checks::lg616_incomplete_sample as lg616;
+use crate::config::ScanOptions;
+use crate::layout_kind::LayoutKind;
 use labelguard_core::Finding;
 use labelguard_formats::formats::{self, Holds};
 use labelguard_formats::source::Source;
@@ -248,5 +251,36 @@ pub(crate) fn collect(scan: &mut RootScan<'_>) {
             let item = scan.item(e, split_of(&e.rel), task);
             scan.items.push(item);
         }
+    }
+}
+
+/// The webdataset layout (see the module's doc).
+pub(crate) struct WebDataset;
+
+impl Layout for WebDataset {
+    fn kind(&self) -> LayoutKind {
+        LayoutKind::WebDataset
+    }
+    fn name(&self) -> &'static str {
+        "webdataset"
+    }
+    fn aliases(&self) -> &'static [&'static str] {
+        &["wds"]
+    }
+    fn help(&self) -> &'static str {
+        "keyed samples (000123.jpg, 000123.seg.png, 000123.cls), as WebDataset groups them"
+    }
+    fn scope(&self) -> Scope {
+        Scope::Loose
+    }
+    fn pairs_by_name(&self) -> bool {
+        false
+    }
+    fn claim(&self, files: &[&Entry], _: &At<'_>) -> Vec<Tree> {
+        whole(looks_like_webdataset(files))
+    }
+    fn collect(&self, scan: &mut RootScan<'_>, _: &ScanOptions) -> Found {
+        collect(scan);
+        Found::default()
     }
 }

@@ -6,9 +6,12 @@
 //! A label file without its image is LG707; an image without a label file is a background
 //! sample, as ultralytics trains it, and no finding.
 
+use super::declare::{At, Found, Layout, Tree};
 use super::item::{Item, RootScan, Task};
 use super::paths::{has_ext, stem_of};
 use crate::checks::data_yaml;
+use crate::config::ScanOptions;
+use crate::layout_kind::LayoutKind;
 use labelguard_formats::formats::{holds, Holds};
 use labelguard_formats::read::data_yaml::DataYaml;
 use labelguard_formats::walk::{Entry, Sniff};
@@ -111,17 +114,10 @@ pub(crate) fn trees(files: &[&Entry]) -> Vec<(String, Vec<String>)> {
     super::paths::trees_of(out)
 }
 
-/// What the layout learnt about the classes: from `data.yaml` or `classes.txt`.
-#[derive(Default)]
-pub(crate) struct YoloClasses {
-    pub names: Option<Vec<String>>,
-    pub nc: Option<u32>,
-}
-
 /// One item per label file, paired with its image; the classes from `data.yaml`, whose
 /// problems are dataset findings.
-pub(crate) fn collect(scan: &mut RootScan<'_>) -> YoloClasses {
-    let mut classes = YoloClasses::default();
+pub(crate) fn collect(scan: &mut RootScan<'_>) -> Found {
+    let mut classes = Found::default();
     let yamls: Vec<&Entry> = scan
         .files
         .iter()
@@ -135,8 +131,8 @@ pub(crate) fn collect(scan: &mut RootScan<'_>) -> YoloClasses {
                     let item = scan.synthetic(&y.rel, "all".into(), data_yaml::finding(p));
                     scan.items.push(item);
                 }
-                classes.nc = d.class_count();
-                classes.names = Some(d.names);
+                classes.num_classes = d.class_count();
+                classes.class_names = Some(d.names);
             }
             Err(p) => {
                 let item = scan.synthetic(&y.rel, "all".into(), data_yaml::finding(p));
@@ -149,8 +145,8 @@ pub(crate) fn collect(scan: &mut RootScan<'_>) -> YoloClasses {
         .find(|e| e.rel.rsplit('/').next() == Some("classes.txt"))
     {
         if let Some(Ok(names)) = c.path().map(crate::config::read_class_names) {
-            classes.nc = Some(names.len() as u32);
-            classes.names = Some(names);
+            classes.num_classes = Some(names.len() as u32);
+            classes.class_names = Some(names);
         }
     }
     // Images by their path without the extension, which ultralytics compares without case
@@ -192,4 +188,31 @@ pub(crate) fn collect(scan: &mut RootScan<'_>) -> YoloClasses {
         .collect();
     scan.items.extend(items);
     classes
+}
+
+/// The yolo layout (see the module's doc).
+pub(crate) struct Yolo;
+
+impl Layout for Yolo {
+    fn kind(&self) -> LayoutKind {
+        LayoutKind::Yolo
+    }
+    fn name(&self) -> &'static str {
+        "yolo"
+    }
+    fn aliases(&self) -> &'static [&'static str] {
+        &["ultralytics"]
+    }
+    fn help(&self) -> &'static str {
+        "labels/**/*.txt mirroring images/ (ultralytics, Roboflow), data.yaml"
+    }
+    fn pairs_by_name(&self) -> bool {
+        false
+    }
+    fn claim(&self, files: &[&Entry], _: &At<'_>) -> Vec<Tree> {
+        trees(files)
+    }
+    fn collect(&self, scan: &mut RootScan<'_>, _: &ScanOptions) -> Found {
+        collect(scan)
+    }
 }

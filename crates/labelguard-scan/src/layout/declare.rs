@@ -1,0 +1,82 @@
+//! What a layout declares about itself ([`Layout`]): its name and aliases, its line of
+//! `scan --help`, which files it claims and how it turns them into items. Every layout
+//! implements it in its own file; `list::LAYOUTS` lists them in order of precedence, and
+//! everything else that names layouts (`--layout`, its error and help, the settings' help, the
+//! report's `layouts`, the JSON schema) comes from that list or is held to it by a test.
+
+use super::item::RootScan;
+use crate::config::ScanOptions;
+use crate::layout_kind::LayoutKind;
+use labelguard_formats::walk::Entry;
+
+/// A tree a layout claims: its base folder (relative to the folder whose files were given,
+/// `""` that folder) and what it owns below the base (folders and files, one component each
+/// or a path).
+pub(crate) type Tree = (String, Vec<String>);
+
+/// Which files a layout claims.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Scope {
+    /// Trees: the folders its marks name (`gtFine/`, `SegmentationClass/`, `data.yaml`, ...),
+    /// claimed first, wherever they are in a scanned folder.
+    Trees,
+    /// Loose files: a group of files that no tree claimed, taken as a whole.
+    Loose,
+}
+
+/// Where a claim is asked.
+pub(crate) struct At<'a> {
+    /// The settings that apply (the dataset's own, in detection).
+    pub opts: &'a ScanOptions,
+    /// The name of the folder the paths are relative to when one folder's layout is detected
+    /// (`cifar-100-python`: its `train` is a CIFAR batch); `""` when a folder is partitioned.
+    pub root_name: &'a str,
+}
+
+/// What a layout found besides its items.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Found {
+    /// Class names the files declare (ImageFolder's folders, `data.yaml`, VOC's `<name>`s).
+    pub class_names: Option<Vec<String>>,
+    /// The class count the files declare, when no setting gives one.
+    pub num_classes: Option<u32>,
+}
+
+/// One dataset layout.
+pub(crate) trait Layout: Sync {
+    /// Its kind: what the report and the settings hold.
+    fn kind(&self) -> LayoutKind;
+    /// Its name: `--layout NAME`, a config's `layout = "NAME"`, the report's `layouts`.
+    fn name(&self) -> &'static str;
+    /// Other spellings `--layout` accepts (lower case, without `-` or `_`).
+    fn aliases(&self) -> &'static [&'static str] {
+        &[]
+    }
+    /// Its line of `scan --help`: the files that mark it.
+    fn help(&self) -> &'static str;
+    /// Whether it claims trees or loose files.
+    fn scope(&self) -> Scope {
+        Scope::Trees
+    }
+    /// What it claims among `files`: its trees, or for a [`Scope::Loose`] layout one tree at
+    /// `""` (all of them) or none. The one test of both detection (the first layout that claims
+    /// anything is a folder's layout) and partition (the trees of a folder that holds several
+    /// datasets, each claimed by the first layout that claims it).
+    fn claim(&self, files: &[&Entry], at: &At<'_>) -> Vec<Tree>;
+    /// Whether [`Layout::collect`] looks files up by name (the set of present paths is built
+    /// for it; 200,000 hashed names are saved for the layouts that do not).
+    fn pairs_by_name(&self) -> bool {
+        true
+    }
+    /// Turns the dataset's files into items (`scan.items`).
+    fn collect(&self, scan: &mut RootScan<'_>, opts: &ScanOptions) -> Found;
+}
+
+/// The claim of a [`Scope::Loose`] layout: all the files, or none.
+pub(crate) fn whole(yes: bool) -> Vec<Tree> {
+    if yes {
+        vec![(String::new(), Vec::new())]
+    } else {
+        Vec::new()
+    }
+}
