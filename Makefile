@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: test lint venv python wheel dist test-dist bench bench-python bench-hot bench-compiled bench-scan bench-diagnose bench-diagnose-compare bench-diagnose-matching bench-run bench-run-startup bench-fix bench-coco bench-ranks bench-many-files bench-shards bench-broken bench-yolo bench-tokens bench-memmap bench-ray bench-bucket docs fuzz
+.PHONY: test lint venv python wheel dist test-dist bench-abi3 bench bench-python bench-hot bench-compiled bench-scan bench-diagnose bench-diagnose-compare bench-diagnose-matching bench-run bench-run-startup bench-fix bench-coco bench-ranks bench-many-files bench-shards bench-broken bench-yolo bench-tokens bench-memmap bench-ray bench-bucket docs fuzz
 
 ## venv: the Python environment of the tests (torch from PyPI; pip's cache keeps reruns fast)
 venv: $(VENV)/.installed
@@ -71,6 +71,11 @@ bench-python: python
 ## bench-hot: enable()'s Python cost on one valid call (F.cross_entropy, F.embedding, gather, w[labels], ...)
 bench-hot: python
 	$(PY) bench/hot_calls.py
+
+## bench-abi3: bench-hot's per-call cost with the abi3 wheel vs a per-version wheel, side by side,
+## on CPython 3.12 and 3.13 (BENCH_PY_3_12, BENCH_PY_3_13: interpreters with torch; after make dist)
+bench-abi3: venv
+	bench/abi3.sh
 
 ## bench-compiled: enable() inside torch.compile'd training steps (warm step time, compile time)
 bench-compiled: python
