@@ -7,7 +7,8 @@ index (`--no-index --no-deps`: nothing can be compiled or downloaded), it checks
   - `labelguard --version` prints the wheel's version (the Cargo workspace's);
   - the quick start's scan (examples/cityscapes-mini --preset cityscapes) exits 1 with its findings;
   - `import labelguard` in the venv's interpreter, `labelguard.__version__` the same version;
-  - with torch (`--torch-site`: a site-packages holding torch for PY, seen through a .pth file;
+  - with torch (`--torch-site`: site-packages holding torch for PY, joined by os.pathsep, seen
+    through a .pth file;
     or `--torch-index`: pip installs torch from that index), enable() refuses a bad
     F.cross_entropy (a target beyond the classes) with labelguard's TargetError.
 Used by tools/test_wheels.sh (make test-dist) and the release workflow. Exit 0 when all pass.
@@ -59,7 +60,7 @@ def main() -> int:
     ap.add_argument("wheel", type=pathlib.Path)
     ap.add_argument("--python", default=sys.executable)
     torch = ap.add_mutually_exclusive_group()
-    torch.add_argument("--torch-site", type=pathlib.Path)
+    torch.add_argument("--torch-site")
     torch.add_argument("--torch-index")
     a = ap.parse_args()
     env = {k: v for k, v in os.environ.items() if k not in ("CARGO_HOME", "RUSTUP_HOME", "PYTHONPATH", "VIRTUAL_ENV")}
@@ -89,7 +90,8 @@ def main() -> int:
         if a.torch_site or a.torch_index:
             if a.torch_site:
                 site = run([py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], env, tmp)[0].strip()
-                pathlib.Path(site, "torch_site.pth").write_text(str(a.torch_site.resolve()) + "\n")
+                dirs = [str(pathlib.Path(d).resolve()) for d in a.torch_site.split(os.pathsep) if d]
+                pathlib.Path(site, "torch_site.pth").write_text("\n".join(dirs) + "\n")
             else:
                 run([py, "-m", "pip", "install", "-q", "torch", "--index-url", a.torch_index], env, tmp)
             out, _ = run([py, "-c", BAD_CROSS_ENTROPY], env, tmp)

@@ -8,8 +8,8 @@
 # TEST_DIST_VERSIONS (default 3.9 3.10 3.11 3.12 3.13) picks the interpreters (the release
 # workflow's Alpine containers test one each).
 # Interpreters as tools/dist.sh finds them (DIST_PYTHON_3_X, python3.X, pyenv's, uv's).
-# Torch: TORCH_SITE_3_X names a site-packages holding torch for CPython 3.X (nothing is
-# downloaded); without it that interpreter skips the torch check, and says so.
+# Torch: TORCH_SITE_3_X names the site-packages holding torch for CPython 3.X (several joined
+# by ':', e.g. with the nvidia libraries' own; nothing is downloaded); without it that interpreter skips the torch check, and says so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="${DIST_BIN:-$PWD/.venv/bin}:$PATH"
