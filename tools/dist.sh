@@ -40,10 +40,10 @@ abi3=$(interpreter 3.12)
 echo "==> interpreters: ${per_version[*]} (per version), $abi3 (abi3)"
 
 cd python
-echo "==> [$(date +%T)] the per-version wheels (CPython 3.9-3.11), $target, linked by zig"
-maturin build --release --zig --compatibility "$target" --interpreter "${per_version[@]}" --out "$out"
-echo "==> [$(date +%T)] the abi3 wheel (CPython >= 3.12)"
+echo "==> [$(date +%T)] the abi3 wheel (CPython >= 3.12), $target, linked by zig"
 maturin build --release --zig --compatibility "$target" --features abi3 --interpreter "$abi3" --out "$out"
+echo "==> [$(date +%T)] the per-version wheels (CPython 3.9-3.11)"
+maturin build --release --zig --compatibility "$target" --interpreter "${per_version[@]}" --out "$out"
 echo "==> [$(date +%T)] the sdist"
 maturin sdist --out "$out"
 cd "$root"
