@@ -6,7 +6,7 @@
 #
 #   BENCH_PY_3_12=/venv312/bin/python BENCH_PY_3_13=/venv313/bin/python make bench-abi3
 #
-# Each BENCH_PY names an interpreter that has torch. The abi3 wheel is dist/'s (make dist); the
+# Each BENCH_PY names an interpreter that has torch; BENCH_VERSIONS (default "3.12 3.13") picks them. The abi3 wheel is dist/'s (make dist); the
 # per-version wheels are built here into bench/out/abi3/ when absent (a release build each).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,7 +17,7 @@ mkdir -p "$out"
 shopt -s nullglob
 abi3=(dist/labelguard-*-cp312-abi3-*.whl)
 [ ${#abi3[@]} -eq 1 ] || { echo "one abi3 wheel expected in dist/: run make dist" >&2; exit 1; }
-for v in 3.12 3.13; do
+for v in ${BENCH_VERSIONS:-3.12 3.13}; do
   var="BENCH_PY_${v/./_}"
   py=${!var:?$var: an interpreter with torch for CPython $v}
   tag="cp${v/./}"
