@@ -28,8 +28,8 @@ wheel: venv
 	@echo "==> building the wheel (maturin build --release) into target/wheels"
 	cd python && PATH="$(CURDIR)/$(VENV)/bin:$$PATH" ../tools/ticker.sh "the wheel's release build" maturin build --release --compatibility off --interpreter "$(CURDIR)/$(VENV)/bin/python3" --out "$(CURDIR)/target/wheels"
 
-## dist: the release's files into dist/: manylinux_2_17 x86_64 wheels (CPython 3.9-3.11 one each,
-## one abi3 wheel for 3.12 and later), linked by zig, each checked by auditwheel, and the sdist
+## dist: the release's files into dist/: manylinux_2_17 x86_64 wheels (CPython 3.9-3.13 one each,
+## one abi3 wheel for 3.14 and later), linked by zig, each checked by auditwheel, and the sdist
 ## (tools/dist.sh says why; docs/guide/install.md). A release build per wheel: 10-20 minutes on 2 cores.
 dist: venv
 	tools/dist.sh
