@@ -55,7 +55,8 @@ echo "==> auditwheel show"
 for w in "$out"/*.whl; do
   shown=$(auditwheel show "$w")
   echo "$shown"
-  grep -q 'consistent with the following platform tag: "manylinux_2_17_x86_64"' <<<"$shown" || {
+  # (auditwheel wraps its lines: compared with the whitespace made single spaces)
+  tr -s ' \n' '  ' <<<"$shown" | grep -q 'consistent with the following platform tag: "manylinux_2_17_x86_64"' || {
     echo "error: $w is not manylinux_2_17_x86_64" >&2
     exit 1
   }
