@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: test test-fast lint venv python wheel bench bench-python bench-hot bench-compiled bench-scan bench-diagnose bench-diagnose-compare bench-diagnose-matching bench-run bench-run-startup bench-fix bench-coco bench-ranks bench-many-files bench-shards bench-broken bench-yolo bench-tokens bench-python-scan bench-memmap bench-ray bench-bucket bench-trainers bench-report docs docs-site docs-screenshot fuzz
+.PHONY: test test-fast lint venv python wheel dist test-dist bench-abi3 bench bench-python bench-hot bench-compiled bench-scan bench-diagnose bench-diagnose-compare bench-diagnose-matching bench-run bench-run-startup bench-fix bench-coco bench-ranks bench-many-files bench-shards bench-broken bench-yolo bench-tokens bench-python-scan bench-memmap bench-ray bench-bucket bench-trainers bench-report docs docs-site docs-screenshot fuzz
 
 ## venv: the Python environment of the tests (torch from PyPI; pip's cache keeps reruns fast)
 venv: $(VENV)/.installed
@@ -27,6 +27,17 @@ python: venv
 wheel: venv
 	@echo "==> building the wheel (maturin build --release) into target/wheels"
 	cd python && PATH="$(CURDIR)/$(VENV)/bin:$$PATH" ../tools/ticker.sh "the wheel's release build" maturin build --release --compatibility off --interpreter "$(CURDIR)/$(VENV)/bin/python3" --out "$(CURDIR)/target/wheels"
+
+## dist: the release's files into dist/: manylinux_2_17 x86_64 wheels (CPython 3.9-3.13 one each,
+## one abi3 wheel for 3.14 and later), linked by zig, each checked by auditwheel, and the sdist
+## (tools/dist.sh says why; docs/guide/install.md). A release build per wheel: 10-20 minutes on 2 cores.
+dist: venv
+	tools/dist.sh
+
+## test-dist: each wheel of dist/ installed into fresh venvs of CPython 3.9-3.13 with no Rust on
+## PATH and no index, then run (tools/test_wheels.sh); not part of `make test` (minutes per wheel)
+test-dist: venv
+	tools/test_wheels.sh
 
 ## test: Rust unit, fixture and CLI tests, then the Python tests (the differential test against
 ## PyTorch through the CLI, and the Python package's tests)
@@ -105,6 +116,11 @@ bench-python: python
 ## bench-hot: enable()'s Python cost on one valid call (F.cross_entropy, F.embedding, gather, w[labels], ...)
 bench-hot: python
 	$(PY) bench/hot_calls.py
+
+## bench-abi3: bench-hot's per-call cost with the abi3 wheel vs a per-version wheel, side by side,
+## on CPython 3.12 and 3.13 (BENCH_PY_3_12, BENCH_PY_3_13: interpreters with torch; after make dist)
+bench-abi3: venv
+	bench/abi3.sh
 
 ## bench-compiled: enable() inside torch.compile'd training steps (warm step time, compile time)
 bench-compiled: python

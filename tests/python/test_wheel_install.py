@@ -3,13 +3,16 @@
 `make wheel` builds target/wheels/labelguard-*.whl (make test builds it before the tests). Here it
 is installed into a fresh venv with --no-index --no-deps and a PATH that holds no cargo or rustc,
 so nothing can be compiled or downloaded; then the console script `labelguard --version` and
-`import labelguard` must work.
+`import labelguard` must work. The version is one declaration, the Cargo workspace's (issue 35):
+the wheel's metadata, `labelguard --version` and `labelguard.__version__` all report it.
 """
 import os
 import pathlib
 import shutil
 import subprocess
 import sys
+import tomllib
+import zipfile
 
 import pytest
 
@@ -25,6 +28,19 @@ def wheel() -> pathlib.Path:
     found = sorted((ROOT / "target" / "wheels").glob(f"labelguard-*-{tag}-*.whl"), key=lambda p: p.stat().st_mtime)
     assert found, "no wheel for this Python in target/wheels: run `make wheel` (make test does)"
     return found[-1]
+
+
+def workspace_version() -> str:
+    return tomllib.loads((ROOT / "Cargo.toml").read_text())["workspace"]["package"]["version"]
+
+
+def test_the_version_is_declared_once_and_the_wheel_metadata_reports_it():
+    project = tomllib.loads((ROOT / "python" / "pyproject.toml").read_text())["project"]
+    assert "version" not in project and "version" in project["dynamic"], project
+    with zipfile.ZipFile(wheel()) as z:
+        meta = next(n for n in z.namelist() if n.endswith(".dist-info/METADATA"))
+        lines = z.read(meta).decode().splitlines()
+    assert f"Version: {workspace_version()}" in lines, lines[:5]
 
 
 def path_without_rust() -> str:
@@ -48,13 +64,14 @@ def test_the_wheel_installs_into_a_fresh_venv_without_a_rust_toolchain(tmp_path)
     env["PATH"] = str(venv / "bin") + os.pathsep + env["PATH"]
     version = subprocess.run(["labelguard", "--version"], capture_output=True, text=True, env=env)
     assert version.returncode == 0, version.stderr
-    assert version.stdout.startswith("labelguard "), version.stdout
+    assert version.stdout == f"labelguard {workspace_version()}\n", version.stdout
     imported = subprocess.run(
         [str(py), "-c", "import labelguard, sys; print(labelguard.__version__, labelguard.__file__)"],
         capture_output=True, text=True, env=env, cwd=tmp_path,
     )
     assert imported.returncode == 0, imported.stderr
     assert str(venv) in imported.stdout, imported.stdout
+    assert imported.stdout.split()[0] == workspace_version(), imported.stdout
     # The wheel's command runs a real subcommand, not only --version.
     rule = subprocess.run(["labelguard", "rule", "LG105"], capture_output=True, text=True, env=env)
     assert rule.returncode == 0 and "labelIds" in rule.stdout, rule.stdout + rule.stderr

@@ -36,7 +36,6 @@ pub fn floor(a: &[String]) -> Result<String, String> {
 
 /// Lists every directory below `root` on `jobs` threads: (names seen, files ending with `ext`).
 fn list(root: PathBuf, ext: &[u8], jobs: usize) -> (usize, Vec<PathBuf>) {
-    use std::os::unix::ffi::OsStrExt;
     // (directories to list, listings in progress): a thread that finds the queue empty stops
     // only when no listing in progress can add to it.
     let queue = Mutex::new((vec![root], 0usize));
@@ -69,7 +68,9 @@ fn list(root: PathBuf, ext: &[u8], jobs: usize) -> (usize, Vec<PathBuf>) {
                             let Ok(kind) = e.file_type() else { continue };
                             if kind.is_dir() {
                                 dirs.push(e.path());
-                            } else if kind.is_file() && e.file_name().as_bytes().ends_with(ext) {
+                            } else if kind.is_file()
+                                && e.file_name().as_encoded_bytes().ends_with(ext)
+                            {
                                 mine.push(e.path());
                             }
                         }

@@ -196,6 +196,7 @@ impl SiteDir {
             .map_or(0, |d| d.subsec_nanos());
         let path =
             std::env::temp_dir().join(format!("labelguard-run-{}-{nanos:x}", std::process::id()));
+        #[cfg_attr(not(unix), expect(unused_mut))]
         let mut builder = std::fs::DirBuilder::new();
         #[cfg(unix)]
         std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);

@@ -1,6 +1,8 @@
 //! Adversarial scans (issue 8): inputs that once crashed, hung or exhausted memory, hostile
 //! trees (deep, odd names, unreadable to a normal user, changing under the scan) and the
 //! safety net for panics. Every input is hashed before and after: nothing is ever changed.
+//! Unix only: the hostile trees are made of FIFOs, permissions, `nobody` and non-UTF-8 names.
+#![cfg(unix)]
 
 mod scan_common;
 use scan_common::*;

@@ -9,6 +9,7 @@ use crate::plan::relative;
 use crate::rewrite::{rewrite, Ctx};
 use crate::summary::{FixReport, Remaining};
 use labelguard_formats::walk::{walk, EntryKind};
+use labelguard_io::portable::os_str_from_bytes;
 use labelguard_labels::repair::{void_target, Repair, RepairKind};
 use labelguard_scan::colours::ColourMap;
 use labelguard_scan::config::ScanOptions;
@@ -16,8 +17,6 @@ use labelguard_scan::layout::{discover, Task};
 use labelguard_scan::progress::Progress;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
-use std::ffi::OsStr;
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -116,7 +115,7 @@ pub fn output_rel(input: &Path, rel: &[u8], repairs: &[Repair]) -> Option<Vec<u8
     let (base, suffix) = stem;
     let mut renamed = base.to_vec();
     renamed.extend_from_slice(suffix.replace("labelIds", "labelTrainIds").as_bytes());
-    (!input.join(OsStr::from_bytes(&renamed)).exists()).then_some(renamed)
+    (!input.join(os_str_from_bytes(&renamed)).exists()).then_some(renamed)
 }
 
 /// The palette lookup for colour masks: class colours, then the void colours.
@@ -222,7 +221,7 @@ pub fn run(opts: &FixOptions, progress: &dyn Progress) -> Result<FixReport, FixE
                         let repairs = opts.plan.repairs_for(&e.rel, masks.contains(&e.rel));
                         let renamed = output_rel(&opts.input, &e.rel_bytes, &repairs);
                         let rel_out = renamed.as_deref().unwrap_or(&e.rel_bytes);
-                        let out = opts.out.join(OsStr::from_bytes(rel_out));
+                        let out = opts.out.join(os_str_from_bytes(rel_out));
                         let written_as = renamed
                             .as_deref()
                             .map(|r| String::from_utf8_lossy(r).into_owned());

@@ -5,16 +5,12 @@
 
 use std::fs::{File, Metadata};
 use std::io::Read;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 /// Opens `path` for reading without blocking, with its metadata (the caller decides what a
 /// directory or a special file means for it).
 pub fn open_nonblocking(path: &Path) -> std::io::Result<(File, Metadata)> {
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)?;
+    let file = labelguard_io::portable::open_nonblocking(path)?;
     let meta = file.metadata()?;
     Ok((file, meta))
 }
@@ -43,7 +39,7 @@ pub fn read_setting_text(path: &Path, max_bytes: u64) -> Result<String, String> 
     Ok(text)
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
 

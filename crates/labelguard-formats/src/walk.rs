@@ -23,11 +23,10 @@ use crate::checks::lg601_unreadable_file::{self as lg601, io_problem, special_fi
 use crate::glob::Glob;
 use crate::source::Source;
 use labelguard_core::Finding;
+use labelguard_io::portable::{self, DirId};
 use rayon::prelude::*;
 use std::collections::HashSet;
 use std::fs::{FileType, Metadata};
-use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -118,13 +117,6 @@ impl Entry {
 const SKIPPED_DIRS: &[&str] = &[".git", ".hg", ".svn"];
 const MAX_DEPTH: usize = 256;
 
-/// A directory's identity: (device, inode).
-type DirId = (u64, u64);
-
-fn dir_id(meta: &Metadata) -> DirId {
-    (meta.dev(), meta.ino())
-}
-
 /// Walks `root` depth-first in byte order of the names, which makes the order (and so the
 /// report) the same on every run and every machine. The listing runs on the current rayon
 /// pool's threads (the global pool outside one).
@@ -142,14 +134,16 @@ pub fn walk(root: &Path, include: &[Glob], exclude: &[Glob]) -> Vec<Entry> {
             return walker.out;
         }
     };
-    walker.visited.insert(dir_id(&meta));
-    walker.ancestors.push((dir_id(&meta), String::new()));
+    walker.visited.insert(portable::dir_id(root, &meta));
+    walker
+        .ancestors
+        .push((portable::dir_id(root, &meta), String::new()));
     if meta.is_dir() {
         walker.walk_tree(root, b"");
     } else {
         // What listing a file, FIFO or device as a directory says (opendir would refuse
         // it with ENOTDIR without opening it).
-        let e = std::io::Error::from_raw_os_error(libc::ENOTDIR);
+        let e = portable::not_a_directory();
         walker.problem(root, b"", io_problem("cannot list the directory", &e));
     }
     walker.out
@@ -214,8 +208,10 @@ struct DirName {
 impl Name {
     fn path(&self) -> &[u8] {
         match self {
-            Name::Done(e) => e.path().map_or(&[][..], |p| p.as_os_str().as_bytes()),
-            Name::Dir(d) => d.path.as_os_str().as_bytes(),
+            Name::Done(e) => e
+                .path()
+                .map_or(&[][..], |p| p.as_os_str().as_encoded_bytes()),
+            Name::Dir(d) => d.path.as_os_str().as_encoded_bytes(),
         }
     }
 }
@@ -268,11 +264,11 @@ fn list_ahead(
             Name::Dir(d) if !d.is_link && depth < MAX_DEPTH && enters(d, filter) => Some(&mut **d),
             _ => None,
         })
-        .filter(|d| !chain.contains(dir_id(&d.meta)))
+        .filter(|d| !chain.contains(portable::dir_id(&d.path, &d.meta)))
         .collect();
     let list = |d: &mut &mut DirName| {
         let inner = Chain {
-            id: Some(dir_id(&d.meta)),
+            id: Some(portable::dir_id(&d.path, &d.meta)),
             up: Some(chain),
             stack: chain.stack,
         };
@@ -300,7 +296,11 @@ fn list_ahead(
 /// Whether a directory is one the walk enters unless it is a loop, seen already or too deep:
 /// not version-control data, not pruned by `--exclude`.
 fn enters(d: &DirName, filter: &Filter<'_>) -> bool {
-    let name = d.path.file_name().map(|n| n.as_bytes()).unwrap_or(b"");
+    let name = d
+        .path
+        .file_name()
+        .map(|n| n.as_encoded_bytes())
+        .unwrap_or(b"");
     !SKIPPED_DIRS.iter().any(|s| name == s.as_bytes())
         && !filter.prunes_dir(&String::from_utf8_lossy(&d.rel_bytes))
 }
@@ -312,7 +312,7 @@ fn read_names(dir: &Path, rel: &[u8], filter: &Filter<'_>) -> std::io::Result<Ve
     let listed: Vec<std::fs::DirEntry> = std::fs::read_dir(dir)?.collect::<Result<_, _>>()?;
     let decide = |e: &std::fs::DirEntry| -> Option<(bool, Name)> {
         let path = e.path();
-        let rel_bytes = child_rel(rel, e.file_name().as_bytes());
+        let rel_bytes = child_rel(rel, e.file_name().as_encoded_bytes());
         match e.file_type() {
             Ok(kind) => name_of(path, rel_bytes, kind, filter).map(|n| (true, n)),
             Err(err) => {
@@ -363,7 +363,7 @@ fn name_of(path: PathBuf, rel_bytes: Vec<u8>, kind: FileType, filter: &Filter<'_
                 if !keeps(&rel_bytes) {
                     return None;
                 }
-                let what = if e.raw_os_error() == Some(libc::ELOOP) {
+                let what = if portable::is_symlink_loop(&e) {
                     "symlink loop"
                 } else {
                     "cannot follow the symlink"
@@ -496,7 +496,7 @@ impl Walker<'_> {
         if !enters(d, &self.filter) {
             return Step::Leaf;
         }
-        let id = dir_id(&d.meta);
+        let id = portable::dir_id(&d.path, &d.meta);
         if let Some((_, ancestor)) = self.ancestors.iter().find(|(a, _)| *a == id) {
             let target = if ancestor.is_empty() {
                 "the scan root".to_string()
@@ -534,9 +534,15 @@ mod tests {
         assert_eq!(child_rel(b"r", b"x"), b"r/x");
         assert_eq!(child_rel(b"r/s", b"\xffy"), b"r/s/\xffy");
     }
+    // The file types and names below are Unix ones (FIFOs, symlinks, non-UTF-8 bytes).
+    #[cfg(unix)]
     use std::ffi::OsStr;
+    #[cfg(unix)]
+    use std::os::unix::ffi::OsStrExt;
+    #[cfg(unix)]
     use std::os::unix::fs::symlink;
 
+    #[cfg(unix)]
     #[test]
     fn loops_fifos_and_dangling_links_are_problems_not_hangs() {
         let dir = tempfile::tempdir().unwrap();
@@ -599,6 +605,7 @@ mod tests {
         assert_eq!(rels, vec!["x/a.png"]);
     }
 
+    #[cfg(unix)]
     #[test]
     fn byte_order_and_a_directory_reached_twice_is_scanned_once() {
         let dir = tempfile::tempdir().unwrap();
@@ -615,6 +622,7 @@ mod tests {
         assert_eq!(rels, vec!["a/x.png", "b/Z.png", "b/_.png", "b/a.png"]);
     }
 
+    #[cfg(unix)]
     #[test]
     fn a_large_listing_is_decided_in_parallel_and_walked_in_byte_order() {
         // Over 4,096 names in one folder (their decisions run in parallel), folders beside
@@ -677,6 +685,7 @@ mod tests {
         );
     }
 
+    #[cfg(unix)]
     #[test]
     fn permission_errors_explain_themselves() {
         let e = std::io::Error::from(std::io::ErrorKind::PermissionDenied);

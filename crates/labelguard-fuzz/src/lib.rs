@@ -23,6 +23,7 @@ use targets::Target;
 pub const SLOW: Duration = Duration::from_secs(2);
 
 /// CPU time this thread has used.
+#[cfg(unix)]
 fn thread_cpu() -> Duration {
     let mut t = libc::timespec {
         tv_sec: 0,
@@ -31,6 +32,13 @@ fn thread_cpu() -> Duration {
     // SAFETY: clock_gettime writes one timespec into the valid pointer given.
     unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
     Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
+}
+
+/// Elsewhere (Windows: std has no per-thread CPU clock) the wall time since the first call.
+#[cfg(not(unix))]
+fn thread_cpu() -> Duration {
+    static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    START.get_or_init(Instant::now).elapsed()
 }
 
 /// The outcome of feeding one input.

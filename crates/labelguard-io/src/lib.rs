@@ -5,6 +5,7 @@ pub mod fault;
 mod load;
 mod npy;
 pub mod output;
+pub mod portable;
 mod replay;
 mod safetensors;
 mod size;

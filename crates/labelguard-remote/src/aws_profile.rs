@@ -374,20 +374,23 @@ mod tests {
         );
         // A file that is there and cannot be opened (the tests run as root, who may open any
         // file; a socket cannot be opened by anyone, and does not block as a FIFO would).
-        let socket = d.path().join("socket");
-        let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
-        let e = load(&env(
-            d.path(),
-            &[("AWS_CONFIG_FILE", socket.to_str().unwrap())],
-        ))
-        .unwrap_err();
-        assert!(
-            e.starts_with(&format!(
-                "cannot read the AWS config file {} (AWS_CONFIG_FILE): ",
-                socket.display()
-            )) && e.contains("os error"),
-            "{e}"
-        );
+        #[cfg(unix)]
+        {
+            let socket = d.path().join("socket");
+            let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+            let e = load(&env(
+                d.path(),
+                &[("AWS_CONFIG_FILE", socket.to_str().unwrap())],
+            ))
+            .unwrap_err();
+            assert!(
+                e.starts_with(&format!(
+                    "cannot read the AWS config file {} (AWS_CONFIG_FILE): ",
+                    socket.display()
+                )) && e.contains("os error"),
+                "{e}"
+            );
+        }
         write(
             d.path(),
             "credentials",

@@ -473,6 +473,7 @@ fn dataset_rules_resize_artefacts_and_class_weights() {
         .all(|f| f.finding.severity != labelguard_core::Severity::Warning));
 }
 
+#[cfg(unix)] // a name or file type Windows has not
 #[test]
 fn a_grey_alpha_mask_has_an_extra_channel_and_non_utf8_names_are_flagged() {
     use std::os::unix::ffi::OsStrExt;

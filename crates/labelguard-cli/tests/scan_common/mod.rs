@@ -155,6 +155,7 @@ pub fn make_data(root: &Path) {
 /// the build's own path may pass through a directory only its owner can enter (a clone under
 /// `/root`, or in `mktemp -d`), which `nobody` cannot traverse. A copy in a directory opened
 /// to everyone, made once per test binary.
+#[cfg(unix)]
 pub fn binary_anyone_can_run() -> &'static Path {
     use std::os::unix::fs::PermissionsExt;
     static COPY: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();

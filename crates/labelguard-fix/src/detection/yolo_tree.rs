@@ -188,7 +188,7 @@ pub(super) fn run_yolo(
     }
     for (to, at) in &links {
         if std::fs::symlink_metadata(at).is_err() {
-            std::os::unix::fs::symlink(to, at).map_err(io(at))?;
+            labelguard_io::portable::symlink_dir(to, at).map_err(io(at))?;
         }
     }
     let mut problems = verify_yolo(

@@ -7,7 +7,7 @@
 use crate::problem::problem;
 use labelguard_core::rules::LG601;
 use labelguard_core::Finding;
-use std::os::unix::fs::FileTypeExt;
+use labelguard_io::portable::{is_symlink_loop, special_kind, Special};
 
 /// Maps an I/O error on a path to the LG601 problem that explains it.
 pub fn io_problem(what: &str, e: &std::io::Error) -> Finding {
@@ -20,7 +20,7 @@ pub fn io_problem(what: &str, e: &std::io::Error) -> Finding {
         NotFound => p
             .hint("a dangling symlink, or the file was removed during the scan")
             .fix("restore the link target or remove the link"),
-        _ if e.raw_os_error() == Some(libc::ELOOP) => p
+        _ if is_symlink_loop(e) => p
             .hint("a symlink that points to itself or into a cycle")
             .fix("remove the looping symlink"),
         _ => p,
@@ -29,14 +29,11 @@ pub fn io_problem(what: &str, e: &std::io::Error) -> Finding {
 
 /// LG601 for a FIFO, socket or device: never opened, because opening a FIFO blocks.
 pub fn special_file_problem(t: &std::fs::FileType) -> Finding {
-    let what = if t.is_fifo() {
-        "a FIFO (named pipe)"
-    } else if t.is_socket() {
-        "a socket"
-    } else if t.is_char_device() || t.is_block_device() {
-        "a device file"
-    } else {
-        "not a regular file"
+    let what = match special_kind(t) {
+        Special::Fifo => "a FIFO (named pipe)",
+        Special::Socket => "a socket",
+        Special::Device => "a device file",
+        Special::Other => "not a regular file",
     };
     problem(&LG601, format!("{what}, not a regular file; not opened"))
         .hint("opening a FIFO blocks until a writer appears: a DataLoader worker that opens it hangs forever")

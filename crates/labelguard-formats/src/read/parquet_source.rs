@@ -20,7 +20,6 @@ use bytes::Bytes;
 use parquet::errors::{ParquetError, Result};
 use parquet::file::reader::{ChunkReader, Length};
 use std::io::Read;
-use std::os::unix::fs::FileExt;
 
 /// The largest page (or footer) read, compressed or not: 64 MiB (a label column's pages are a few MB at
 /// most; writers default to 1 MiB). A larger claim is a corrupt file.
@@ -85,8 +84,7 @@ impl ParquetSource {
             )));
         }
         let mut buf = vec![0; n];
-        self.file
-            .read_exact_at(&mut buf, start)
+        labelguard_io::portable::read_exact_at(&self.file, &mut buf, start)
             .map_err(|e| corrupt(format!("cannot read {n} bytes at byte {start}: {e}")))?;
         Ok(buf)
     }

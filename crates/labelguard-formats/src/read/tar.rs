@@ -130,8 +130,7 @@ impl ReadAt for File {
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<usize> {
         let mut done = 0;
         while done < buf.len() {
-            match std::os::unix::fs::FileExt::read_at(self, &mut buf[done..], offset + done as u64)
-            {
+            match labelguard_io::portable::read_at(self, &mut buf[done..], offset + done as u64) {
                 Ok(0) => break,
                 Ok(n) => done += n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}

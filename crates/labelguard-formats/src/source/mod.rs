@@ -16,7 +16,6 @@ pub mod file;
 use file::{open_regular, open_within, read_file};
 use labelguard_core::Finding;
 use std::io::{Read, Seek, SeekFrom};
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -92,7 +91,7 @@ impl Source {
                 let f = open_shard(file, *len, max_bytes)?;
                 buf.clear();
                 buf.resize(*len as usize, 0);
-                f.read_exact_at(buf, *offset).map_err(|e| {
+                labelguard_io::portable::read_exact_at(&f, buf, *offset).map_err(|e| {
                     buf.clear();
                     io_problem("cannot read the member from its shard", &e)
                 })
@@ -210,7 +209,7 @@ impl Read for SourceReader {
                 if n == 0 {
                     return Ok(0);
                 }
-                let got = file.read_at(&mut out[..n], *start + *pos)?;
+                let got = labelguard_io::portable::read_at(file, &mut out[..n], *start + *pos)?;
                 if got == 0 {
                     // The shard is shorter than its index said: it changed under the scan.
                     return Err(std::io::ErrorKind::UnexpectedEof.into());

@@ -110,6 +110,7 @@ fn cityscapes_pairs_train_ids_and_falls_back_to_label_ids() {
     );
 }
 
+#[cfg(unix)] // a name or file type Windows has not
 #[test]
 fn non_utf8_names_are_reported_outside_the_layout_too() {
     use std::os::unix::ffi::OsStrExt;

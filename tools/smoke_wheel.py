@@ -1,0 +1,103 @@
+"""Installs one labelguard wheel into a fresh venv and runs it as a user would (issue 35).
+
+    python tools/smoke_wheel.py WHEEL [--python PY] [--torch-site DIR | --torch-index URL]
+
+In a new venv of PY (default: this interpreter), with no cargo or rustc on PATH and no package
+index (`--no-index --no-deps`: nothing can be compiled or downloaded), it checks:
+  - `labelguard --version` prints the wheel's version (the Cargo workspace's);
+  - the quick start's scan (examples/cityscapes-mini --preset cityscapes) exits 1 with its findings;
+  - `import labelguard` in the venv's interpreter, `labelguard.__version__` the same version;
+  - with torch (`--torch-site`: site-packages holding torch for PY, joined by os.pathsep, seen
+    through a .pth file;
+    or `--torch-index`: pip installs torch from that index), enable() refuses a bad
+    F.cross_entropy (a target beyond the classes) with labelguard's TargetError.
+Used by tools/test_wheels.sh (make test-dist) and the release workflow. Exit 0 when all pass.
+"""
+
+import argparse
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+BAD_CROSS_ENTROPY = """
+import torch, torch.nn.functional as F, labelguard
+labelguard.enable()
+try:
+    F.cross_entropy(torch.randn(4, 10), torch.tensor([1, 2, 10, 3]))
+except labelguard.TargetError as e:
+    print("refused:", str(e).splitlines()[0])
+else:
+    raise SystemExit("a target of 10 with 10 classes was not refused")
+"""
+
+
+def path_without_rust() -> str:
+    """PATH without the directories that hold cargo or rustc."""
+    dirs = [d for d in os.environ.get("PATH", "").split(os.pathsep) if d]
+    exe = ".exe" if os.name == "nt" else ""
+    return os.pathsep.join(d for d in dirs if not any(os.path.exists(os.path.join(d, t + exe)) for t in ("cargo", "rustc")))
+
+
+def wheel_version(wheel: pathlib.Path) -> str:
+    return wheel.name.split("-")[1]
+
+
+def run(args, env, cwd, expect=0):
+    t = time.monotonic()
+    r = subprocess.run([str(a) for a in args], capture_output=True, text=True, env=env, cwd=cwd)
+    if r.returncode != expect:
+        sys.exit(f"FAILED (exit {r.returncode}, expected {expect}): {' '.join(map(str, args))}\n{r.stdout}{r.stderr}")
+    return r.stdout, time.monotonic() - t
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("wheel", type=pathlib.Path)
+    ap.add_argument("--python", default=sys.executable)
+    torch = ap.add_mutually_exclusive_group()
+    torch.add_argument("--torch-site")
+    torch.add_argument("--torch-index")
+    a = ap.parse_args()
+    env = {k: v for k, v in os.environ.items() if k not in ("CARGO_HOME", "RUSTUP_HOME", "PYTHONPATH", "VIRTUAL_ENV")}
+    env["PATH"] = path_without_rust()
+    env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
+    if shutil.which("cargo", path=env["PATH"]) or shutil.which("rustc", path=env["PATH"]):
+        sys.exit("cargo or rustc is still on PATH")
+    version = wheel_version(a.wheel)
+    with tempfile.TemporaryDirectory(prefix="labelguard wheel ") as tmp:
+        tmp = pathlib.Path(tmp)
+        venv = tmp / "venv"
+        run([a.python, "-m", "venv", venv], env, tmp)
+        bindir = venv / ("Scripts" if os.name == "nt" else "bin")
+        py = bindir / "python"
+        _, took = run([py, "-m", "pip", "install", "-q", "--no-index", "--no-deps", a.wheel.resolve()], env, tmp)
+        print(f"  installed in {took:.1f} s")
+        env["PATH"] = str(bindir) + os.pathsep + env["PATH"]
+        command = shutil.which("labelguard", path=str(bindir))
+        assert command, f"no labelguard command in {bindir}"
+        out, _ = run([command, "--version"], env, tmp)
+        assert out.strip() == f"labelguard {version}", out
+        out, _ = run([command, "scan", ROOT / "examples" / "cityscapes-mini", "--preset", "cityscapes"], env, tmp, expect=1)
+        assert "LG105" in out, out
+        out, _ = run([py, "-c", "import labelguard; print(labelguard.__version__, labelguard.__file__)"], env, tmp)
+        assert out.split()[0] == version and str(venv) in out, out
+        print(f"  labelguard {version}: --version, the quick start's scan, import labelguard: ok")
+        if a.torch_site or a.torch_index:
+            if a.torch_site:
+                site = run([py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], env, tmp)[0].strip()
+                dirs = [str(pathlib.Path(d).resolve()) for d in a.torch_site.split(os.pathsep) if d]
+                pathlib.Path(site, "torch_site.pth").write_text("\n".join(dirs) + "\n")
+            else:
+                run([py, "-m", "pip", "install", "-q", "torch", "--index-url", a.torch_index], env, tmp)
+            out, _ = run([py, "-c", BAD_CROSS_ENTROPY], env, tmp)
+            print(f"  a bad F.cross_entropy under enable(): {out.strip()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
