@@ -7,6 +7,7 @@ package into the tests' venv), run as a user runs it.
 """
 import os
 import pathlib
+import random
 import pty
 import shutil
 import signal
@@ -27,23 +28,27 @@ def command() -> str:
     return found
 
 
-def png_mask(width: int, height: int, value: int) -> bytes:
-    """An 8-bit greyscale PNG whose every pixel is `value`."""
+def png_mask(width: int, height: int, classes: int) -> bytes:
+    """An 8-bit greyscale PNG of random class ids below `classes` (random, so that zlib cannot
+    shrink it and every copy costs a real decode)."""
     def chunk(kind: bytes, data: bytes) -> bytes:
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
-    rows = b"".join(b"\x00" + bytes([value]) * width for _ in range(height))
+    ids = bytes(range(classes)) * (256 // classes + 1)
+    noise = random.Random(0)
+    rows = b"".join(b"\x00" + noise.randbytes(width).translate(ids[:256]) for _ in range(height))
     header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
 
 
 def big_dataset(root: pathlib.Path, files: int = 20_000) -> pathlib.Path:
-    """`files` 512x512 masks (hard links of one file: quick to make, each read and decoded by the
-    scan): several seconds of scanning, so that a signal lands mid-scan."""
+    """`files` 1024x1024 masks of random ids (hard links of one file: quick to make, each read
+    and decoded by the scan): minutes of scanning on a quiet machine, so that a signal lands
+    mid-scan (512x512 masks of one value were scanned in under a second on a quiet CI machine)."""
     masks = root / "data" / "masks"
     masks.mkdir(parents=True)
     first = masks / "m0.png"
-    first.write_bytes(png_mask(512, 512, 3))
+    first.write_bytes(png_mask(1024, 1024, 19))
     for i in range(1, files):
         os.link(first, masks / f"m{i}.png")
     return root / "data"

@@ -159,7 +159,10 @@ def assert_ends_at(err, function, line, file=__file__):
     no frame of labelguard, AOTAutograd or inductor, nor dynamo's past its wrapper, is left."""
     frames = traceback.extract_tb(err.__traceback__)
     assert (frames[-1].filename, frames[-1].lineno, frames[-1].name) == (file, line, function), frames
-    inner = [f.filename for f in frames if "labelguard" + os.sep in f.filename or os.sep + "_functorch" + os.sep in f.filename or os.sep + "_inductor" + os.sep in f.filename or "torchinductor" in f.filename]
+    # labelguard's frames by the installed package's directory: the clone's own path holds
+    # "labelguard/" too (CI clones into .../labelguard/).
+    package = os.path.dirname(labelguard.__file__) + os.sep
+    inner = [f.filename for f in frames if f.filename.startswith(package) or os.sep + "_functorch" + os.sep in f.filename or os.sep + "_inductor" + os.sep in f.filename or "torchinductor" in f.filename]
     assert not inner, frames
     # Dynamo's frames: only the ones that called the compiled function (a compiled module's
     # __call__), the last its wrapper, right before the user's line.

@@ -53,7 +53,8 @@ def hook_env(tmp_path_factory):
         **os.environ,
         "PRE_COMMIT_HOME": str(tmp_path_factory.mktemp("pre-commit-cache")),
         "PIP_NO_INDEX": "1",
-        "PIP_FIND_LINKS": str(wheel_dir()),
+        # A file:// URL: pip splits PIP_FIND_LINKS at spaces, and a clone's path may hold one.
+        "PIP_FIND_LINKS": wheel_dir().resolve().as_uri(),
         "PIP_DISABLE_PIP_VERSION_CHECK": "1",
         "VIRTUALENV_NO_DOWNLOAD": "1",
     }
