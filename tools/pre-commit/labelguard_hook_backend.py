@@ -20,10 +20,14 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 
 def _version() -> str:
-    with open(os.path.join(ROOT, "python", "pyproject.toml"), encoding="utf-8") as f:
-        found = re.search(r'^version\s*=\s*"([^"]+)"', f.read(), re.MULTILINE)
-    if not found:
-        raise RuntimeError("python/pyproject.toml has no version")
+    """The project's one version: `[workspace.package]` of the Cargo workspace (the wheel's
+    version comes from there too: python/pyproject.toml's is dynamic)."""
+    with open(os.path.join(ROOT, "Cargo.toml"), encoding="utf-8") as f:
+        text = f.read()
+    section = text.split("[workspace.package]", 1)[-1].split("\n[", 1)[0]
+    found = re.search(r'^version\s*=\s*"([^"]+)"', section, re.MULTILINE)
+    if "[workspace.package]" not in text or not found:
+        raise RuntimeError("Cargo.toml's [workspace.package] has no version")
     return found.group(1)
 
 
