@@ -12,13 +12,14 @@ pub fn put(root: &Path, rel: &str, bytes: &[u8]) {
     std::fs::write(p, bytes).expect("write fixture");
 }
 
-fn png(
+/// Encodes a PNG with the `png` crate: any colour type and bit depth, an optional palette.
+pub fn png(
     width: u32,
     height: u32,
     color: png::ColorType,
     depth: png::BitDepth,
     data: &[u8],
-    palette: Option<Vec<u8>>,
+    palette: Option<&[u8]>,
 ) -> Vec<u8> {
     let mut out = Vec::new();
     {
@@ -26,7 +27,7 @@ fn png(
         enc.set_color(color);
         enc.set_depth(depth);
         if let Some(p) = palette {
-            enc.set_palette(p);
+            enc.set_palette(p.to_vec());
         }
         let mut w = enc.write_header().expect("header");
         w.write_image_data(data).expect("data");
@@ -67,7 +68,7 @@ pub fn png_palette(w: u32, h: u32, mask: &[u8], colours: &[[u8; 3]]) -> Vec<u8> 
         png::ColorType::Indexed,
         png::BitDepth::Eight,
         mask,
-        Some(colours.concat()),
+        Some(&colours.concat()),
     )
 }
 

@@ -414,28 +414,9 @@ fn decode_tiff<R: std::io::Read + std::io::Seek>(
 pub(crate) mod tests {
     use super::*;
 
-    /// Encodes a PNG with the `png` crate (test helper shared by other modules' tests).
-    pub fn png_bytes(
-        width: u32,
-        height: u32,
-        color: png::ColorType,
-        depth: png::BitDepth,
-        data: &[u8],
-        palette: Option<&[u8]>,
-    ) -> Vec<u8> {
-        let mut out = Vec::new();
-        {
-            let mut enc = png::Encoder::new(&mut out, width, height);
-            enc.set_color(color);
-            enc.set_depth(depth);
-            if let Some(p) = palette {
-                enc.set_palette(p.to_vec());
-            }
-            let mut w = enc.write_header().unwrap();
-            w.write_image_data(data).unwrap();
-        }
-        out
-    }
+    /// Encodes a PNG with the `png` crate (the fixtures' encoder, under the name other modules'
+    /// tests use).
+    pub use crate::fixtures::png as png_bytes;
 
     fn tiff_image<C: tiff::encoder::colortype::ColorType>(
         w: u32,
