@@ -10,6 +10,8 @@
 //! [`write_fixtures`] below and committed; a test keeps the two the same.
 
 mod scan_common;
+#[path = "cases_gen/truth.rs"]
+mod truth;
 
 use scan_common::{cityscapes, jpeg_stub, make_data, npy, png_gray8, put, tree};
 use std::io::Write;
@@ -101,6 +103,7 @@ fn write_fixtures(root: &Path) {
     put(&merge, "junk.json", b"{\"hello\": 1}");
 
     settings_first(&root.join("scan"));
+    truth::write(&root.join("scan"));
 }
 
 /// A dataset's own settings apply before its layout decides anything (issue 24): a plain
