@@ -9,6 +9,8 @@
 //! The binary inputs of the cases (tensor files, a small Cityscapes tree) are written by
 //! [`write_fixtures`] below and committed; a test keeps the two the same.
 
+#[path = "cases_gen/adversarial.rs"]
+mod adversarial;
 mod scan_common;
 #[path = "cases_gen/truth.rs"]
 mod truth;
@@ -104,6 +106,7 @@ fn write_fixtures(root: &Path) {
 
     settings_first(&root.join("scan"));
     truth::write(&root.join("scan"));
+    adversarial::write(&root.join("scan"));
 }
 
 /// A dataset's own settings apply before its layout decides anything (issue 24): a plain
