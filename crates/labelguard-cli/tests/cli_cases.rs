@@ -11,6 +11,8 @@
 
 #[path = "cases_gen/adversarial.rs"]
 mod adversarial;
+#[path = "cases_gen/coco.rs"]
+mod coco;
 mod scan_common;
 #[path = "cases_gen/truth.rs"]
 mod truth;
@@ -107,6 +109,7 @@ fn write_fixtures(root: &Path) {
     settings_first(&root.join("scan"));
     truth::write(&root.join("scan"));
     adversarial::write(&root.join("scan"));
+    coco::write(&root.join("fix"));
 }
 
 /// A dataset's own settings apply before its layout decides anything (issue 24): a plain
