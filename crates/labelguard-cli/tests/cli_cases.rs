@@ -13,6 +13,8 @@
 mod adversarial;
 #[path = "cases_gen/coco.rs"]
 mod coco;
+#[path = "cases_gen/fix.rs"]
+mod fix;
 mod scan_common;
 #[path = "cases_gen/truth.rs"]
 mod truth;
@@ -127,6 +129,7 @@ fn write_fixtures(root: &Path) {
     truth::write(&root.join("scan"));
     adversarial::write(&root.join("scan"));
     coco::write(&root.join("fix"));
+    fix::write(&root.join("fix"));
 }
 
 /// A dataset's own settings apply before its layout decides anything (issue 24): a plain
