@@ -4,16 +4,13 @@
 //! that are killed and resumed.)
 
 use crate::scan_common::coco::{coco, contiguous, mapped, write_coco};
+use crate::scan_common::put;
+use serde_json::Value;
 use std::path::Path;
 
 /// Writes the `coco_*.in` and `coco_*.out` folders under `fix`.
 pub fn write(fix: &Path) {
-    // trycmd reads a backslash in a written file as a path separator ('/'), so the names'
-    // quotes (escaped in JSON) become non-ASCII here: bytes that must pass through unchanged.
-    let mut input = coco(false);
-    for c in input["categories"].as_array_mut().unwrap() {
-        c["name"] = format!("catégorie {}", c["id"]).into();
-    }
+    let input = unescaped(coco(false));
     let (inp, out) = (
         fix.join("coco_contiguous.in"),
         fix.join("coco_contiguous.out"),
@@ -32,4 +29,41 @@ pub fn write(fix: &Path) {
     for name in ["detectron2.json", "start0.json"] {
         write_coco(&out, name, &zero);
     }
+    refusals(
+        &fix.join("coco_refusals.in"),
+        &fix.join("coco_refusals.out"),
+    );
+}
+
+/// A COCO file with an annotation of an undeclared category (12), a truncated copy, a JSON file
+/// that is not COCO, an unrelated file that must be kept, and an empty folder `c`. `.out` holds
+/// the input and the unrelated file as they must stay, and the output of `--drop-undeclared`.
+fn refusals(inp: &Path, out: &Path) {
+    let input = unescaped(coco(true));
+    let bytes = serde_json::to_vec_pretty(&input).unwrap();
+    for dir in [inp, out] {
+        put(dir, "in.json", &bytes);
+        put(dir, "other.json", b"keep");
+    }
+    put(inp, "cut.json", &bytes[..bytes.len() / 2]);
+    put(inp, "list.json", b"[1, 2]");
+    put(inp, "c/.keep", b"");
+    let mut dropped = input.clone();
+    dropped["annotations"].as_array_mut().unwrap().pop();
+    let renumbered = mapped(&dropped, &contiguous(&dropped, 1));
+    put(
+        out,
+        "out/a.json",
+        &serde_json::to_vec_pretty(&renumbered).unwrap(),
+    );
+}
+
+/// `v` with its category names made non-ASCII instead of quoted: trycmd reads a backslash in a
+/// written file as a path separator ('/'), so names whose quotes JSON escapes cannot be
+/// compared; these are bytes that must pass through unchanged too.
+fn unescaped(mut v: Value) -> Value {
+    for c in v["categories"].as_array_mut().unwrap() {
+        c["name"] = format!("catégorie {}", c["id"]).into();
+    }
+    v
 }
