@@ -9,7 +9,15 @@
 //! The binary inputs of the cases (tensor files, a small Cityscapes tree) are written by
 //! [`write_fixtures`] below and committed; a test keeps the two the same.
 
+#[path = "cases_gen/adversarial.rs"]
+mod adversarial;
+#[path = "cases_gen/coco.rs"]
+mod coco;
+#[path = "cases_gen/fix.rs"]
+mod fix;
 mod scan_common;
+#[path = "cases_gen/truth.rs"]
+mod truth;
 
 use scan_common::{cityscapes, jpeg_stub, make_data, npy, png_gray8, put, tree};
 use std::io::Write;
@@ -33,8 +41,15 @@ fn the_committed_fixtures_are_what_their_generator_writes() {
     write_fixtures(fresh.path());
     let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cmd");
     for dir in generated(fresh.path()) {
+        let written = tree(&fresh.path().join(&dir));
+        let mut committed = tree(&cases.join(&dir));
+        // An `.out` folder may also hold outputs recorded by `TRYCMD=overwrite` (an HTML
+        // report): what the generator writes there must be committed as it writes it.
+        if dir.ends_with(".out") {
+            committed.retain(|path, _| written.contains_key(path));
+        }
         assert!(
-            tree(&fresh.path().join(&dir)) == tree(&cases.join(&dir)),
+            written == committed,
             "tests/cmd/{dir} differs from what write_fixtures writes: run \
              `cargo test -p labelguard-cli --test cli_cases -- --ignored write_the_fixtures`"
         );
@@ -48,7 +63,10 @@ fn write_the_fixtures() {
     let fresh = tempfile::tempdir().unwrap();
     write_fixtures(fresh.path());
     for dir in generated(fresh.path()) {
-        let _ = std::fs::remove_dir_all(cases.join(dir));
+        // The outputs recorded in an `.out` folder stay; the generator writes over its own.
+        if !dir.ends_with(".out") {
+            let _ = std::fs::remove_dir_all(cases.join(dir));
+        }
     }
     write_fixtures(&cases);
 }
@@ -100,7 +118,18 @@ fn write_fixtures(root: &Path) {
     make_data(&merge);
     put(&merge, "junk.json", b"{\"hello\": 1}");
 
+    // The output files' case writes its report, HTML and weights beside DATA, which must be
+    // left as it was: `.out` holds DATA again (and the outputs, as recorded).
+    for dir in ["outputs_written.in", "outputs_written.out"] {
+        make_data(&root.join("scan").join(dir));
+    }
+    put(&root.join("scan/outputs_written.in"), "out/.keep", b"");
+
     settings_first(&root.join("scan"));
+    truth::write(&root.join("scan"));
+    adversarial::write(&root.join("scan"));
+    coco::write(&root.join("fix"));
+    fix::write(&root.join("fix"));
 }
 
 /// A dataset's own settings apply before its layout decides anything (issue 24): a plain

@@ -1,6 +1,7 @@
 //! `labelguard fix` through the binary: a run killed midway and restarted gives the same
 //! output as an uninterrupted run; reruns verify what is there; plans from a scan report and
-//! from --map; the input is never modified.
+//! from --map; the input is never modified. (A labelIds tree fixed under new parents and the
+//! errors fix cannot repair are cases: tests/cmd/fix/label_ids_*.)
 
 mod scan_common;
 use scan_common::*;
@@ -237,26 +238,6 @@ fn plans_come_from_a_scan_report_or_a_map_and_dry_runs_write_nothing() {
     // An output inside the input is refused: tests/cmd/fix/refused_output_inside_input.toml.
 }
 
-/// A Cityscapes tree of labelIds only, as downloaded (no labelTrainIds made yet).
-fn label_ids_tree(root: &Path) {
-    for (split, city) in [("train", "aachen"), ("val", "lindau")] {
-        for i in 0..3 {
-            let stem = format!("{city}_{i:06}_000019");
-            let m = scene(64, 32, &[7, 26, 11, 0], 24);
-            put(
-                root,
-                &format!("gtFine/{split}/{city}/{stem}_gtFine_labelIds.png"),
-                &png_gray8(64, 32, &m),
-            );
-            put(
-                root,
-                &format!("leftImg8bit/{split}/{city}/{stem}_leftImg8bit.png"),
-                &png_rgb(64, 32, &vec![90; 64 * 32 * 3]),
-            );
-        }
-    }
-}
-
 /// `fix data --out OUT --preset cityscapes --no-config EXTRA...`
 fn fix_args<'a>(out: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
     let mut args = vec![
@@ -270,121 +251,4 @@ fn fix_args<'a>(out: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
     ];
     args.extend_from_slice(extra);
     args
-}
-
-/// [`fix_args`] run in `dir`.
-fn fix_data(dir: &Path, out: &str, extra: &[&str]) -> std::process::Output {
-    run_in(dir, &fix_args(out, extra))
-}
-
-fn names(dir: &Path) -> Vec<String> {
-    tree(dir)
-        .keys()
-        .map(|p| p.to_string_lossy().into_owned())
-        .collect()
-}
-
-#[test]
-fn a_label_ids_tree_is_fixed_into_label_train_ids_under_new_parents_and_rescans_clean() {
-    let dir = tempfile::tempdir().unwrap();
-    label_ids_tree(&dir.path().join("data"));
-    let fix = |out: &str, extra: &[&str]| fix_data(dir.path(), out, extra);
-    // The scan reports the labelIds once for the dataset, with the files counted, names the
-    // ids as labelIds, and prints the command that repairs them.
-    let scan = run_in(
-        dir.path(),
-        &["scan", "data", "--preset", "cityscapes", "--no-config"],
-    );
-    assert_eq!(code(&scan), 1);
-    let text = stdout(&scan);
-    assert_eq!(text.matches("error[LG105]").count(), 1, "{text}");
-    assert!(text.contains("in 6 files ("), "{text}");
-    assert!(
-        text.contains("labelguard fix data --out data-fixed --preset cityscapes"),
-        "{text}"
-    );
-    let hist = text.split_once("Class histogram").unwrap().1;
-    for row in ["7 road", "11 building", "26 car"] {
-        assert!(hist.contains(row), "{row}: {hist}");
-    }
-    assert!(!hist.contains("traffic sign"), "{hist}");
-    assert!(
-        text.contains("train split, the labelIds mapped to trainIds"),
-        "{text}"
-    );
-    assert!(!text.contains("LG609"), "{text}");
-    // --dry-run with parents that do not exist: nothing is created, nothing fails.
-    let o = fix("new/parents/fixed", &["--dry-run"]);
-    assert_eq!(code(&o), 0, "{}", stderr(&o));
-    assert!(!dir.path().join("new").exists());
-    assert!(
-        stdout(&o).contains("aachen_000000_000019_gtFine_labelIds.png -> gtFine/train/aachen/aachen_000000_000019_gtFine_labelTrainIds.png"),
-        "{}",
-        stdout(&o)
-    );
-    let o = fix("new/parents/fixed", &[]);
-    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
-    assert!(stdout(&o).contains("the output is clean"), "{}", stdout(&o));
-    let out = dir.path().join("new/parents/fixed");
-    let files = names(&out);
-    assert_eq!(
-        files
-            .iter()
-            .filter(|f| f.ends_with("_gtFine_labelTrainIds.png"))
-            .count(),
-        6,
-        "{files:?}"
-    );
-    assert!(
-        !files.iter().any(|f| f.ends_with("_labelIds.png")),
-        "{files:?}"
-    );
-    let rescan = run_in(
-        dir.path(),
-        &[
-            "scan",
-            "new/parents/fixed",
-            "--preset",
-            "cityscapes",
-            "--no-config",
-        ],
-    );
-    assert_eq!(code(&rescan), 0, "{}", stdout(&rescan));
-    assert!(
-        stdout(&rescan).contains(": 0 errors"),
-        "{}",
-        stdout(&rescan)
-    );
-}
-
-#[test]
-fn errors_fix_cannot_repair_are_summed_up_and_strict_makes_them_exit_1() {
-    let dir = tempfile::tempdir().unwrap();
-    let data = dir.path().join("data");
-    label_ids_tree(&data);
-    // A mask cut off in the middle: no repair exists, it stays an error in the output.
-    let whole = png_gray8(64, 32, &scene(64, 32, &[7, 26], 24));
-    put(
-        &data,
-        "gtFine/train/aachen/aachen_000009_000019_gtFine_labelTrainIds.png",
-        &whole[..whole.len() / 2],
-    );
-    put(
-        &data,
-        "leftImg8bit/train/aachen/aachen_000009_000019_leftImg8bit.png",
-        &png_rgb(64, 32, &vec![90; 64 * 32 * 3]),
-    );
-    let o = fix_data(dir.path(), "lenient", &[]);
-    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
-    let text = stdout(&o);
-    assert!(
-        text.contains("1 error finding remains in the output that fix does not repair (LG"),
-        "{text}"
-    );
-    assert!(
-        text.contains("--strict makes any error left exit 1"),
-        "{text}"
-    );
-    let o = fix_data(dir.path(), "strict", &["--strict"]);
-    assert_eq!(code(&o), 1, "{}{}", stdout(&o), stderr(&o));
 }

@@ -1,9 +1,11 @@
-//! `labelguard fix` on detection labels through the binary: a COCO file's categories made
-//! contiguous (only the ids change, the mapping beside it, refusals that write nothing), a
-//! YOLO tree remapped by a table; both resume after a kill to the same bytes as an
-//! uninterrupted run and never write over their input.
+//! `labelguard fix` on detection labels through the binary: Python reads a COCO output,
+//! refusals leave no temporary, a YOLO tree is remapped by a table; both resume after a kill to the
+//! same bytes as an uninterrupted run and never write over their input. (The COCO ids made
+//! contiguous, byte for byte, and the refusals are cases: tests/cmd/fix/coco_*.)
 
-use labelguard_formats::fixtures::tree;
+mod scan_common;
+use scan_common::coco::{coco, write_coco};
+use scan_common::{code, stderr, tree};
 use serde_json::{json, Value};
 use std::path::Path;
 use std::process::Output;
@@ -22,156 +24,9 @@ fn fix(dir: &Path, args: &[&str], kill_after: Option<usize>) -> Output {
     cmd.output().expect("runs")
 }
 
-fn code(o: &Output) -> i32 {
-    o.status.code().unwrap_or(-1)
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
 fn report(o: &Output) -> Value {
     serde_json::from_slice(&o.stdout)
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stdout)))
-}
-
-/// A COCO file with COCO's gaps in the ids (1..90 less ten), pretty-printed, categories last.
-fn coco(undeclared: bool) -> Value {
-    let ids: Vec<i64> = (1..=90)
-        .filter(|i| ![12, 26, 29, 30, 45, 66, 68, 69, 71, 83].contains(i))
-        .collect();
-    let categories: Vec<Value> = ids
-        .iter()
-        .map(|i| json!({"supercategory": "thing", "id": i, "name": format!("class \"{i}\"")}))
-        .collect();
-    let mut annotations: Vec<Value> = (0..400)
-        .map(|k| {
-            json!({"segmentation": [[1.5, 2.25, 3.0, 4e-3]], "area": 12.5, "iscrowd": 0,
-                   "image_id": k % 37, "bbox": [0.1, 0.2, 30.75, 40.0],
-                   "category_id": ids[(k * 7) % ids.len()], "id": 1000 + k})
-        })
-        .collect();
-    if undeclared {
-        annotations
-            .push(json!({"id": 9999, "image_id": 1, "category_id": 12, "bbox": [0, 0, 1, 1]}));
-    }
-    let images: Vec<Value> = (0..37)
-        .map(|i| json!({"id": i, "file_name": format!("{i:012}.jpg"), "width": 640, "height": 480}))
-        .collect();
-    json!({"info": {"description": "generated", "id": 12}, "images": images,
-           "annotations": annotations, "categories": categories})
-}
-
-fn write_coco(dir: &Path, name: &str, v: &Value) -> Vec<u8> {
-    let text = serde_json::to_vec_pretty(v).unwrap();
-    std::fs::write(dir.join(name), &text).unwrap();
-    text
-}
-
-/// The input with its ids mapped as the mapping says: what the output must parse to.
-fn mapped(input: &Value, old_to_new: &Value) -> Value {
-    let new = |id: &Value| old_to_new[id.as_i64().unwrap().to_string()].clone();
-    let mut v = input.clone();
-    for c in v["categories"].as_array_mut().unwrap() {
-        c["id"] = new(&c["id"]);
-    }
-    for a in v["annotations"].as_array_mut().unwrap() {
-        a["category_id"] = new(&a["category_id"]);
-    }
-    v
-}
-
-#[test]
-fn coco_ids_become_contiguous_and_nothing_else_changes() {
-    let dir = tempfile::tempdir().unwrap();
-    let input = coco(false);
-    let bytes = write_coco(dir.path(), "instances.json", &input);
-    // A dry run says what would change and writes nothing.
-    let o = fix(
-        dir.path(),
-        &["instances.json", "--out", "new/instances.json", "--dry-run"],
-        None,
-    );
-    assert_eq!(code(&o), 0, "{}", stderr(&o));
-    assert!(String::from_utf8_lossy(&o.stdout).contains("90 -> 80"));
-    assert!(!dir.path().join("new").exists());
-    let o = fix(
-        dir.path(),
-        &[
-            "instances.json",
-            "--out",
-            "new/instances.json",
-            "--format",
-            "json",
-        ],
-        None,
-    );
-    assert_eq!(code(&o), 0, "{}", stderr(&o));
-    let r = report(&o);
-    assert_eq!(r["format"], "coco");
-    assert_eq!(r["problems"], json!([]));
-    assert_eq!(r["classes"], 80);
-    assert_eq!(r["objects"], 400);
-    let out = std::fs::read(dir.path().join("new/instances.json")).unwrap();
-    let map: Value = serde_json::from_slice(
-        &std::fs::read(dir.path().join("new/instances.category-map.json")).unwrap(),
-    )
-    .unwrap();
-    assert_eq!(map["old_to_new"]["1"], 1);
-    assert_eq!(map["old_to_new"]["13"], 12);
-    assert_eq!(map["old_to_new"]["90"], 80);
-    assert_eq!(map["new_to_old"]["80"], 90);
-    assert_eq!(map["names"]["80"], "class \"90\"");
-    let parsed: Value = serde_json::from_slice(&out).unwrap();
-    assert_eq!(parsed, mapped(&input, &map["old_to_new"]));
-    // Byte for byte: the same length give or take the digits, same lines outside the ids.
-    let (a, b) = (
-        String::from_utf8(bytes.clone()).unwrap(),
-        String::from_utf8(out).unwrap(),
-    );
-    assert_eq!(a.lines().count(), b.lines().count());
-    for (x, y) in a.lines().zip(b.lines()) {
-        if x != y {
-            assert!(
-                x.trim_start().starts_with("\"id\"")
-                    || x.trim_start().starts_with("\"category_id\""),
-                "{x} / {y}"
-            );
-        }
-    }
-    // Ids 1..11 are already in place: unchanged. The input is untouched.
-    assert_eq!(
-        std::fs::read(dir.path().join("instances.json")).unwrap(),
-        bytes
-    );
-    // From 0 for detectron2, or --start 0.
-    for args in [["--framework", "detectron2"], ["--start", "0"]] {
-        let out = format!("zero{}.json", args[0]);
-        let o = fix(
-            dir.path(),
-            &[
-                "instances.json",
-                "--out",
-                &out,
-                args[0],
-                args[1],
-                "--format",
-                "json",
-            ],
-            None,
-        );
-        assert_eq!(code(&o), 0, "{}", stderr(&o));
-        assert_eq!(report(&o)["old_to_new"]["1"], 0);
-        let v: Value =
-            serde_json::from_slice(&std::fs::read(dir.path().join(&out)).unwrap()).unwrap();
-        let ids: Vec<i64> = v["categories"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|c| c["id"].as_i64().unwrap())
-            .collect();
-        assert_eq!(ids, (0..80).collect::<Vec<_>>());
-    }
 }
 
 #[test]
@@ -201,64 +56,26 @@ fn python_reads_the_output() {
     );
 }
 
+/// What a case cannot hold or see (the refusals themselves: tests/cmd/fix/coco_refusals): a
+/// link to the input is the input, and a truncated file leaves no temporary behind.
 #[test]
-fn coco_refusals_write_nothing() {
+fn a_link_to_the_input_and_a_truncated_file_write_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let bytes = write_coco(d, "in.json", &coco(true));
-    // An undeclared category_id is named, with its count, and nothing is written.
-    let o = fix(d, &["in.json", "--out", "out/a.json"], None);
-    assert_eq!(code(&o), 2);
-    assert!(
-        stderr(&o).contains("12 (1 annotation)") && stderr(&o).contains("--drop-undeclared"),
-        "{}",
-        stderr(&o)
-    );
-    assert!(!d.join("out").exists());
-    // --drop-undeclared leaves it out and says so.
-    let o = fix(
-        d,
-        &[
-            "in.json",
-            "--out",
-            "out/a.json",
-            "--drop-undeclared",
-            "--format",
-            "json",
-        ],
-        None,
-    );
-    assert_eq!(code(&o), 0, "{}", stderr(&o));
-    let r = report(&o);
-    assert_eq!(
-        (r["dropped"].as_u64(), r["objects"].as_u64()),
-        (Some(1), Some(400))
-    );
-    let v: Value = serde_json::from_slice(&std::fs::read(d.join("out/a.json")).unwrap()).unwrap();
-    assert_eq!(v["annotations"].as_array().unwrap().len(), 400);
-    // Never in place: the input itself, a link to it, an unrelated existing file, a directory.
+    let bytes = write_coco(d, "in.json", &coco(false));
     #[cfg(unix)]
-    std::os::unix::fs::symlink(d.join("in.json"), d.join("link.json")).unwrap();
-    std::fs::write(d.join("other.json"), b"keep").unwrap();
-    let outs = ["in.json", "./in.json", "link.json", "other.json", "out"];
-    for out in outs.into_iter().filter(|o| cfg!(unix) || *o != "link.json") {
-        let o = fix(d, &["in.json", "--out", out], None);
-        assert_eq!(code(&o), 2, "{out}: {}", stderr(&o));
+    {
+        std::os::unix::fs::symlink(d.join("in.json"), d.join("link.json")).unwrap();
+        let o = fix(d, &["in.json", "--out", "link.json"], None);
+        assert_eq!(code(&o), 2, "{}", stderr(&o));
+        assert_eq!(std::fs::read(d.join("in.json")).unwrap(), bytes);
     }
-    assert_eq!(std::fs::read(d.join("in.json")).unwrap(), bytes);
-    assert_eq!(std::fs::read(d.join("other.json")).unwrap(), b"keep");
-    // A truncated file is an error and leaves no output, not even a temporary.
     std::fs::write(d.join("cut.json"), &bytes[..bytes.len() / 2]).unwrap();
     std::fs::create_dir(d.join("c")).unwrap();
     let o = fix(d, &["cut.json", "--out", "c/cut.json"], None);
     assert_eq!(code(&o), 2);
     assert!(stderr(&o).contains("truncated"), "{}", stderr(&o));
     assert_eq!(std::fs::read_dir(d.join("c")).unwrap().count(), 0);
-    // Not COCO at all.
-    std::fs::write(d.join("list.json"), b"[1, 2]").unwrap();
-    let o = fix(d, &["list.json", "--out", "c/list.json"], None);
-    assert_eq!(code(&o), 2);
-    assert!(stderr(&o).contains("not a COCO file"), "{}", stderr(&o));
 }
 
 #[test]

@@ -6,6 +6,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 pub use labelguard_formats::fixtures::*;
+pub mod coco;
 
 /// Runs `labelguard ARGS` in `cwd`, failing the test if it takes more than a minute (a hang
 /// is a bug: FIFOs and symlink loops must not block the scan).
