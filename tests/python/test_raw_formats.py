@@ -202,3 +202,31 @@ def test_a_pickle_that_would_run_code_is_read_not_run(labelguard, tmp_path):
     assert not marker.exists()
     codes = {c for c, _, _ in findings(report)}
     assert codes == {"LG602", "LG817"}, findings(report)
+
+
+def test_nanogpt_gpt2_bin_with_vocab_size(labelguard, tmp_path):
+    # nanoGPT's data/shakespeare/prepare.py (GPT-2 BPE ids, no meta.pkl):
+    # `train_ids = np.array(train_ids, dtype=np.uint16); train_ids.tofile(...)`; train.py then
+    # builds the model with its default vocab_size of 50304 rows.
+    root = tmp_path / "shakespeare"
+    root.mkdir()
+    ids = (np.arange(4000) * 12289) % 50257
+    ids[1234] = 50304  # one id at the padded vocabulary's end
+    np.array(ids, dtype=np.uint16).tofile(root / "train.bin")
+    np.array(np.arange(300) * 7 % 50257, dtype=np.uint16).tofile(root / "val.bin")
+    data = np.memmap(root / "train.bin", dtype=np.uint16, mode="r")
+    emb = torch.nn.Embedding(50304, 2)
+    emb(torch.from_numpy(data[:1234].astype(np.int64)))
+    with pytest.raises(IndexError):
+        emb(torch.from_numpy(data[1230:1240].astype(np.int64)))
+    # Nothing says the vocabulary: LG817 on both files, no error.
+    unchecked = scan_json(labelguard, root)
+    assert [c for c, _, _ in findings(unchecked)] == ["LG817", "LG817"]
+    report = scan_json(labelguard, root, "--vocab-size", "50304")
+    assert findings(report) == [("LG801", "train.bin", [1234])]
+    (x,) = [x for _, x in file_findings(report)]
+    assert "outside [0, 50304)" in x["message"] and "--vocab-size 50304" in x["message"]
+    assert report["settings"]["vocab_size"] == 50304
+    # One row more holds every id, as the model with 50305 rows does.
+    torch.nn.Embedding(50305, 2)(torch.from_numpy(data[:].astype(np.int64)))
+    assert findings(scan_json(labelguard, root, "--vocab-size", "50305")) == []

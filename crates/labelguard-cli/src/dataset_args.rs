@@ -174,7 +174,7 @@ mod tests {
     fn every_setting_has_its_flag() {
         let args = "--preset cityscapes --num-classes 3 --ignore-index -1 --palette p.txt \
                     --layout voc --reduce-zero-label --class-weights w.json --classes c.txt \
-                    --label-column y --model m --include a --include b --exclude c --mask-glob m \
+                    --label-column y --model m --vocab-size 9 --include a --include b --exclude c --mask-glob m \
                     --mask-suffix _l.png --image-template t --max-pixels 5 --max-rows 6 \
                     --imbalance-ratio 7.5 --strict --weights-method enet --framework mmdet";
         let text = |s: &str| Some(s.to_string());
@@ -189,6 +189,7 @@ mod tests {
             classes: Some("c.txt".into()),
             label_column: text("y"),
             model: Some("m".into()),
+            vocab_size: Some(9),
             layout: text("voc"),
             include: Some(vec!["a".into(), "b".into()]),
             exclude: Some(vec!["c".into()]),

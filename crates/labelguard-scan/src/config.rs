@@ -209,6 +209,9 @@ pub struct ScanOptions {
     pub label_column: Option<String>,
     /// The model directory token data is checked against (`--model`).
     pub model: Option<PathBuf>,
+    /// The vocabulary token ids are checked against (`--vocab-size`), over `model`'s and a
+    /// `meta.pkl`'s.
+    pub vocab_size: Option<u64>,
     pub layout: LayoutKind,
     pub include: Vec<Glob>,
     pub exclude: Vec<Glob>,
@@ -256,6 +259,7 @@ impl Default for ScanOptions {
             class_weights: None,
             label_column: None,
             model: None,
+            vocab_size: None,
             layout: LayoutKind::Auto,
             include: Vec::new(),
             exclude: Vec::new(),
@@ -348,6 +352,12 @@ impl ScanOptions {
         s.class_weights = o.class_weights.clone();
         s.label_column = o.label_column.clone();
         s.model = o.model.clone();
+        if let Some(n) = o.vocab_size {
+            if n == 0 {
+                return Err(invalid("--vocab-size must be at least 1"));
+            }
+            s.vocab_size = Some(n);
+        }
         if let Some(l) = &o.layout {
             s.layout = l.parse().map_err(invalid)?;
         }
@@ -589,6 +599,31 @@ mod tests {
         std::fs::remove_file(&cfg).unwrap();
         let found = ConfigFile::discover(&sub).unwrap().unwrap();
         assert_eq!(found.path, py);
+    }
+
+    #[test]
+    fn vocab_size_is_a_config_key_and_a_flag_overrides_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = dir.path().join("labelguard.toml");
+        std::fs::write(&cfg, "[scan]\nvocab_size = 50304\n").unwrap();
+        let file = ConfigFile::load(&cfg).unwrap().unwrap();
+        let s = ScanOptions::resolve(Some(&file), &Overrides::default()).unwrap();
+        assert_eq!(s.vocab_size, Some(50304));
+        let flag = Overrides {
+            vocab_size: Some(65),
+            ..Overrides::default()
+        };
+        let s = ScanOptions::resolve(Some(&file), &flag).unwrap();
+        assert_eq!(s.vocab_size, Some(65));
+        std::fs::write(&cfg, "vocab_size = 0\n").unwrap();
+        let file = ConfigFile::load(&cfg).unwrap().unwrap();
+        let e = ScanOptions::resolve(Some(&file), &Overrides::default())
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("--vocab-size must be at least 1"), "{e}");
+        std::fs::write(&cfg, "vocab_size = \"50k\"\n").unwrap();
+        assert!(ConfigFile::load(&cfg).is_err());
     }
 
     #[test]

@@ -143,8 +143,11 @@ pub fn scan_roots(
             .as_ref()
             .and_then(|dir| models.iter().find(|(d, _)| d == dir))
             .map(|(_, s)| s);
+        let given = o
+            .vocab_size
+            .map(|n| crate::analyze::ctx::with_vocab_size(spec, n));
         let mut ctx = Ctx::new(o, &class_names);
-        ctx.model = spec;
+        ctx.model = given.as_ref().or(spec);
         ctx.framework = o.framework.unwrap_or(match info.layout {
             // The framework a format is trained with unless told otherwise.
             LayoutKind::Yolo => Framework::Ultralytics,

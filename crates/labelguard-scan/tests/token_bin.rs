@@ -148,6 +148,82 @@ fn nanogpt_without_a_vocabulary_says_so_and_a_model_gives_one() {
     );
 }
 
+fn vocab_size(n: u64) -> Overrides {
+    Overrides {
+        vocab_size: Some(n),
+        ..Overrides::default()
+    }
+}
+
+#[test]
+fn vocab_size_overrides_meta_pkl_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    nanogpt(dir.path(), true, true);
+    // meta.pkl says 65 (ids 65 and 70 are out); --vocab-size 66 leaves only 70.
+    let r = scan(dir.path(), &opts(vocab_size(66)));
+    assert_eq!(
+        found(&r),
+        vec![("LG801".into(), "train.bin".into(), vec![17])]
+    );
+    let m = &r.all_findings().next().unwrap().finding.message;
+    assert!(
+        m.contains("1 token id of train.bin is outside [0, 66)")
+            && m.contains("--vocab-size 66, over meta.pkl's vocab_size 65")
+            && m.contains("position 17"),
+        "{m}"
+    );
+    // Large enough for every id: clean, whatever meta.pkl says.
+    assert_eq!(found(&scan(dir.path(), &opts(vocab_size(71)))), vec![]);
+    // Equal to meta.pkl's: nothing to override, only the flag is named.
+    let r = scan(dir.path(), &opts(vocab_size(65)));
+    let m = &r.all_findings().next().unwrap().finding.message;
+    assert!(m.contains("(--vocab-size 65)"), "{m}");
+}
+
+#[test]
+fn vocab_size_checks_a_file_without_meta_pkl_and_overrides_a_model() {
+    let dir = tempfile::tempdir().unwrap();
+    nanogpt(dir.path(), true, false);
+    let r = scan(dir.path(), &opts(vocab_size(66)));
+    assert_eq!(
+        found(&r),
+        vec![("LG801".into(), "train.bin".into(), vec![17])]
+    );
+    // The model's 50 rows would flag val.bin's 64 too; the flag wins and says so.
+    let model = model_dir(50);
+    let both = Overrides {
+        vocab_size: Some(66),
+        ..with_model(model.path())
+    };
+    let r = scan(dir.path(), &opts(both));
+    assert_eq!(
+        found(&r),
+        vec![("LG801".into(), "train.bin".into(), vec![17])]
+    );
+    let m = &r.all_findings().next().unwrap().finding.message;
+    assert!(m.contains("--vocab-size 66, over --model's"), "{m}");
+}
+
+#[test]
+fn vocab_size_checks_tokenized_rows_without_a_model() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("train.jsonl"),
+        "{\"input_ids\": [1, 5, 99]}\n{\"input_ids\": [7, 120, 3]}\n",
+    )
+    .unwrap();
+    let r = scan(dir.path(), &opts(vocab_size(100)));
+    let got = found(&r);
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert_eq!(
+        (got[0].0.as_str(), got[0].1.as_str()),
+        ("LG801", "train.jsonl")
+    );
+    let m = &r.all_findings().next().unwrap().finding.message;
+    assert!(m.contains("120") && m.contains("--vocab-size"), "{m}");
+    assert_eq!(found(&scan(dir.path(), &opts(vocab_size(121)))), vec![]);
+}
+
 #[test]
 fn a_broken_nanogpt_file_is_a_finding() {
     let dir = tempfile::tempdir().unwrap();

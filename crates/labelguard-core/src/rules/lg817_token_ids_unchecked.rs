@@ -5,9 +5,9 @@ declare_rule! {
     ///
     /// ## What it checks
     /// A flat token file (nanoGPT's `train.bin`/`val.bin`, a Megatron/NeMo/GPT-NeoX `.bin` + `.idx`) holds only the ids:
-    /// the vocabulary they index comes from elsewhere. labelguard takes it from `--model` (the embedding's rows) or,
-    /// for nanoGPT, from the `vocab_size` of the `meta.pkl` beside the files (read without running the pickle). With
-    /// neither, the ids are read (the largest one is reported) but not checked, and this finding says so rather than
+    /// the vocabulary they index comes from elsewhere. labelguard takes it from `--vocab-size N`, else from `--model`
+    /// (the embedding's rows), else, for nanoGPT, from the `vocab_size` of the `meta.pkl` beside the files (read
+    /// without running the pickle). With none of them, the ids are read (the largest one is reported) but not checked, and this finding says so rather than
     /// passing the data silently. labelguard does not guess a vocabulary (nanoGPT's GPT-2 default of 50304 rows is
     /// a setting of `train.py`, not of the data).
     ///
@@ -21,7 +21,7 @@ declare_rule! {
     /// assert on CUDA (`srcIndex < srcSelectDimSize`) and labelguard could not see it.
     ///
     /// ## Fix
-    /// Scan with `--model MODEL_DIR` (a Hugging Face model directory, or any folder with a `config.json` that gives
+    /// Scan with `--vocab-size N` (the `vocab_size` the model is built with), or `--model MODEL_DIR` (a Hugging Face model directory, or any folder with a `config.json` that gives
     /// `vocab_size`), or keep the `meta.pkl` that the dataset's `prepare.py` wrote beside the token files. For a
     /// dataset not tokenized yet: scan it after tokenizing (`.map(tokenize)` then `save_to_disk`), or let
     /// `labelguard.enable()` / `labelguard run` check each batch while training.

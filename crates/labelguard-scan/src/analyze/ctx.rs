@@ -3,6 +3,7 @@
 use crate::colours::ColourMap;
 use crate::config::ScanOptions;
 use crate::framework::Framework;
+use labelguard_core::model::ModelSpec;
 use std::collections::HashMap;
 
 /// Settings derived once per scan.
@@ -50,5 +51,29 @@ impl<'a> Ctx<'a> {
             .max_pixels
             .saturating_mul(8)
             .saturating_add(1 << 20)
+    }
+}
+
+/// How a token table sized by `--vocab-size` names its source (`ModelSpec::embedding_source`),
+/// which LG801 repeats.
+pub(crate) const SET_BY_FLAG: &str = "set by --vocab-size";
+
+/// The model token data is checked against under `--vocab-size n`: `model` (`--model`) with its
+/// token table `n` rows long, or a model known only by that size. Every check of token ids
+/// reads the table's rows ([`ModelSpec::token_rows`]), so this one value reaches them all; the
+/// messages name the flag, and the model's own size it overrode.
+pub(crate) fn with_vocab_size(model: Option<&ModelSpec>, n: u64) -> ModelSpec {
+    let base = model.cloned().unwrap_or_else(|| ModelSpec {
+        source: "--vocab-size".into(),
+        ..ModelSpec::default()
+    });
+    let over = match model.and_then(ModelSpec::token_rows_described) {
+        Some(d) if model.and_then(ModelSpec::token_rows) != Some(n) => format!(", over {d}"),
+        _ => String::new(),
+    };
+    ModelSpec {
+        embedding_rows: Some(n),
+        embedding_source: Some(format!("{SET_BY_FLAG} {n}{over}")),
+        ..base
     }
 }

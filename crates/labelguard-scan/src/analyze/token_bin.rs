@@ -1,6 +1,7 @@
 //! Flat token files (nanoGPT's `train.bin`, a Megatron `.bin` + `.idx`): every id against the
-//! vocabulary (LG801), which comes from `--model` (the embedding's rows) or nanoGPT's
-//! `meta.pkl`; without either the ids are read and LG817 says they were not checked. The file
+//! vocabulary (LG801), which comes from `--vocab-size`, else `--model` (the embedding's rows),
+//! else nanoGPT's `meta.pkl` (the finding names the one used, and a `meta.pkl` or model it
+//! overrode); without any the ids are read and LG817 says they were not checked. The file
 //! is streamed a range at a time on the scan's threads with the core's range kernel
 //! ([`labelguard_formats::read::token_bin::scan_ranges`]), so memory stays a few ranges whatever its size.
 
@@ -47,15 +48,20 @@ pub(crate) fn token_bin_file(item: &Item, kind: &TokenBin, ctx: &Ctx<'_>) -> Fil
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let model = ctx.model.and_then(|m: &ModelSpec| {
-        let rows = m.token_rows()?;
-        Some((
-            rows,
-            m.token_rows_described().unwrap_or_default() + " of --model",
-        ))
-    });
-    let mut vocab: Option<(u64, String)> = model;
-    let mut missing = "no --model was given";
+    let mut vocab: Option<(u64, String)> = match ctx.opts.vocab_size {
+        Some(n) if ctx.opts.model.is_some() => {
+            Some((n, format!("--vocab-size {n}, over --model's")))
+        }
+        Some(n) => Some((n, format!("--vocab-size {n}"))),
+        None => ctx.model.and_then(|m: &ModelSpec| {
+            let rows = m.token_rows()?;
+            Some((
+                rows,
+                m.token_rows_described().unwrap_or_default() + " of --model",
+            ))
+        }),
+    };
+    let mut missing = "no --vocab-size or --model was given";
     let (dtype, end, seqs) = match kind {
         TokenBin::NanoGpt { meta } => {
             if len == 0 {
@@ -70,15 +76,25 @@ pub(crate) fn token_bin_file(item: &Item, kind: &TokenBin, ctx: &Ctx<'_>) -> Fil
                 ));
                 return r;
             }
-            missing = "no --model was given and no meta.pkl is beside it";
-            if vocab.is_none() {
+            missing = "no --vocab-size or --model was given and no meta.pkl is beside it";
+            // meta.pkl gives the vocabulary without --model; under --vocab-size it is read too,
+            // so that the finding says which of the two it was checked against.
+            if vocab.is_none() || ctx.opts.vocab_size.is_some() {
                 if let Some(m) = meta {
                     match meta_vocab_size(m) {
-                        Ok(Some(n)) => vocab = Some((n, "vocab_size of meta.pkl".into())),
-                        Ok(None) => missing = "no --model was given and meta.pkl has no vocab_size",
+                        Ok(Some(n)) => match &mut vocab {
+                            None => vocab = Some((n, "vocab_size of meta.pkl".into())),
+                            Some((given, source)) if *given != n => {
+                                source.push_str(&format!(", over meta.pkl's vocab_size {n}"))
+                            }
+                            Some(_) => {}
+                        },
+                        Ok(None) => missing =
+                            "no --vocab-size or --model was given and meta.pkl has no vocab_size",
                         Err(e) => {
                             r.findings.push(corrupt_text("meta.pkl", &e));
-                            missing = "no --model was given and meta.pkl cannot be read";
+                            missing =
+                                "no --vocab-size or --model was given and meta.pkl cannot be read";
                         }
                     }
                 }

@@ -10,9 +10,14 @@ use labelguard_core::{Finding, Verdict};
 pub fn finding(t: &Tally, rows: Option<u64>, spec: Option<&ModelSpec>, split: &str) -> Finding {
     let top = t.max().unwrap_or(0);
     let negative = t.values.keys().next().is_some_and(|&v| v < 0);
+    // Under --vocab-size the table's size is the flag's: the message says so.
+    let given = spec
+        .and_then(|s| s.embedding_source.as_deref())
+        .filter(|s| s.starts_with(crate::analyze::ctx::SET_BY_FLAG))
+        .map_or(String::new(), |s| format!(" {s}"));
     let message = match rows {
         Some(n) => format!(
-            "{} of input_ids {} outside [0, {n}) of the embedding ({}): largest {top}",
+            "{} of input_ids {} outside [0, {n}) of the embedding{given} ({}): largest {top}",
             t.counted("token id"),
             labelguard_core::finding::is_are(t.count),
             t.rows_text(split),
@@ -33,7 +38,7 @@ pub fn finding(t: &Tally, rows: Option<u64>, spec: Option<&ModelSpec>, split: &s
             "the tokenizer has {len} tokens but the embedding {n} rows: tokens were added without resizing the model"
         ),
         (Some(_), _) => "ids from another tokenizer, or tokens added to the tokenizer but not to the model".to_string(),
-        (None, _) => "scan with --model MODEL_DIR to check the ids against the vocabulary".to_string(),
+        (None, _) => "scan with --model MODEL_DIR or --vocab-size N to check the ids against the vocabulary".to_string(),
     };
     let fix = if negative && top < 0 {
         "pad input_ids with tokenizer.pad_token_id (and mask the padding in attention_mask), never with a negative id".to_string()

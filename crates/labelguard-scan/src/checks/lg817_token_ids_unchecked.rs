@@ -18,7 +18,7 @@ pub fn finding(file: &str, tokens: u64, max: Option<i64>, why: &str) -> Finding 
         ),
     )
     .hint("the ids index the model's nn.Embedding: one at or beyond its rows is a device-side assert on CUDA (LG801)")
-    .fix("scan with --model MODEL_DIR (the model the data trains), or keep the meta.pkl that prepare.py wrote beside the files")
+    .fix("scan with --vocab-size N (the model's vocab_size) or --model MODEL_DIR (the model the data trains), or keep the meta.pkl that prepare.py wrote beside the files")
 }
 
 /// The finding for the dataset file `file` that holds no `input_ids` column (`columns` are the

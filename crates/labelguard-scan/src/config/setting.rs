@@ -200,6 +200,8 @@ settings! {
     label_column: String { value_name: "NAME", in_report: true }
     /// Token datasets: the model directory (config.json, tokenizer) that ids, labels, lengths and image placeholders are checked against.
     model: PathBuf { value_name: "MODEL_DIR", in_report: true }
+    /// Token data: the rows of the model's token embedding (ids are checked against 0..N-1); overrides nanoGPT's meta.pkl and --model's.
+    vocab_size: u64 { value_name: "N", in_report: true }
     /// Layout: auto, custom, cityscapes, voc, model, hfdataset, tokenbin, torchvision, coco, yolo, paired, webdataset, imagefolder, files.
     layout: String { group: Group::Labels, value_name: "LAYOUT", default: Some(r#""auto""#) }
     /// Scan only label files whose path (relative to PATH) matches; repeatable.

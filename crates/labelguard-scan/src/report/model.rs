@@ -43,6 +43,10 @@ pub struct Settings {
     /// The model directory token data was checked against (`--model`).
     #[serde(default)]
     pub model: Option<String>,
+    /// The vocabulary size token ids were checked against (`--vocab-size`); left out of the
+    /// report when unset, so that reports without it read as before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vocab_size: Option<u64>,
     pub max_pixels: u64,
     pub imbalance_ratio: f64,
     pub strict: bool,
@@ -83,6 +87,7 @@ impl Settings {
                 .model
                 .as_ref()
                 .map(|p| p.to_string_lossy().into_owned()),
+            vocab_size: opts.vocab_size,
             max_pixels: opts.max_pixels,
             imbalance_ratio: opts.imbalance_ratio,
             strict: opts.strict,
