@@ -147,6 +147,11 @@ pub(crate) fn chat_file(
         }
     };
     let template = &chat.template_source;
+    r.findings.extend(
+        chat.split_markers
+            .iter()
+            .map(|t| crate::checks::lg820_chat_marker_split::finding(t, template)),
+    );
     // Label masks: a template that marks the assistant's text trains on it alone, so a
     // conversation without an assistant turn has every label masked.
     if chat.marks_assistant && no_answer.rows > 0 {
