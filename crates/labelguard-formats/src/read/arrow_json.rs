@@ -166,44 +166,41 @@ fn offsets(
     Ok(out)
 }
 
-fn ints(f: &Field, c: &ColumnData<'_>, bits: u8, signed: bool) -> Result<Vec<Value>, IpcError> {
-    let width = usize::from(bits / 8).max(1);
+/// The fixed-width values of a column, `width` bytes each, decoded by `decode`.
+fn fixed(
+    f: &Field,
+    c: &ColumnData<'_>,
+    width: usize,
+    decode: impl Fn(&[u8]) -> Value,
+) -> Result<Vec<Value>, IpcError> {
     let data = c.buffers[1];
     if data.len() < c.len.saturating_mul(width) {
         return bad(f, format!("{} bytes for {} values", data.len(), c.len));
     }
-    Ok(data
-        .chunks_exact(width)
-        .take(c.len)
-        .map(|x| {
-            let mut le = [0u8; 8];
-            le[..width].copy_from_slice(x);
-            let raw = u64::from_le_bytes(le);
-            if signed {
-                let shift = 64 - 8 * width as u32;
-                Value::from(((raw << shift) as i64) >> shift)
-            } else {
-                Value::from(raw)
-            }
-        })
-        .collect())
+    Ok(data.chunks_exact(width).take(c.len).map(decode).collect())
+}
+
+fn ints(f: &Field, c: &ColumnData<'_>, bits: u8, signed: bool) -> Result<Vec<Value>, IpcError> {
+    let width = usize::from(bits / 8).clamp(1, 8);
+    fixed(f, c, width, |x| {
+        let mut le = [0u8; 8];
+        le[..width].copy_from_slice(x);
+        let raw = u64::from_le_bytes(le);
+        if signed {
+            let shift = 64 - 8 * width as u32;
+            Value::from(((raw << shift) as i64) >> shift)
+        } else {
+            Value::from(raw)
+        }
+    })
 }
 
 fn floats(f: &Field, c: &ColumnData<'_>, bits: u8) -> Result<Vec<Value>, IpcError> {
-    let width = usize::from(bits / 8);
-    let data = c.buffers[1];
-    if data.len() < c.len.saturating_mul(width) {
-        return bad(f, format!("{} bytes for {} values", data.len(), c.len));
-    }
-    Ok(data
-        .chunks_exact(width)
-        .take(c.len)
-        .map(|x| {
-            let v = match x.try_into() {
-                Ok(b4) => f64::from(f32::from_le_bytes(b4)),
-                Err(_) => f64::from_le_bytes(x.try_into().expect("8")),
-            };
-            serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number)
-        })
-        .collect())
+    fixed(f, c, usize::from(bits / 8), |x| {
+        let v = match x.try_into() {
+            Ok(b4) => f64::from(f32::from_le_bytes(b4)),
+            Err(_) => f64::from_le_bytes(x.try_into().expect("8")),
+        };
+        serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number)
+    })
 }
