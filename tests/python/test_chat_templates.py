@@ -1,5 +1,5 @@
-"""Chat JSONL (issue 42): `messages` / ShareGPT `conversations` files scanned against a model
-directory whose tokenizer carries a chat template. labelguard renders each conversation with the
+"""Chat datasets (issue 42): `messages` / ShareGPT `conversations` rows (JSONL; also Parquet and
+`save_to_disk` folders in the tests parametrized by `HOW`) scanned against a model directory whose tokenizer carries a chat template. labelguard renders each conversation with the
 template and tokenizes it; the truth is transformers' `tokenizer.apply_chat_template(messages,
 tokenize=True)` on the same tiny tokenizers (WordLevel and byte-level BPE, trained here offline),
 with templates in the shapes real models ship (ChatML with `trim`, Llama-2 with `raise_exception`
@@ -98,6 +98,26 @@ def write_jsonl(path, rows):
     return path
 
 
+def write_rows(tmp_path, name, rows, how="jsonl"):
+    """`rows` as chat datasets ship them: JSONL, Parquet (`Dataset.to_parquet`) or a `save_to_disk`
+    folder of two shards (test_chat_tables.py)."""
+    if how == "jsonl":
+        return write_jsonl(tmp_path / f"{name}.jsonl", rows)
+    datasets = pytest.importorskip("datasets")
+    ds = datasets.Dataset.from_list(rows)
+    if how == "parquet":
+        path = tmp_path / f"{name}.parquet"
+        ds.to_parquet(str(path))
+    else:
+        path = tmp_path / name
+        ds.save_to_disk(str(path), num_shards=min(2, len(rows)))
+    return path
+
+
+# Where a chat dataset's rows are: the same checks and rows named the same in each.
+HOW = ["jsonl", "parquet", "arrow"]
+
+
 def run(labelguard, data, model=None):
     args = ["--model", str(model)] if model else []
     return scan_json(labelguard, data, *args)
@@ -142,31 +162,37 @@ def test_token_counts_equal_apply_chat_template(labelguard, tmp_path, kind, temp
         assert lengths(labelguard, data, model) == truth(tok, convs)
 
 
-def test_sharegpt_rows_are_converted_as_trl_converts_them(labelguard, tmp_path):
+@pytest.mark.parametrize("how", HOW)
+def test_sharegpt_rows_are_converted_as_trl_converts_them(labelguard, tmp_path, how):
     tok = tokenizer("bytebpe", CHATML)
     model = model_dir(tmp_path, "m", tok, positions=1)
     r = random.Random(5)
     convs = [conversation(r, r.randint(2, 5), system=i == 2) for i in range(5)]
     share = [{"conversations": [{"from": {"user": "human", "assistant": "gpt"}.get(m["role"], m["role"]),
                                  "value": m["content"]} for m in c], "id": i} for i, c in enumerate(convs)]
-    data = write_jsonl(tmp_path / "sharegpt.jsonl", share)
+    data = write_rows(tmp_path, "sharegpt", share, how)
     assert lengths(labelguard, data, model) == truth(tok, convs)
 
 
-def test_a_too_long_conversation_is_found_and_a_clean_file_exits_0(labelguard, tmp_path):
+@pytest.mark.parametrize("how", HOW)
+def test_a_too_long_conversation_is_found_and_a_clean_file_exits_0(labelguard, tmp_path, how):
     tok = tokenizer("wordlevel", CHATML)
     r = random.Random(8)
     convs = [conversation(r, 2) for _ in range(12)]
     n = truth(tok, convs)
     limit = max(n.values())
     model = model_dir(tmp_path, "m", tok, positions=limit)
-    clean = write_jsonl(tmp_path / "clean.jsonl", [{"messages": c} for c in convs])
+    clean = write_rows(tmp_path, "clean", [{"messages": c, "id": i} for i, c in enumerate(convs)], how)
     assert by_code(run(labelguard, clean, model)) == {}
     assert exit_code(labelguard, clean, model) == 0
-    # Row 7 grows one turn past the table: the scan names it, with its length, and fails.
+    # Without a model: a warning that nothing was checked, never a label table missing its label.
+    assert set(by_code(run(labelguard, clean))) == {"LG815"}
+    assert exit_code(labelguard, clean) == 0
+    # Row 7 (in the second shard of a save_to_disk folder) grows one turn past the table: the
+    # scan names it, with its length, and fails.
     long = convs[7] + [{"role": "user", "content": " ".join(WORDS[:40])}]
     assert len(tok.apply_chat_template(long, tokenize=True, return_dict=True)["input_ids"]) > limit
-    bad = write_jsonl(tmp_path / "long.jsonl", [{"messages": long if i == 7 else c} for i, c in enumerate(convs)])
+    bad = write_rows(tmp_path, "long", [{"messages": long if i == 7 else c, "id": i} for i, c in enumerate(convs)], how)
     found = by_code(run(labelguard, bad, model))
     assert set(found) == {"LG805"}, found
     assert [loc["index"][0] for loc in found["LG805"][0]["locations"]] == [7]
@@ -174,7 +200,8 @@ def test_a_too_long_conversation_is_found_and_a_clean_file_exits_0(labelguard, t
     assert exit_code(labelguard, bad, model) == 1
 
 
-def test_a_conversation_the_template_refuses_is_lg898(labelguard, tmp_path):
+@pytest.mark.parametrize("how", HOW)
+def test_a_conversation_the_template_refuses_is_lg816(labelguard, tmp_path, how):
     tok = tokenizer("wordlevel", LLAMA2)
     model = model_dir(tmp_path, "m", tok, positions=512)
     r = random.Random(9)
@@ -182,7 +209,7 @@ def test_a_conversation_the_template_refuses_is_lg898(labelguard, tmp_path):
     convs[4] = [convs[4][0], convs[4][0]]  # two user turns in a row
     with pytest.raises(Exception, match="must alternate"):
         tok.apply_chat_template(convs[4], tokenize=True)
-    data = write_jsonl(tmp_path / "chat.jsonl", [{"messages": c} for c in convs])
+    data = write_rows(tmp_path, "chat", [{"messages": c} for c in convs], how)
     found = by_code(run(labelguard, data, model))
     assert set(found) == {"LG816"}, found
     assert [loc["index"][0] for loc in found["LG816"][0]["locations"]] == [4]

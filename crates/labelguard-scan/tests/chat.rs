@@ -268,3 +268,42 @@ fn a_conversation_without_an_answer_has_no_label_under_an_assistant_only_templat
     let plain = findings(&data, Some(&model(dir.path(), Some(TEMPLATE), 65, 10)));
     assert!(plain.is_empty(), "{plain:?}");
 }
+
+#[test]
+fn a_template_marker_the_tokenizer_splits_is_lg820_and_named_tokens_are_added_as_transformers_adds_them(
+) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let data = messages_file(dir.path(), &conversations());
+    // `<|eot_id|>` is in no vocabulary: split into `<|`, `eot_id`, `|>` (three unknowns).
+    let split = format!(
+        "{{{{ bos_token }}}}{}",
+        TEMPLATE.replace("<|im_end|>", "<|im_end|><|eot_id|>")
+    );
+    let m = model(dir.path(), Some(&split), 1, 10);
+    // `bos_token` `<s>` is named in tokenizer_config.json but not in tokenizer.json: transformers
+    // adds it at load, so it is one token (id 10) and no finding of its own.
+    let config_path = m.join("tokenizer_config.json");
+    let mut config: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&config_path).expect("read")).expect("json");
+    config["bos_token"] = "<s>".into();
+    std::fs::write(&config_path, config.to_string()).expect("config");
+    let found = findings(&data, Some(&m));
+    assert_eq!(
+        found.keys().collect::<Vec<_>>(),
+        ["LG801", "LG805", "LG820"],
+        "{found:?}"
+    );
+    let f = &found["LG820"][0];
+    assert_eq!(f.severity, Severity::Warning);
+    assert!(f.message.contains("'<|eot_id|>'"), "{}", f.message);
+    assert!(f.message.contains("3 pieces"), "{}", f.message);
+    assert!(f.fix.contains("resize_token_embeddings"), "{f:?}");
+    // Row 0: 10 tokens, 3 more per message for the split marker (2 messages), 1 for `<s>`.
+    assert_eq!(rows_and_values(&found["LG805"][0])[0], (0, "17".into()));
+    // `<s>` took id 10, past the 10-row embedding: LG801, as the model would hit it.
+    assert!(
+        found["LG801"][0].message.contains("10"),
+        "{:?}",
+        found["LG801"]
+    );
+}

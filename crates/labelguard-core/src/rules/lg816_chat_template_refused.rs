@@ -4,8 +4,8 @@ declare_rule! {
     /// The model's chat template refuses a conversation of a chat dataset.
     ///
     /// ## What it checks
-    /// Each conversation of a chat JSONL file (`messages` lists of `{role, content}`, ShareGPT
-    /// `conversations` of `{from, value}`) rendered with the chat template of the model directory given
+    /// Each conversation of a chat dataset (`messages` lists of `{role, content}`, ShareGPT
+    /// `conversations` of `{from, value}`; JSONL lines, or a column of Parquet or a `save_to_disk` folder) rendered with the chat template of the model directory given
     /// with `--model` (`chat_template.jinja`, or `chat_template` in `tokenizer_config.json`), as
     /// `tokenizer.apply_chat_template(messages)` renders it. A template that calls
     /// `raise_exception(...)` on a conversation (roles that do not alternate, a system message where it
@@ -21,6 +21,7 @@ declare_rule! {
     ///
     /// ## Checked by
     /// - `crates/labelguard-scan/src/checks/lg816_chat_template_refused.rs` (same name, in the scan crate)
-    /// - tests: `crates/labelguard-scan/tests/chat.rs`, `tests/python/test_chat_templates.py`
+    /// - tests: `crates/labelguard-scan/tests/chat.rs`, `tests/python/test_chat_templates.py`,
+    ///   `tests/python/test_chat_tables.py`
     "LG816", "chat-template-refused", Error
 }

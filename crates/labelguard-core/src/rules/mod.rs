@@ -129,6 +129,7 @@ catalogue! {
     lg815_chat_not_checked as LG815,
     lg816_chat_template_refused as LG816,
     lg817_token_ids_unchecked as LG817,
+    lg820_chat_marker_split as LG820,
     lg901_unidentified_device_assert as LG901,
     lg902_asynchronous_report as LG902,
     lg903_unexplained_error as LG903,

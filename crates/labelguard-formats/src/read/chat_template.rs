@@ -12,8 +12,11 @@
 //! keys of a message whose value is `None` are dropped; `chat_template.jinja` is the template
 //! when present, else `tokenizer_config.json`'s `chat_template` (a string, or a list of named
 //! templates of which `default` is used); the `{% generation %}` tag marks assistant text and
-//! renders its body as is.
+//! renders its body as is. The named special tokens are added to the tokenizer as transformers
+//! adds them at load ([`super::chat_specials`]).
 
+pub use super::chat_specials::SplitToken;
+use super::chat_specials::{add_config_tokens, split_markers, token_text};
 use minijinja::value::{Kwargs, Value};
 use minijinja::{Environment, Error, ErrorKind};
 use std::collections::BTreeMap;
@@ -49,6 +52,8 @@ pub struct ChatTokenizer {
     /// The template marks the assistant's text (`{% generation %}`): it is made for training on
     /// the assistant's tokens only (`return_assistant_tokens_mask`, TRL's `assistant_only_loss`).
     pub marks_assistant: bool,
+    /// The template's `<|...|>` markers that the tokenizer splits into pieces.
+    pub split_markers: Vec<SplitToken>,
 }
 
 /// Why one conversation has no text.
@@ -105,15 +110,6 @@ fn read_capped(path: &Path, limit: u64) -> Result<Option<Vec<u8>>, ChatSetupErro
         )));
     }
     Ok(Some(out))
-}
-
-/// A special token of `tokenizer_config.json`: a string, or an `AddedToken` object's `content`.
-fn token_text(v: &serde_json::Value) -> Option<String> {
-    match v {
-        serde_json::Value::String(s) => Some(s.clone()),
-        serde_json::Value::Object(o) => o.get("content")?.as_str().map(str::to_string),
-        _ => None,
-    }
 }
 
 /// The template text of `tokenizer_config.json`'s `chat_template`: a string, or the `default` of
@@ -210,7 +206,9 @@ impl ChatTokenizer {
         let specials = NAMED_TOKENS
             .iter()
             .filter_map(|&name| Some((name, token_text(config.get(name)?)?)))
-            .collect();
+            .collect::<BTreeMap<_, _>>();
+        let named: Vec<&str> = specials.values().map(String::as_str).collect();
+        add_config_tokens(&mut tokenizer, &named, &config);
         let jinja_path = dir.join("chat_template.jinja");
         let (template, template_source) = match read_capped(&jinja_path, CONFIG_LIMIT)? {
             Some(b) => (
@@ -237,6 +235,7 @@ impl ChatTokenizer {
                 }
             }
         };
+        let split_markers = split_markers(&tokenizer, &template);
         let plain = without_generation_tags(&template);
         let marks_assistant = plain != template;
         let env = environment(plain).map_err(|e| {
@@ -248,6 +247,7 @@ impl ChatTokenizer {
             specials,
             template_source,
             marks_assistant,
+            split_markers,
         })
     }
 

@@ -15,7 +15,10 @@
 
 pub mod array;
 pub mod arrow_ipc;
+pub mod arrow_json;
 pub mod chat;
+pub mod chat_rows;
+pub mod chat_specials;
 pub mod chat_template;
 pub mod class_weights;
 pub mod coco;

@@ -1,4 +1,4 @@
-//! Chat datasets (JSONL conversations): each conversation rendered with the model's chat
+//! Chat datasets (conversations in JSONL, Parquet or `save_to_disk` Arrow): each conversation rendered with the model's chat
 //! template and tokenized with its tokenizer, as `apply_chat_template(messages, tokenize=True)`
 //! makes the `input_ids` the model sees; those ids then go through the token checks
 //! ([`TokenChecks`]: lengths against the position table, LG805; ids against the embedding,
@@ -12,10 +12,10 @@ use crate::checks::token_rows::{Col, Tally, Values};
 use crate::checks::{lg815_chat_not_checked as lg815, lg816_chat_template_refused as lg816};
 use crate::layout::Item;
 use labelguard_core::TensorView;
-use labelguard_formats::read::chat::{read_conversations, ChatKey};
+use labelguard_formats::read::chat::{ChatFormat, ChatKey, Conversations};
 use labelguard_formats::read::chat_template::{ChatTokenizer, RenderError};
 use labelguard_formats::read::tokens::{TokenBatch, INPUT_IDS};
-use std::path::Path;
+use std::path::PathBuf;
 
 /// Conversations tokenized before their ids go to the checks.
 const BATCH: usize = 1024;
@@ -65,8 +65,15 @@ impl Pending {
     }
 }
 
-/// Checks the conversations of the chat JSONL file `path`.
-pub(crate) fn chat_file(item: &Item, path: &Path, key: ChatKey, ctx: &Ctx<'_>) -> FileResult {
+/// Checks the conversations of a chat dataset: column `key` of `files` (one JSONL or Parquet
+/// file, or the Arrow shards of a `save_to_disk` split, rows numbered on across them).
+pub(crate) fn chat_file(
+    item: &Item,
+    files: &[PathBuf],
+    format: ChatFormat,
+    key: ChatKey,
+    ctx: &Ctx<'_>,
+) -> FileResult {
     let mut r = FileResult::new(item, FileKind::Table);
     r.unit = Unit::Samples;
     let chat = match ctx.opts.model.as_deref() {
@@ -83,16 +90,20 @@ pub(crate) fn chat_file(item: &Item, path: &Path, key: ChatKey, ctx: &Ctx<'_>) -
         values: Vec::new(),
         offsets: vec![0],
     };
-    let read = read_conversations(path, key, &mut |row, conversation| {
+    let mut conversations = Conversations::open(files, format, key);
+    for (row, conversation) in conversations.by_ref() {
         let messages = match conversation {
             Ok(m) => m,
-            Err(why) => return malformed.add(row, why),
+            Err(why) => {
+                malformed.add(row, why);
+                continue;
+            }
         };
         if !has_assistant_turn(&messages) {
             no_answer.add("messages", row, None, 0);
         }
         let Ok(chat) = &chat else {
-            return;
+            continue;
         };
         let ids = chat.render(&messages).and_then(|text| {
             chat.encode(&text)
@@ -107,9 +118,9 @@ pub(crate) fn chat_file(item: &Item, path: &Path, key: ChatKey, ctx: &Ctx<'_>) -
         if pending.offsets.len() > BATCH {
             pending.flush(&mut checks);
         }
-    });
+    }
     pending.flush(&mut checks);
-    let rows = match read {
+    let rows = match conversations.finish() {
         Ok(rows) => rows,
         Err(e) => {
             r.findings
@@ -136,6 +147,11 @@ pub(crate) fn chat_file(item: &Item, path: &Path, key: ChatKey, ctx: &Ctx<'_>) -
         }
     };
     let template = &chat.template_source;
+    r.findings.extend(
+        chat.split_markers
+            .iter()
+            .map(|t| crate::checks::lg820_chat_marker_split::finding(t, template)),
+    );
     // Label masks: a template that marks the assistant's text trains on it alone, so a
     // conversation without an assistant turn has every label masked.
     if chat.marks_assistant && no_answer.rows > 0 {

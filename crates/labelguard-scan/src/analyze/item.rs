@@ -16,7 +16,7 @@ use crate::checks::lg620_internal_error::internal_error;
 use crate::checks::lg707_annotation_without_image as lg707;
 use crate::layout::{Item, Part, Task};
 use labelguard_formats::isolate::isolated;
-use labelguard_formats::read::chat::chat_key;
+use labelguard_formats::read::chat::{chat_key, ChatFormat};
 use labelguard_formats::read::header::image_header;
 use labelguard_formats::read::table::TableFormat;
 use labelguard_formats::read::tokens::{has_input_ids, TokenFormat};
@@ -28,6 +28,15 @@ fn token_format(format: TableFormat) -> Option<TokenFormat> {
         TableFormat::Jsonl => Some(TokenFormat::Jsonl),
         TableFormat::Parquet => Some(TokenFormat::Parquet),
         TableFormat::Csv | TableFormat::Tsv => None,
+    }
+}
+
+/// Where a chat dataset's rows are, for a table or token format.
+fn chat_format(format: TokenFormat) -> ChatFormat {
+    match format {
+        TokenFormat::Jsonl => ChatFormat::Jsonl,
+        TokenFormat::Parquet => ChatFormat::Parquet,
+        TokenFormat::Arrow => ChatFormat::Arrow,
     }
 }
 
@@ -105,15 +114,25 @@ pub fn analyze_item(item: &Item, ctx: &Ctx<'_>, bufs: &mut Buffers) -> FileResul
             }
             // Conversations (`messages`, ShareGPT `conversations`) are read as the chat
             // template renders them, not as a label table.
-            Some(TokenFormat::Jsonl) => {
-                match item.source.path().and_then(|p| Some((p, chat_key(p)?))) {
-                    Some((path, key)) => super::chat::chat_file(item, path, key, ctx),
-                    None => table_file(item, *format, ctx),
+            Some(f) => match item
+                .source
+                .path()
+                .and_then(|p| Some((p, chat_key(p, chat_format(f))?)))
+            {
+                Some((path, key)) => {
+                    super::chat::chat_file(item, &[path.to_path_buf()], chat_format(f), key, ctx)
                 }
-            }
-            _ => table_file(item, *format, ctx),
+                None => table_file(item, *format, ctx),
+            },
+            None => table_file(item, *format, ctx),
         },
-        Task::Tokens { files, format } => super::tokens::token_files(item, files, *format, ctx),
+        Task::Tokens { files, format } => match files
+            .first()
+            .and_then(|p| chat_key(p, chat_format(*format)))
+        {
+            Some(key) => super::chat::chat_file(item, files, chat_format(*format), key, ctx),
+            None => super::tokens::token_files(item, files, *format, ctx),
+        },
         Task::Image { class, .. } => image_sample(item, class, ctx),
         Task::Coco { images } => super::detection::coco::coco_file(item, images.as_deref(), ctx),
         Task::Yolo {

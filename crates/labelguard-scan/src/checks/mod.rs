@@ -50,5 +50,6 @@ pub mod lg808_image_placeholder_mismatch;
 pub mod lg815_chat_not_checked;
 pub mod lg816_chat_template_refused;
 pub mod lg817_token_ids_unchecked;
+pub mod lg820_chat_marker_split;
 pub mod token_rows;
 pub mod token_stream;
