@@ -141,6 +141,12 @@ class Traced:
         return f"in torch.compile'd code at {file}:{line}, in {function}" + (f"\n    {code}" if code else "")
 
 
+def dims_of(slot: Sequence[Any]) -> int:
+    """How many of the op's `dims` a slot of the spec takes."""
+    kind = slot[0]
+    return slot[2] if kind == "s" else 1 if kind == "i" else slot[1] if kind == "l" else sum(slot[1]) if kind == "sl" else 0
+
+
 class _Plan:
     """A parsed spec: how to rebuild the call's (args, kwargs) from the op's run-time inputs."""
 
@@ -164,6 +170,8 @@ class _Plan:
                 ndim = slot[2]
                 values.append(shape_view(getattr(torch, slot[1]), tuple(dims[cursor:cursor + ndim])))
                 cursor += ndim
+            elif kind == "v":
+                values.append(shape_view(getattr(torch, slot[2]), tuple(tensors[slot[1]].shape)))
             elif kind == "i":
                 values.append(int(dims[cursor]))
                 cursor += 1
@@ -202,8 +210,11 @@ def _slot(key: Any, value: Any, roles: Dict[Any, str], torch: Any, tensors: List
         if role == "read":
             tensors.append(value.detach())
             return ("t", len(tensors) - 1)
-        dims.extend(value.shape)
-        return ("s", value.dtype, value.dim())
+        # Passed as the tensor, for its shape only (inductor's graph gets its sizes instead,
+        # `_placement.py`): its sizes as arguments of their own would be symbolic expressions
+        # under dynamic=True that AOTAutograd then reuses in other nodes of the graph.
+        tensors.append(value.detach())
+        return ("v", len(tensors) - 1, value.dtype)
     # Numbers go to the op as numbers, constant or not: under dynamic=True dynamo may hold a
     # module's int or float attribute (ignore_index, label_smoothing) as a symbol.
     if type(value) is int or isinstance(value, torch.SymInt):
@@ -408,7 +419,7 @@ def _spec_impl(key: str, slots: Tuple[Tuple[Any, ...], ...], names: Tuple[str, .
     when the call holds an argument that cannot be rebuilt at run time."""
     if any(s[0] == "x" for s in slots):
         return ""
-    plain = [["s", str(s[1]).removeprefix("torch."), s[2]] if s[0] == "s" else list(s) for s in slots]
+    plain = [["v", s[1], str(s[2]).removeprefix("torch.")] if s[0] == "v" else list(s) for s in slots]
     return json.dumps({"key": key, "slots": plain, "names": list(names), "frames": traced_frames()})
 
 
