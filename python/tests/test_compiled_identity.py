@@ -86,12 +86,12 @@ def seg_batch(g, i):
 #: of its refusal; None: a bad batch is not refused in compiled code yet, identity only: an
 #: `index_put_` whose index is a tuple holding the labels is not checked, eager or compiled)
 SCENARIOS = {
-    "lm-loss-dynamic": (ShiftedLM, lm_batch, {"dynamic": True}, (1, 4, 50), "LG101"),
+    "lm-loss-dynamic": (ShiftedLM, lm_batch, {"dynamic": True}, (1, 4, 99), "LG101"),
     "segmentation": (SegNet, seg_batch, {}, (1, 30, 5), "LG101"),
     "functional-embedding": (FunctionalEmbedding, lambda g, i: (torch.randint(0, 500, (8, 5), generator=g), torch.randint(0, 10, (8,), generator=g)), {}, (0, 3, 500), "LG401"),
     "index-put-one-hot": (IndexPutOneHot, lambda g, i: (torch.randn(16, 32, generator=g), torch.randint(0, 20, (16,), generator=g)), {}, (1, 3, 20), None),
     "max-autotune-classifier": (MLP, lambda g, i: (torch.randn(16, 64, generator=g), torch.randint(0, 30, (16,), generator=g)),
-                                {"mode": "max-autotune-no-cudagraphs"}, (1, 3, 30), "LG101"),
+                                {"mode": "max-autotune-no-cudagraphs"}, (1, 3, 99), "LG101"),
 }
 
 
