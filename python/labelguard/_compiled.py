@@ -12,8 +12,10 @@ Why it stays in the graph and before the kernel: the op returns a 0-d one per te
 and the wrapper passes each tensor it reads (an index, a target, BCE's probabilities) multiplied
 by its one (exact) to the original op. The kernel that reads it then depends on the check: no
 pass removes the check and no scheduler runs the kernel first. Tensors whose values the check does not read (logits, an indexed
-table) travel as their shapes (SymInts under `dynamic=True`), never as tensors, so inductor fuses
-and materialises what it would without labelguard. The op is tagged `cudagraph_unsafe`: under
+table) are passed for their shapes only. Inductor never partitions or fuses this graph with the
+check in it: `_placement.py` takes the checks out of the joint graph before AOTAutograd's
+partitioner and puts them back into the forward graph after it (with their sizes instead of the
+shape-only tensors), so inductor fuses, saves and materialises what it would without labelguard. The op is tagged `cudagraph_unsafe`: under
 `mode="reduce-overhead"` inductor's graph partition runs it outside the CUDA graphs, every step
 (torch 2.15, torch/_inductor/scheduler.py: a node for which `is_cudagraph_unsafe_op` holds is a
 partition boundary, "CUDAGraph-unsafe custom ops"; with `graph_partition` off,
