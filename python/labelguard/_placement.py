@@ -38,40 +38,37 @@ from typing import Any, Dict, List, Optional
 from ._report import TargetWarning
 
 _SOURCE = open(__file__, encoding="utf-8").read()  # (in the passes' cache key)
-_INSTALLED: List[Any] = []  # (Strip, Place) while enable() holds them in inductor's config
+#: (setting's name, its value as enable() found it, the value enable() gave it), while enabled.
+_INSTALLED: List[Any] = []
 
 
 def install() -> None:
-    """Adds the two passes to inductor's config (enable(), once dynamo is imported)."""
+    """Adds the two passes in front of inductor's configured ones (enable(), once dynamo is
+    imported)."""
     if _INSTALLED:
         return
     config = sys.modules["torch"]._inductor.config
     base = sys.modules["torch._inductor.custom_graph_pass"].CustomGraphPass
     strip, place = _passes(base)
-    config.joint_custom_pre_pass = (strip,) + _others(config.joint_custom_pre_pass)
-    config.post_grad_custom_pre_pass = (place,) + _others(config.post_grad_custom_pre_pass)
-    _INSTALLED.extend((strip, place))
+    for name, mine in (("joint_custom_pre_pass", strip), ("post_grad_custom_pre_pass", place)):
+        found = getattr(config, name)
+        others = () if found is None else tuple(found) if isinstance(found, (list, tuple)) else (found,)
+        setting = (mine,) + others
+        _INSTALLED.append((name, found, setting))
+        setattr(config, name, setting)
 
 
 def remove() -> None:
-    """Takes the passes out again, leaving any other pass in place (disable())."""
-    if not _INSTALLED:
-        return
-    config = sys.modules["torch"]._inductor.config
-    config.joint_custom_pre_pass = _without(config.joint_custom_pre_pass)
-    config.post_grad_custom_pre_pass = _without(config.post_grad_custom_pre_pass)
+    """Gives each setting back as enable() found it, unless it was changed meanwhile: then only
+    labelguard's pass is taken out of it (disable())."""
+    config = sys.modules["torch"]._inductor.config if _INSTALLED else None
+    for name, found, setting in _INSTALLED:
+        now = getattr(config, name)
+        if now is setting:
+            setattr(config, name, found)
+        elif isinstance(now, (list, tuple)):
+            setattr(config, name, type(now)(p for p in now if p is not setting[0]))
     _INSTALLED.clear()
-
-
-def _others(setting: Any) -> tuple:
-    if setting is None:
-        return ()
-    return tuple(p for p in (setting if isinstance(setting, (list, tuple)) else (setting,)) if p not in _INSTALLED)
-
-
-def _without(setting: Any) -> Any:
-    rest = _others(setting)
-    return None if not rest else rest if len(rest) > 1 or isinstance(setting, (list, tuple)) else rest[0]
 
 
 #: The checks the last joint graph gave up, for the forward graph that its partition makes.

@@ -138,3 +138,20 @@ def test_a_valid_compiled_step_is_bit_identical_and_a_bad_one_refused(name):
     rule = SCENARIOS[name][4]
     if rule is not None:
         assert refused.code == rule, repr(refused)
+
+
+def test_enable_adds_its_passes_beside_the_users_own_and_disable_restores_them():
+    from torch._inductor import config
+
+    def mine(graph):
+        pass
+
+    config.joint_custom_pre_pass, config.post_grad_custom_pre_pass = mine, None
+    try:
+        labelguard.enable()
+        joint, post_grad = config.joint_custom_pre_pass, config.post_grad_custom_pre_pass
+        labelguard.disable()
+        assert len(joint) == 2 and joint[1] is mine and len(post_grad) == 1
+        assert config.joint_custom_pre_pass is mine and config.post_grad_custom_pre_pass is None
+    finally:
+        config.joint_custom_pre_pass = config.post_grad_custom_pre_pass = None
