@@ -12,8 +12,10 @@ Why it stays in the graph and before the kernel: the op returns a 0-d one per te
 and the wrapper passes each tensor it reads (an index, a target, BCE's probabilities) multiplied
 by its one (exact) to the original op. The kernel that reads it then depends on the check: no
 pass removes the check and no scheduler runs the kernel first. Tensors whose values the check does not read (logits, an indexed
-table) travel as their shapes (SymInts under `dynamic=True`), never as tensors, so inductor fuses
-and materialises what it would without labelguard. The op is tagged `cudagraph_unsafe`: under
+table) are passed for their shapes only. Inductor never partitions or fuses this graph with the
+check in it: `_placement.py` takes the checks out of the joint graph before AOTAutograd's
+partitioner and puts them back into the forward graph after it (with their sizes instead of the
+shape-only tensors), so inductor fuses, saves and materialises what it would without labelguard. The op is tagged `cudagraph_unsafe`: under
 `mode="reduce-overhead"` inductor's graph partition runs it outside the CUDA graphs, every step
 (torch 2.15, torch/_inductor/scheduler.py: a node for which `is_cudagraph_unsafe_op` holds is a
 partition boundary, "CUDAGraph-unsafe custom ops"; with `graph_partition` off,
@@ -141,6 +143,12 @@ class Traced:
         return f"in torch.compile'd code at {file}:{line}, in {function}" + (f"\n    {code}" if code else "")
 
 
+def dims_of(slot: Sequence[Any]) -> int:
+    """How many of the op's `dims` a slot of the spec takes."""
+    kind = slot[0]
+    return slot[2] if kind == "s" else 1 if kind == "i" else slot[1] if kind == "l" else sum(slot[1]) if kind == "sl" else 0
+
+
 class _Plan:
     """A parsed spec: how to rebuild the call's (args, kwargs) from the op's run-time inputs."""
 
@@ -164,6 +172,8 @@ class _Plan:
                 ndim = slot[2]
                 values.append(shape_view(getattr(torch, slot[1]), tuple(dims[cursor:cursor + ndim])))
                 cursor += ndim
+            elif kind == "v":
+                values.append(shape_view(getattr(torch, slot[2]), tuple(tensors[slot[1]].shape)))
             elif kind == "i":
                 values.append(int(dims[cursor]))
                 cursor += 1
@@ -202,8 +212,11 @@ def _slot(key: Any, value: Any, roles: Dict[Any, str], torch: Any, tensors: List
         if role == "read":
             tensors.append(value.detach())
             return ("t", len(tensors) - 1)
-        dims.extend(value.shape)
-        return ("s", value.dtype, value.dim())
+        # Passed as the tensor, for its shape only (inductor's graph gets its sizes instead,
+        # `_placement.py`): its sizes as arguments of their own would be symbolic expressions
+        # under dynamic=True that AOTAutograd then reuses in other nodes of the graph.
+        tensors.append(value.detach())
+        return ("v", len(tensors) - 1, value.dtype)
     # Numbers go to the op as numbers, constant or not: under dynamic=True dynamo may hold a
     # module's int or float attribute (ignore_index, label_smoothing) as a symbol.
     if type(value) is int or isinstance(value, torch.SymInt):
@@ -408,7 +421,7 @@ def _spec_impl(key: str, slots: Tuple[Tuple[Any, ...], ...], names: Tuple[str, .
     when the call holds an argument that cannot be rebuilt at run time."""
     if any(s[0] == "x" for s in slots):
         return ""
-    plain = [["s", str(s[1]).removeprefix("torch."), s[2]] if s[0] == "s" else list(s) for s in slots]
+    plain = [["v", s[1], str(s[2]).removeprefix("torch.")] if s[0] == "v" else list(s) for s in slots]
     return json.dumps({"key": key, "slots": plain, "names": list(names), "frames": traced_frames()})
 
 

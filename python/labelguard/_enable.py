@@ -16,7 +16,7 @@ import functools
 import sys
 from typing import Any, Callable, Dict, Iterable, Iterator, Optional, Set, Tuple
 
-from . import _compiled, _indexing, _native, _placeholders
+from . import _compiled, _indexing, _native, _placeholders, _placement
 from ._after_import import AfterImport
 from ._callsite import cut_own_frames
 from ._guard import binding, check_or_raise, compiling_test, count_call, module_forwards
@@ -223,6 +223,7 @@ def enable(mode: str = "raise", ops: Optional[Iterable[str]] = None, finite: boo
     if "torch._dynamo" in sys.modules:
         _compiled.prepare()
         _compiled.skip_top_level(_WRAPPER_FACTORIES)
+        _placement.install()
     else:
         _when_dynamo()
     _compiled.hold_autograd_cache()
@@ -325,6 +326,7 @@ def disable() -> None:
     _placeholders.remove()
     module_forwards.clear()
     _compiled.release_autograd_cache()
+    _placement.remove()
     _config["active"] = False
 
 

@@ -1,0 +1,256 @@
+"""Where inductor runs a compiled check: after AOTAutograd has split forward from backward, so
+that the numbers are those of the same step without labelguard (issue 41).
+
+Dynamo's graph holds the check as `_compiled.in_graph` put it: `labelguard::check`, whose 0-d
+ones multiply each tensor it reads on its way to the guarded op. That edge keeps the check first
+(AOTAutograd, `aot_eager`), but handed to inductor as it is, the check changes the graph that
+AOTAutograd's min-cut partitioner splits: with the target consumed by the check, it saves other
+intermediates for the backward (`exp` instead of `amax` and `log`), and the gradient kernels
+round differently (an LM loss under `dynamic=True`: 7.5e-9). So for inductor:
+
+1. `Strip`, the first joint-graph pass (`torch._inductor.config.joint_custom_pre_pass`, which
+   runs before the partitioner and before inductor's own joint passes), takes every check and
+   its multiplies out: what is partitioned is the graph without labelguard, node for node (the
+   check takes a tensor it needs only the shape of as the tensor, `_compiled._slot`'s "v", so
+   that no symbolic size is computed for it that other nodes would then reuse). Each check is
+   kept aside (`_PENDING`): the names of the nodes it reads, its sizes by their expressions.
+2. `Place`, the first post-grad pass (`post_grad_custom_pre_pass`), puts each kept check back
+   into the forward graph that the partition made (the partitioner copies the joint graph's
+   nodes under their names), right after the last node it reads, with the same multiplies for
+   the readers after it, so inductor runs it before every kernel that reads what it guards; the
+   sizes come from `sym_size` of the first tensor that has them. The tensors the forward graph
+   saves for the backward are left as they were.
+
+A kept check whose nodes the forward graph lacks is not dropped in silence: a `TargetWarning`
+names the call that runs unguarded. The inductor cache keys on the kept checks (`Place.uuid`),
+so a graph compiled without them is never served to a run with them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import operator
+import sys
+import warnings
+from typing import Any, Dict, List, Optional
+
+from ._report import TargetWarning
+
+_SOURCE = open(__file__, encoding="utf-8").read()  # (in the passes' cache key)
+#: (setting's name, its value as enable() found it, the value enable() gave it), while enabled.
+_INSTALLED: List[Any] = []
+
+
+def install() -> None:
+    """Adds the two passes in front of inductor's configured ones (enable(), once dynamo is
+    imported)."""
+    if _INSTALLED:
+        return
+    config = sys.modules["torch"]._inductor.config
+    base = sys.modules["torch._inductor.custom_graph_pass"].CustomGraphPass
+    strip, place = _passes(base)
+    for name, mine in (("joint_custom_pre_pass", strip), ("post_grad_custom_pre_pass", place)):
+        found = getattr(config, name)
+        others = () if found is None else tuple(found) if isinstance(found, (list, tuple)) else (found,)
+        setting = (mine,) + others
+        _INSTALLED.append((name, found, setting))
+        setattr(config, name, setting)
+
+
+def remove() -> None:
+    """Gives each setting back as enable() found it, unless it was changed meanwhile: then only
+    labelguard's pass is taken out of it (disable())."""
+    config = sys.modules["torch"]._inductor.config if _INSTALLED else None
+    for name, found, setting in _INSTALLED:
+        now = getattr(config, name)
+        if now is setting:
+            setattr(config, name, found)
+        elif isinstance(now, (list, tuple)):
+            setattr(config, name, type(now)(p for p in now if p is not setting[0]))
+    _INSTALLED.clear()
+
+
+#: The checks the last joint graph gave up, for the forward graph that its partition makes.
+_PENDING: List[Dict[str, Any]] = []
+
+
+def _passes(base: type) -> tuple:
+    torch = sys.modules["torch"]
+    check = _op("check")
+    aten = torch.ops.aten
+    passthrough = (aten.detach.default, aten.alias.default)
+
+    class Strip(base):  # type: ignore[misc, valid-type]
+        def __call__(self, graph: Any) -> None:
+            _PENDING.clear()
+            for node in [n for n in graph.nodes if n.target is check]:
+                _PENDING.append(_kept(node, passthrough))
+                _unhook(graph, node, passthrough)
+
+        def uuid(self) -> Optional[str]:
+            return "labelguard-strip-" + hashlib.sha256(_SOURCE.encode()).hexdigest()
+
+    class Place(base):  # type: ignore[misc, valid-type]
+        def __call__(self, graph: Any) -> None:
+            if _PENDING and not any(n.op == "placeholder" and n.name.startswith("tangents") for n in graph.nodes):
+                pending = list(_PENDING)
+                _PENDING.clear()
+                _place(graph, pending, check)
+
+        def uuid(self) -> Optional[str]:
+            kept = repr([(r["spec"], r["tensors"], [str(d) for d in r["dims"]], [str(f) for f in r["floats"]]) for r in _PENDING])
+            return "labelguard-place-" + hashlib.sha256((_SOURCE + kept).encode()).hexdigest()
+
+    return Strip(), Place()
+
+
+def _op(name: str) -> Any:
+    from ._compiled import _NAMESPACE
+
+    return getattr(getattr(sys.modules["torch"].ops, _NAMESPACE), name).default
+
+
+def _source(node: Any, passthrough: tuple) -> Any:
+    while getattr(node, "target", None) in passthrough:
+        node = node.args[0]
+    return node
+
+
+def _kept(node: Any, passthrough: tuple) -> Dict[str, Any]:
+    """A check node as names and expressions, which survive the partition's copy. A tensor the
+    check takes for its shape only (a "v" slot) becomes its sizes (an "s" slot): the forward
+    graph gets the sizes, never the tensor, which would have to be materialised for the check."""
+    from ._compiled import dims_of
+
+    tensors, dims, floats, spec = node.args
+    d = json.loads(spec)
+    slots, read, sizes, cursor = [], [], [], 0
+    for slot in d["slots"]:
+        if slot[0] == "t":
+            read.append(_source(tensors[slot[1]], passthrough).name)
+            slots.append(["t", len(read) - 1])
+        elif slot[0] == "v":
+            shape = tensors[slot[1]].meta["val"].shape
+            sizes.extend(shape)
+            slots.append(["s", slot[2], len(shape)])
+        else:
+            taken = dims_of(slot)
+            sizes.extend(dims[cursor:cursor + taken])
+            cursor += taken
+            slots.append(slot)
+    d["slots"] = slots
+    return {
+        "spec": json.dumps(d),
+        "tensors": read,
+        "dims": [_value(v) for v in sizes],
+        "floats": [_value(f) for f in floats],
+    }
+
+
+def _value(arg: Any) -> Any:
+    """A number, or a symbolic one (a node, or a SymInt of a shape) by its expression."""
+    val = arg.meta.get("val") if hasattr(arg, "meta") else arg
+    return ("sym", val.node.expr) if hasattr(val, "node") else val
+
+
+def _unhook(graph: Any, node: Any, passthrough: tuple) -> None:
+    """Takes a check out: each `x * one` becomes `x` again, then the check and what only it read."""
+    tensors = list(node.args[0])
+    for item in list(node.users):
+        for mul in list(item.users):
+            other = mul.args[0] if mul.args[1] is item else mul.args[1]
+            mul.replace_all_uses_with(other)
+            graph.erase_node(mul)
+        graph.erase_node(item)
+    graph.erase_node(node)
+    for t in tensors:
+        while t.target in passthrough and not t.users:
+            source = t.args[0]
+            graph.erase_node(t)
+            t = source
+
+
+def _place(graph: Any, pending: List[Dict[str, Any]], check: Any) -> None:
+    """Puts each kept check into the forward graph, right after the last node it reads (a
+    symbolic size: the first SymInt node or tensor of the graph that has it)."""
+    nodes = list(graph.nodes)
+    named = {n.name: n for n in nodes}
+    order = {n: i for i, n in enumerate(nodes)}
+    for record in pending:
+        tensors = [named.get(name) for name in record["tensors"]]
+        dims = [_symbol(d, nodes) for d in record["dims"]]
+        floats = [_symbol(f, nodes) for f in record["floats"]]
+        if any(t is None for t in tensors) or any(v is _MISSING for v in dims + floats):
+            _unplaced(record)
+            continue
+        read = tensors + [v[0] for v in dims + floats if isinstance(v, tuple)]
+        last = max(read, key=order.__getitem__) if read else nodes[0]
+        if last.op == "placeholder":
+            last = [n for n in nodes if n.op == "placeholder"][-1]
+        with graph.inserting_after(last):
+            sizes = [_size_node(graph, v) for v in dims]
+            numbers = [_size_node(graph, v) for v in floats]
+            _feed(graph, graph.call_function(check, (tensors, sizes, numbers, record["spec"])), tensors)
+
+
+def _feed(graph: Any, node: Any, tensors: List[Any]) -> None:
+    """What `_compiled.in_graph` put into dynamo's graph, now in the forward graph: each tensor
+    the check reads reaches its later readers times the check's 0-d one (exact), so that every
+    kernel that reads it runs after the check. The forward graph's outputs (what it saves for
+    the backward) keep the tensor itself."""
+    torch = sys.modules["torch"]
+    node.meta["val"] = [t.meta["val"].new_ones(()) for t in tensors]
+    order = {n: i for i, n in enumerate(graph.nodes)}
+    position = order[node]
+    for i, t in enumerate(tensors):
+        with graph.inserting_after(node if i == 0 else last):
+            one = graph.call_function(operator.getitem, (node, i))
+            one.meta["val"] = node.meta["val"][i]
+        with graph.inserting_after(one):
+            last = graph.call_function(torch.ops.aten.mul.Tensor, (t, one))
+            last.meta["val"] = t.meta["val"]
+        for user in list(t.users):
+            if user.op != "output" and user is not last and user is not node and order.get(user, position + 1) > position:
+                user.replace_input_with(t, last)
+
+
+_MISSING = object()
+
+
+def _symbol(value: Any, nodes: List[Any]) -> Any:
+    """A kept number as it is; a symbolic one as (node, None) for a node whose value it is, or
+    (tensor node, dim) for the first tensor with it as a size; `_MISSING` where none has it."""
+    if not (isinstance(value, tuple) and value and value[0] == "sym"):
+        return value
+    expr = value[1]
+    for node in nodes:
+        val = node.meta.get("val")
+        if hasattr(val, "node") and val.node.expr == expr:
+            return (node, None)
+        for i, size in enumerate(getattr(val, "shape", ())):
+            if hasattr(size, "node") and size.node.expr == expr:
+                return (node, i)
+    return _MISSING
+
+
+def _size_node(graph: Any, value: Any) -> Any:
+    if not isinstance(value, tuple):
+        return value
+    node, dim = value
+    if dim is None:
+        return node
+    size = graph.call_function(sys.modules["torch"].ops.aten.sym_size.int, (node, dim))
+    size.meta["val"] = node.meta["val"].shape[dim]
+    return size
+
+
+def _unplaced(record: Dict[str, Any]) -> None:
+    from ._compiled import _plan_of
+
+    warnings.warn(
+        f"labelguard could not place its check of {_plan_of(record['spec']).key} in a graph compiled by inductor "
+        f"({_plan_of(record['spec']).traced.describe()}): that call runs unguarded",
+        TargetWarning,
+        stacklevel=2,
+    )

@@ -1,0 +1,157 @@
+"""enable() under inductor changes no number it guards (issue 41): loss and every gradient of
+warm compiled training steps are bit-identical (torch.equal) to the same compiled steps without
+labelguard, and a bad batch is still refused before inductor's own bounds check. Inductor sees
+the graph without the check when AOTAutograd partitions it (`labelguard/_placement.py`): the
+check in dynamo's graph made the partitioner save other intermediates for the backward (an LM
+loss under dynamic=True differed by 7.5e-9)."""
+
+import pytest
+import torch
+import torch._dynamo as dynamo
+import torch.nn as nn
+import torch.nn.functional as F
+from torch._dynamo.utils import counters
+
+import labelguard
+from labelguard import TargetError
+
+pytestmark = pytest.mark.slow
+
+
+class ShiftedLM(nn.Module):
+    """A causal LM's loss: logits and labels shifted by one (`h[:, :-1]`, `labels[:, 1:]`)."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(50, 16)
+        self.head = nn.Linear(16, 50)
+
+    def forward(self, ids, labels):
+        h = self.head(torch.tanh(self.emb(ids)))
+        return F.cross_entropy(h[:, :-1].reshape(-1, 50), labels[:, 1:].reshape(-1))
+
+
+class SegNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(), nn.Conv2d(8, 5, 1))
+
+    def forward(self, x, mask):
+        return F.cross_entropy(self.body(x), mask, ignore_index=255)
+
+
+class FunctionalEmbedding(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(500, 16))
+        self.head = nn.Linear(16, 10)
+
+    def forward(self, ids, labels):
+        return F.cross_entropy(self.head(F.embedding(ids, self.weight).mean(1)), labels)
+
+
+class IndexPutOneHot(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 20))
+
+    def forward(self, x, labels):
+        logits = self.net(x)
+        target = torch.zeros_like(logits)
+        target.index_put_((torch.arange(labels.shape[0]), labels), torch.ones(()))
+        return F.binary_cross_entropy_with_logits(logits, target)
+
+
+class MLP(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 30))
+
+    def forward(self, x, labels):
+        return F.cross_entropy(self.net(x), labels)
+
+
+def lm_batch(g, i):
+    ids = torch.randint(0, 50, (3, 6 + i), generator=g)  # a new length each step (dynamic=True)
+    return ids, ids
+
+
+def seg_batch(g, i):
+    mask = torch.randint(0, 5, (2, 12, 12), generator=g)
+    mask[:, :2] = 255  # void border
+    return torch.randn(2, 3, 12, 12, generator=g), mask
+
+
+#: name -> (model, batch(generator, step), compile options, (argument, position, bad value), rule
+#: of its refusal; None: a bad batch is not refused in compiled code yet, identity only: an
+#: `index_put_` whose index is a tuple holding the labels is not checked, eager or compiled)
+SCENARIOS = {
+    "lm-loss-dynamic": (ShiftedLM, lm_batch, {"dynamic": True}, (1, 4, 99), "LG101"),
+    "segmentation": (SegNet, seg_batch, {}, (1, 30, 5), "LG101"),
+    "functional-embedding": (FunctionalEmbedding, lambda g, i: (torch.randint(0, 500, (8, 5), generator=g), torch.randint(0, 10, (8,), generator=g)), {}, (0, 3, 500), "LG401"),
+    "index-put-one-hot": (IndexPutOneHot, lambda g, i: (torch.randn(16, 32, generator=g), torch.randint(0, 20, (16,), generator=g)), {}, (1, 3, 20), None),
+    "max-autotune-classifier": (MLP, lambda g, i: (torch.randn(16, 64, generator=g), torch.randint(0, 30, (16,), generator=g)),
+                                {"mode": "max-autotune-no-cudagraphs"}, (1, 3, 99), "LG101"),
+}
+
+
+def steps(name, enable):
+    """Three compiled training steps (loss and gradients of each), then, with labelguard, the
+    error of a bad batch."""
+    model_of, batch, options, (arg, at, value), _ = SCENARIOS[name]
+    torch.manual_seed(0)
+    model = model_of()
+    g = torch.Generator().manual_seed(1)
+    batches = [batch(g, i) for i in range(3)]
+    dynamo.reset()
+    counters.clear()
+    if enable:
+        labelguard.enable()
+    try:
+        compiled = torch.compile(model, **options)
+        out = []
+        for b in batches:
+            model.zero_grad(set_to_none=True)
+            loss = compiled(*b)
+            loss.backward()
+            out.append([loss.detach()] + [p.grad.clone() for p in model.parameters()])
+        graphs = counters["stats"]["unique_graphs"]
+        refused = None
+        if enable and SCENARIOS[name][4] is not None:
+            bad = [t.clone() for t in batches[0]]
+            bad[arg].view(-1)[at] = value
+            with pytest.raises(TargetError) as info:
+                compiled(*bad)
+            refused = info.value
+    finally:
+        labelguard.disable()
+    return out, graphs, refused
+
+
+@pytest.mark.parametrize("name", list(SCENARIOS))
+def test_a_valid_compiled_step_is_bit_identical_and_a_bad_one_refused(name):
+    plain, plain_graphs, _ = steps(name, False)
+    checked, graphs, refused = steps(name, True)
+    assert graphs == plain_graphs
+    for a, b in zip(plain, checked):
+        assert len(a) == len(b) and all(torch.equal(p, q) for p, q in zip(a, b)), [float((p - q).abs().max()) for p, q in zip(a, b)]
+    rule = SCENARIOS[name][4]
+    if rule is not None:
+        assert refused.code == rule, repr(refused)
+
+
+def test_enable_adds_its_passes_beside_the_users_own_and_disable_restores_them():
+    from torch._inductor import config
+
+    def mine(graph):
+        pass
+
+    config.joint_custom_pre_pass, config.post_grad_custom_pre_pass = mine, None
+    try:
+        labelguard.enable()
+        joint, post_grad = config.joint_custom_pre_pass, config.post_grad_custom_pre_pass
+        labelguard.disable()
+        assert len(joint) == 2 and joint[1] is mine and len(post_grad) == 1
+        assert config.joint_custom_pre_pass is mine and config.post_grad_custom_pre_pass is None
+    finally:
+        config.joint_custom_pre_pass = config.post_grad_custom_pre_pass = None
