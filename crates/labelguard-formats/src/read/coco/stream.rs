@@ -24,13 +24,7 @@ fn python_specials_as_null(s: &[u8]) -> Option<Vec<u8>> {
     while i < s.len() {
         let b = s[i];
         if in_str {
-            if esc {
-                esc = false;
-            } else if b == b'\\' {
-                esc = true;
-            } else if b == b'"' {
-                in_str = false;
-            }
+            in_str = !tokens::string_byte(b, &mut esc);
             out.push(b);
             i += 1;
             continue;

@@ -352,6 +352,20 @@ pub fn number<C: Cursor>(c: &mut C) -> Result<Kind, Syntax> {
     Ok(Kind::Number { integer })
 }
 
+/// One byte inside a string, after its opening quote: true when it is the closing quote
+/// (`esc`: the byte before was an unpaired backslash).
+pub fn string_byte(b: u8, esc: &mut bool) -> bool {
+    if *esc {
+        *esc = false;
+        false
+    } else if b == b'\\' {
+        *esc = true;
+        false
+    } else {
+        b == b'"'
+    }
+}
+
 /// How a lenient skip ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Lenient {
@@ -380,11 +394,7 @@ pub fn skip_lenient<C: Cursor>(c: &mut C, colon_ends: bool) -> Lenient {
         for &b in w {
             used += 1;
             if in_str {
-                if esc {
-                    esc = false;
-                } else if b == b'\\' {
-                    esc = true;
-                } else if b == b'"' {
+                if string_byte(b, &mut esc) {
                     in_str = false;
                     if depth == 0 {
                         c.advance(used);
