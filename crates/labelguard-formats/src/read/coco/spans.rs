@@ -117,7 +117,8 @@ impl Walk<'_> {
     ) -> Result<(Kind, usize, usize), CocoError> {
         tokens::ws(c);
         let start = c.at;
-        let kind = match (c.peek(), at) {
+        let first = c.peek();
+        let kind = match (first, at) {
             (Some(b'{'), At::Root | At::Category | At::Annotation) => {
                 self.object(c, at, depth)?;
                 Kind::Object
@@ -126,7 +127,7 @@ impl Walk<'_> {
                 self.array(c, at, depth)?;
                 Kind::Array
             }
-            _ => tokens::value(c, depth)?,
+            _ => tokens::value_at(c, first, depth)?,
         };
         Ok((kind, start, c.at))
     }

@@ -1,7 +1,7 @@
 //! The one JSON tokenizer of the COCO reader, over a [`Cursor`]: the whole file in memory
 //! ([`Slice`], the span scan that `labelguard fix` rewrites from) or the scan's chunked stream.
 //!
-//! * Strict ([`value`], [`object`], [`array`], [`scalar`]): strings with their escapes,
+//! * Strict ([`value`], [`object`], [`array`]): strings with their escapes,
 //!   numbers, literals and nesting are checked as RFC 8259 has them, and the first error is a
 //!   [`Syntax`] naming its byte. [`object`] and [`array`] hand each member or element to the
 //!   caller, which reads it (and may record where it lies) or skips it with [`value`].
@@ -96,14 +96,11 @@ pub fn is_ws(b: u8) -> bool {
 
 /// Consumes whitespace.
 pub fn ws<C: Cursor>(c: &mut C) {
-    loop {
-        let w = c.window(1);
-        let n = w.iter().take_while(|&&b| is_ws(b)).count();
-        let all = n == w.len();
-        c.advance(n);
-        if !all || n == 0 {
+    while let Some(b) = c.peek() {
+        if !is_ws(b) {
             return;
         }
+        c.advance(1);
     }
 }
 
@@ -126,7 +123,13 @@ pub fn expect<C: Cursor>(c: &mut C, want: u8) -> Result<(), Syntax> {
 /// One value of any kind, checked and consumed; `depth` is the nesting around it.
 pub fn value<C: Cursor>(c: &mut C, depth: usize) -> Result<Kind, Syntax> {
     ws(c);
-    match c.peek() {
+    let first = c.peek();
+    value_at(c, first, depth)
+}
+
+/// [`value`] after its whitespace, `first` being the byte at the cursor.
+pub fn value_at<C: Cursor>(c: &mut C, first: Option<u8>, depth: usize) -> Result<Kind, Syntax> {
+    match first {
         Some(b'{') => {
             object(c, depth, |c, _, d| value(c, d).map(drop))?;
             Ok(Kind::Object)
@@ -135,13 +138,13 @@ pub fn value<C: Cursor>(c: &mut C, depth: usize) -> Result<Kind, Syntax> {
             array(c, depth, |c, _, d| value(c, d).map(drop))?;
             Ok(Kind::Array)
         }
-        _ => scalar(c),
+        _ => scalar(c, first),
     }
 }
 
-/// A string, number or literal at the cursor (after whitespace).
-pub fn scalar<C: Cursor>(c: &mut C) -> Result<Kind, Syntax> {
-    match c.peek() {
+/// A string, number or literal at the cursor (after whitespace), `first` being its first byte.
+fn scalar<C: Cursor>(c: &mut C, first: Option<u8>) -> Result<Kind, Syntax> {
+    match first {
         None => Err(eof(c)),
         Some(b'"') => string(c).map(|()| Kind::String),
         Some(b'-' | b'0'..=b'9') => number(c),
