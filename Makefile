@@ -142,6 +142,14 @@ bench-coco: venv
 	cargo build --release -p labelguard-cli
 	$(PY) bench/coco.py
 
+## bench-coco-pair: the COCO readers (scan's stream, fix's span walk) of two binaries side by side,
+## paired runs, medians, outputs compared byte for byte (issue 39), e.g.
+## make bench-coco-pair BASE_BIN=../main/target/release/labelguard
+.PHONY: bench-coco-pair
+bench-coco-pair:
+	cargo build --release -p labelguard-cli
+	python3 bench/coco_pair.py --base $(BASE_BIN) --bin target/release/labelguard --runs 5
+
 ## bench-diagnose: labelguard diagnose on multi-GB synthetic logs
 bench-diagnose:
 	bench/diagnose.sh

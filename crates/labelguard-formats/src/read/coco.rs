@@ -9,6 +9,10 @@
 //! reported field by field ([`Annotation::problems`]); Python's `NaN` and `Infinity` (which
 //! `json.dump` writes by default, and `json.load` reads back) are read as non-finite numbers.
 //! A file that is not JSON, or ends early, is an LG602 finding naming the byte and line.
+//!
+//! One tokenizer ([`tokens`]) serves both readers of the format: this stream (lenient between
+//! elements, serde_json within them) and [`spans`], the strict walk of a whole file that
+//! records where the category ids lie for `labelguard fix` to rewrite them.
 
 use crate::checks::lg602_corrupt_file;
 use labelguard_core::Finding;
@@ -417,7 +421,9 @@ impl From<RawCategory> for Category {
     }
 }
 
+pub mod spans;
 mod stream;
+pub mod tokens;
 pub use stream::{read_coco, ReadError};
 
 #[cfg(test)]

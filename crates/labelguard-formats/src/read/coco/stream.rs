@@ -3,46 +3,17 @@
 //! and strings) and handed to its record's parser (`super`); a file that is not JSON, or ends
 //! early, is an LG602 finding naming the byte and line.
 
+use super::tokens::{self, Cursor, Lenient, Slice};
 use super::*;
-
-fn is_ws(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
-}
 
 /// The length of the JSON value at the start of `s` (after no whitespace), by its brackets and
 /// strings only; `None` when `s` ends inside it. A scalar ends at the first delimiter.
 fn value_len(s: &[u8]) -> Option<usize> {
-    let (mut depth, mut in_str, mut esc) = (0usize, false, false);
-    for (i, &b) in s.iter().enumerate() {
-        if in_str {
-            if esc {
-                esc = false;
-            } else if b == b'\\' {
-                esc = true;
-            } else if b == b'"' {
-                in_str = false;
-                if depth == 0 {
-                    return Some(i + 1);
-                }
-            }
-            continue;
-        }
-        match b {
-            b'"' => in_str = true,
-            b'[' | b'{' => depth += 1,
-            b']' | b'}' if depth == 0 => return Some(i),
-            b']' | b'}' => {
-                if depth == 1 {
-                    return Some(i + 1);
-                }
-                depth -= 1;
-            }
-            b',' | b':' if depth == 0 => return Some(i),
-            b if depth == 0 && is_ws(b) => return Some(i),
-            _ => {}
-        }
+    let mut c = Slice::new(s);
+    match tokens::skip_lenient(&mut c, true) {
+        Lenient::End { .. } => None,
+        Lenient::Value | Lenient::NoValue(_) => Some(c.at),
     }
-    None
 }
 
 /// `s` with Python's `NaN`, `Infinity` and `-Infinity` outside strings written as `null`.
@@ -53,13 +24,7 @@ fn python_specials_as_null(s: &[u8]) -> Option<Vec<u8>> {
     while i < s.len() {
         let b = s[i];
         if in_str {
-            if esc {
-                esc = false;
-            } else if b == b'\\' {
-                esc = true;
-            } else if b == b'"' {
-                in_str = false;
-            }
+            in_str = !tokens::string_byte(b, &mut esc);
             out.push(b);
             i += 1;
             continue;
@@ -131,6 +96,8 @@ struct Stream<R> {
     /// How much the next read asks for at least: 64 KiB first (a small file costs no large
     /// buffer), doubling up to [`CHUNK`].
     chunk: usize,
+    /// A read error met while the tokenizer asked for more bytes (it sees the end of input).
+    io: Option<std::io::Error>,
 }
 
 impl<R: Read> Stream<R> {
@@ -143,11 +110,8 @@ impl<R: Read> Stream<R> {
             lines: 0,
             eof: false,
             chunk: 64 << 10,
+            io: None,
         }
-    }
-
-    fn offset(&self) -> u64 {
-        self.base + self.pos as u64
     }
 
     /// Drops the consumed bytes and reads at least `want` more (fewer at the end of the file).
@@ -178,18 +142,15 @@ impl<R: Read> Stream<R> {
 
     /// The next byte that is not whitespace, without consuming it; `None` at the end.
     fn peek(&mut self) -> Result<Option<u8>, Fail> {
-        loop {
-            while self.pos < self.buf.len() {
-                let b = self.buf[self.pos];
-                if !is_ws(b) {
-                    return Ok(Some(b));
-                }
-                self.pos += 1;
-            }
-            if !self.fill(0)? {
-                return Ok(None);
-            }
-        }
+        tokens::ws(self);
+        let b = Cursor::peek(self);
+        self.io_error()?;
+        Ok(b)
+    }
+
+    /// The read error the tokenizer met, if any.
+    fn io_error(&mut self) -> Result<(), Fail> {
+        self.io.take().map_or(Ok(()), |e| Err(Fail::Io(e)))
     }
 
     fn corrupt(&self, what: impl Into<String>) -> Fail {
@@ -297,60 +258,15 @@ impl<R: Read> Stream<R> {
 
     /// Skips the value at the current position without keeping it.
     fn skip_value(&mut self) -> Result<(), Fail> {
-        let (mut depth, mut in_str, mut esc, mut started) = (0usize, false, false, false);
-        loop {
-            while self.pos < self.buf.len() {
-                let b = self.buf[self.pos];
-                self.pos += 1;
-                if in_str {
-                    if esc {
-                        esc = false;
-                    } else if b == b'\\' {
-                        esc = true;
-                    } else if b == b'"' {
-                        in_str = false;
-                        if depth == 0 {
-                            return Ok(());
-                        }
-                    }
-                    continue;
-                }
-                match b {
-                    b'"' => in_str = true,
-                    b'[' | b'{' => depth += 1,
-                    b']' | b'}' if depth == 0 => {
-                        self.pos -= 1;
-                        return if started {
-                            Ok(())
-                        } else {
-                            Err(self.corrupt(format!("expected a value, found {}", shown_byte(b))))
-                        };
-                    }
-                    b']' | b'}' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            return Ok(());
-                        }
-                    }
-                    b',' if depth == 0 => {
-                        self.pos -= 1;
-                        return if started {
-                            Ok(())
-                        } else {
-                            Err(self.corrupt("expected a value, found ','"))
-                        };
-                    }
-                    b if depth == 0 && is_ws(b) && started => return Ok(()),
-                    _ => {}
-                }
-                started = true;
+        let end = tokens::skip_lenient(self, false);
+        self.io_error()?;
+        match end {
+            Lenient::Value | Lenient::End { complete: true } => Ok(()),
+            Lenient::NoValue(b) => {
+                Err(self.corrupt(format!("expected a value, found {}", shown_byte(b))))
             }
-            if !self.fill(0)? {
-                return if depth == 0 && !in_str && started {
-                    Ok(())
-                } else {
-                    Err(self.corrupt("the file ends inside a value: truncated"))
-                };
+            Lenient::End { complete: false } => {
+                Err(self.corrupt("the file ends inside a value: truncated"))
             }
         }
     }
@@ -368,6 +284,29 @@ impl<R: Read> Stream<R> {
             None => return Err(self.corrupt("the file ends where a key was expected: truncated")),
         }
         self.element::<String, String>(|s| s, |_| String::new())
+    }
+}
+
+impl<R: Read> Cursor for Stream<R> {
+    fn window(&mut self, n: usize) -> &[u8] {
+        while self.buf.len() - self.pos < n && !self.eof {
+            let need = n - (self.buf.len() - self.pos);
+            if let Err(e) = self.fill(need) {
+                if let Fail::Io(e) = e {
+                    self.io = Some(e);
+                }
+                self.eof = true;
+            }
+        }
+        &self.buf[self.pos..]
+    }
+
+    fn advance(&mut self, n: usize) {
+        self.pos += n;
+    }
+
+    fn offset(&self) -> u64 {
+        self.base + self.pos as u64
     }
 }
 
