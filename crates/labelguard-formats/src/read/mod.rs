@@ -17,6 +17,7 @@ pub mod array;
 pub mod arrow_ipc;
 pub mod chat;
 pub mod chat_template;
+pub mod class_colours;
 pub mod class_weights;
 pub mod coco;
 pub mod data_yaml;

@@ -200,7 +200,7 @@ settings! {
     label_column: String { value_name: "NAME", in_report: true }
     /// Token datasets: the model directory (config.json, tokenizer) that ids, labels, lengths and image placeholders are checked against.
     model: PathBuf { value_name: "MODEL_DIR", in_report: true }
-    /// Layout: auto, custom, cityscapes, voc, model, hfdataset, tokenbin, torchvision, coco, yolo, paired, webdataset, imagefolder, files.
+    /// Layout: auto, custom, cityscapes, voc, camvid, model, hfdataset, tokenbin, torchvision, coco, yolo, paired, webdataset, imagefolder, files.
     layout: String { group: Group::Labels, value_name: "LAYOUT", default: Some(r#""auto""#) }
     /// Scan only label files whose path (relative to PATH) matches; repeatable.
     include: Vec<String> { value_name: "GLOB" }

@@ -40,6 +40,17 @@ pub(crate) struct Found {
     pub class_names: Option<Vec<String>>,
     /// The class count the files declare, when no setting gives one.
     pub num_classes: Option<u32>,
+    /// The class colours the files declare (CamVid's `class_dict.csv`): its colour masks are
+    /// labels, mapped to ids with it, when no setting gives a palette.
+    pub palette: Option<DeclaredPalette>,
+}
+
+/// A dataset's own class colours: the file that lists them (as the findings name it) and the
+/// colours, index = class id.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeclaredPalette {
+    pub file: String,
+    pub colours: Vec<[u8; 3]>,
 }
 
 /// One dataset layout.

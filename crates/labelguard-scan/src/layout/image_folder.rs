@@ -195,6 +195,7 @@ impl Layout for ImageFolder {
         Found {
             class_names: Some(collect(scan, opts)),
             num_classes: None,
+            palette: None,
         }
     }
 }

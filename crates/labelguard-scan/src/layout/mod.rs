@@ -13,6 +13,9 @@
 //! * **voc**: `SegmentationClass/<stem>.png` with `JPEGImages/<stem>.jpg`, splits from
 //!   `ImageSets/Segmentation/{train,val,test}.txt`, and the detection annotations
 //!   `Annotations/<stem>.xml`;
+//! * **camvid**: CamVid's widely used copy, `class_dict.csv` (`name,r,g,b`) beside
+//!   `train/<stem>.png` and its colour masks `train_labels/<stem>_L.png` (and `val`, `test`):
+//!   the masks mapped to ids with the file's colours, index = row;
 //! * **model**: a Hugging Face model directory (`config.json` beside `tokenizer.json`, the
 //!   tokenizer's other files or the weights): its tokenizer checked against the model; a
 //!   diffusers pipeline (`model_index.json`): each text encoder checked against its tokenizer
@@ -51,6 +54,7 @@
 //! extensions), `root` what a scan is given, `shards` the tar shards (WebDataset) that stand for their members, and the
 //! brace patterns of shard names given as arguments.
 
+mod camvid;
 mod cityscapes;
 mod coco;
 mod custom;
@@ -79,6 +83,7 @@ mod yolo;
 
 pub use crate::layout_kind::LayoutKind;
 pub use custom::expand_template;
+pub use declare::DeclaredPalette;
 pub use discover::{discover, discover_roots, DatasetInfo, Discovery};
 pub use item::{Item, Part, Task};
 pub use list::{layout_names, layouts_help};

@@ -282,6 +282,7 @@ impl Layout for Voc {
         Found {
             class_names: collect(scan),
             num_classes: None,
+            palette: None,
         }
     }
 }
