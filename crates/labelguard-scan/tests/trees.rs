@@ -599,3 +599,52 @@ fn a_class_dict_its_loaders_cannot_read_is_lg622() {
         assert!(codes(&r, root).iter().any(|(_, c)| c == "LG606"));
     }
 }
+
+#[test]
+fn segnet_camvid_pairs_each_split_with_its_annot_folder() {
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path().join("CamVid");
+    // The SegNet tutorial's copy: grey index masks 0..11 (11: unlabelled) named as their images.
+    for split in ["train", "val", "test"] {
+        for i in 0..2u8 {
+            let ids: Vec<u8> = (0..32 * 24).map(|p| ((p + i as u32) % 12) as u8).collect();
+            let photo = png_rgb(32, 24, &photo_rgb(32, 24, i as u32));
+            put(&root, &format!("{split}/0001TP_00{i}.png"), &photo);
+            put(
+                &root,
+                &format!("{split}annot/0001TP_00{i}.png"),
+                &png_gray8(32, 24, &ids),
+            );
+        }
+    }
+    put(
+        &root,
+        "train.txt",
+        b"/SegNet/CamVid/train/0001TP_000.png /SegNet/CamVid/trainannot/0001TP_000.png\n",
+    );
+    let r = scan(&root, &opts(classes(11, 11)));
+    assert_eq!(r.settings.layouts, ["camvid".parse().unwrap()]);
+    assert!(codes(&r, &root).is_empty(), "{:?}", codes(&r, &root));
+    // Each mask in its split, every id counted: 6 masks of 768 pixels, 64 or 65 per id.
+    let road = &r.histogram.classes[&3];
+    let splits: Vec<&str> = road.splits.keys().map(String::as_str).collect();
+    assert_eq!(splits, ["test", "train", "val"]);
+    let total: u64 = r.histogram.classes.values().map(|c| c.count).sum();
+    assert_eq!(total, 6 * 32 * 24);
+    // A mask without its image is named; a stray id beyond the 11 classes and the void 11 too.
+    put(
+        &root,
+        "valannot/lost.png",
+        &png_gray8(32, 24, &[12; 32 * 24]),
+    );
+    let r = scan(&root, &opts(classes(11, 11)));
+    let mut found = codes(&r, &root);
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            ("valannot/lost.png".to_string(), "LG101".to_string()),
+            ("valannot/lost.png".into(), "LG608".into()),
+        ]
+    );
+}

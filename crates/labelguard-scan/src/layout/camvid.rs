@@ -5,12 +5,13 @@
 //! the loaders that read it number them (see `labelguard_formats::read::class_colours`): the
 //! masks are labels mapped with it (a colour it does not list is LG621), and the class count
 //! and names are its rows. A file it cannot read as they do is LG622; a mask without its image
-//! or an image without its mask is LG608.
+//! or an image without its mask is LG608. And SegNet's copy of CamVid: `train/x.png` with its
+//! grey index mask `trainannot/x.png` (and `val`, `test`), paired the same way.
 
 use super::declare::{At, DeclaredPalette, Found, Layout, Tree};
 use super::item::RootScan;
 use super::pairing::pair;
-use super::paths::{split_of, stem_of};
+use super::paths::{is_split_name, split_of, stem_of};
 use crate::checks::lg622_malformed_class_colours as lg622;
 use crate::config::ScanOptions;
 use crate::layout_kind::LayoutKind;
@@ -21,12 +22,34 @@ use std::collections::BTreeSet;
 
 /// The file that lists the classes and their colours.
 const CLASS_DICT: &str = "class_dict.csv";
-/// What names a folder of masks after its folder of images (`train_labels` for `train`).
-const LABELS: &str = "_labels";
-/// What ends a mask's stem after its image's (`0001TP_006690_L.png` for `0001TP_006690.png`).
-const MASK_SUFFIX: &str = "_L";
 /// The largest `class_dict.csv` read (a real one is under 1 KB).
 const MAX_BYTES: u64 = 1 << 20;
+
+/// How a copy of CamVid names its mask folders and masks.
+struct Copy {
+    /// What names a folder of masks after its folder of images.
+    folder: &'static str,
+    /// What ends a mask's stem after its image's.
+    stem: &'static str,
+    /// Whether only split folders (`train`, not `city`) have mask folders.
+    splits_only: bool,
+}
+
+/// Kaggle's copy: `train_labels/0001TP_006690_L.png` for `train/0001TP_006690.png`, colour
+/// masks mapped with `class_dict.csv`.
+const KAGGLE: Copy = Copy {
+    folder: "_labels",
+    stem: "_L",
+    splits_only: false,
+};
+/// SegNet's copy (the SegNet tutorial's `CamVid/`): `trainannot/x.png` for `train/x.png`, grey
+/// index masks of 11 classes and 11 for unlabelled (no class count is assumed: SegNet's
+/// `ignore_label` is a training setting, `--num-classes 11 --ignore-index 11`).
+const SEGNET: Copy = Copy {
+    folder: "annot",
+    stem: "",
+    splits_only: true,
+};
 
 /// The folders directly below `base` (`""`: the root) among `files`.
 fn children<'e>(files: &[&'e Entry], base: &str) -> BTreeSet<&'e str> {
@@ -43,41 +66,62 @@ fn children<'e>(files: &[&'e Entry], base: &str) -> BTreeSet<&'e str> {
         .collect()
 }
 
-/// The image folders of a tree at `base` that have their mask folders (`train` with
-/// `train_labels`).
-fn image_folders<'e>(files: &[&'e Entry], base: &str) -> Vec<&'e str> {
+/// The image folders of a tree at `base` that have their mask folders in `copy`'s naming
+/// (`train` with `train_labels`); SegNet's only for split folders (`trainannot`).
+fn image_folders<'e>(files: &[&'e Entry], base: &str, copy: &Copy) -> Vec<&'e str> {
     let dirs = children(files, base);
     dirs.iter()
         .copied()
-        .filter(|d| dirs.contains(format!("{d}{LABELS}").as_str()))
+        .filter(|d| dirs.contains(format!("{d}{}", copy.folder).as_str()))
+        .filter(|d| !copy.splits_only || is_split_name(d))
+        .collect()
+}
+
+/// The folders a tree of `copy` at `base` owns: its image folders and their mask folders.
+fn owned(files: &[&Entry], base: &str, copy: &Copy) -> Vec<String> {
+    image_folders(files, base, copy)
+        .into_iter()
+        .flat_map(|d| [d.to_string(), format!("{d}{}", copy.folder)])
         .collect()
 }
 
 /// The CamVid trees: each folder that holds `class_dict.csv` and an image folder beside its
-/// mask folder.
+/// Kaggle mask folder, or a split folder beside its SegNet mask folder (`train/` +
+/// `trainannot/`).
 fn trees(files: &[&Entry]) -> Vec<Tree> {
-    let bases: BTreeSet<&str> = files
+    let mut out: Vec<Tree> = Vec::new();
+    let kaggle: BTreeSet<&str> = files
         .iter()
         .filter_map(|e| match e.rel.strip_suffix(CLASS_DICT)? {
             "" => Some(""),
             base => base.strip_suffix('/'),
         })
         .collect();
-    bases
-        .into_iter()
-        .filter_map(|base| {
-            let images = image_folders(files, base);
-            if images.is_empty() {
-                return None;
-            }
-            let mut owned = vec![CLASS_DICT.to_string()];
-            for d in images {
-                owned.push(d.to_string());
-                owned.push(format!("{d}{LABELS}"));
-            }
-            Some((base.to_string(), owned))
+    for base in kaggle {
+        let folders = owned(files, base, &KAGGLE);
+        if !folders.is_empty() {
+            let mut all = vec![CLASS_DICT.to_string()];
+            all.extend(folders);
+            out.push((base.to_string(), all));
+        }
+    }
+    // SegNet's: the folders above a `<split>annot/` (checked on the files whose path says so).
+    let segnet: BTreeSet<&str> = files
+        .iter()
+        .filter(|e| e.rel.contains("annot/"))
+        .filter_map(|e| {
+            let (dir, _) = e.rel.rsplit_once('/')?;
+            let (base, name) = dir.rsplit_once('/').unwrap_or(("", dir));
+            is_split_name(name.strip_suffix(SEGNET.folder)?).then_some(base)
         })
-        .collect()
+        .collect();
+    for base in segnet {
+        let folders = owned(files, base, &SEGNET);
+        if !folders.is_empty() && !out.iter().any(|(b, _)| b == base) {
+            out.push((base.to_string(), folders));
+        }
+    }
+    out
 }
 
 /// The classes of `class_dict.csv`, or its problem as a finding of the dataset.
@@ -95,11 +139,11 @@ fn read_classes(scan: &mut RootScan<'_>) -> Option<Vec<(String, [u8; 3])>> {
     None
 }
 
-fn collect(scan: &mut RootScan<'_>) -> Found {
-    let classes = read_classes(scan);
+/// Pairs the masks of `copy`'s mask folders with their images.
+fn pair_masks(scan: &mut RootScan<'_>, copy: &'static Copy) {
     let files = scan.files.clone();
-    for dir in image_folders(&files, "") {
-        let labels = format!("{dir}{LABELS}/");
+    for dir in image_folders(&files, "", copy) {
+        let labels = format!("{dir}{}/", copy.folder);
         let split = split_of(dir);
         let masks: Vec<(&Entry, String)> = files
             .iter()
@@ -108,9 +152,8 @@ fn collect(scan: &mut RootScan<'_>) -> Found {
             .collect();
         let images = dir.to_string();
         let expected = move |e: &Entry| -> Vec<String> {
-            let below = &e.rel[labels.len()..];
-            let stem = stem_of(below);
-            let stem = stem.strip_suffix(MASK_SUFFIX).unwrap_or(stem);
+            let stem = stem_of(&e.rel[labels.len()..]);
+            let stem = stem.strip_suffix(copy.stem).unwrap_or(stem);
             extensions(Holds::Image)
                 .map(|x| format!("{images}/{stem}.{x}"))
                 .collect()
@@ -122,6 +165,15 @@ fn collect(scan: &mut RootScan<'_>) -> Found {
             Some((vec![dir.to_string()], &|r: &str| holds(r, Holds::Image))),
         );
     }
+}
+
+fn collect(scan: &mut RootScan<'_>) -> Found {
+    if !scan.present.contains(CLASS_DICT) {
+        pair_masks(scan, &SEGNET);
+        return Found::default();
+    }
+    let classes = read_classes(scan);
+    pair_masks(scan, &KAGGLE);
     let Some(classes) = classes else {
         return Found::default();
     };
@@ -146,7 +198,7 @@ impl Layout for Camvid {
         "camvid"
     }
     fn help(&self) -> &'static str {
-        "class_dict.csv + train/ beside train_labels/*_L.png (colour masks)"
+        "class_dict.csv + train/ beside train_labels/*_L.png; SegNet's train/ + trainannot/"
     }
     fn claim(&self, files: &[&Entry], _: &At<'_>) -> Vec<Tree> {
         trees(files)

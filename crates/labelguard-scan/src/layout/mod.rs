@@ -15,7 +15,8 @@
 //!   `Annotations/<stem>.xml`;
 //! * **camvid**: CamVid's widely used copy, `class_dict.csv` (`name,r,g,b`) beside
 //!   `train/<stem>.png` and its colour masks `train_labels/<stem>_L.png` (and `val`, `test`):
-//!   the masks mapped to ids with the file's colours, index = row;
+//!   the masks mapped to ids with the file's colours, index = row; and SegNet's copy,
+//!   `train/x.png` with its grey index mask `trainannot/x.png`;
 //! * **model**: a Hugging Face model directory (`config.json` beside `tokenizer.json`, the
 //!   tokenizer's other files or the weights): its tokenizer checked against the model; a
 //!   diffusers pipeline (`model_index.json`): each text encoder checked against its tokenizer
