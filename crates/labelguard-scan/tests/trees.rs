@@ -648,3 +648,42 @@ fn segnet_camvid_pairs_each_split_with_its_annot_folder() {
         ]
     );
 }
+
+#[test]
+fn nested_class_folders_are_an_image_folder() {
+    let d = tempfile::tempdir().unwrap();
+    // torchvision walks each class folder (`os.walk`): images at any depth below it count.
+    let root = d.path().join("train");
+    for (i, rel) in [
+        "cat/a/0.png",
+        "cat/a/b/c/1.png",
+        "cat/2.png",
+        "dog/x/0.png",
+        "owl/y/z/0.png",
+    ]
+    .iter()
+    .enumerate()
+    {
+        put(&root, rel, &png_rgb(24, 24, &photo_rgb(24, 24, i as u32)));
+    }
+    put(&root, "owl/y/notes.txt", b"owls");
+    let r = scan(&root, &plain());
+    assert_eq!(r.settings.layouts[0].as_str(), "imagefolder");
+    assert!(codes(&r, &root).is_empty(), "{:?}", codes(&r, &root));
+    let rows: Vec<(String, u64)> = r
+        .histogram
+        .classes
+        .values()
+        .map(|c| (c.name.clone().unwrap(), c.count))
+        .collect();
+    assert_eq!(
+        rows,
+        [("cat".to_string(), 3), ("dog".into(), 1), ("owl".into(), 1)]
+    );
+    // An image directly in the root belongs to no class: not an ImageFolder tree.
+    put(&root, "stray.png", &png_rgb(24, 24, &photo_rgb(24, 24, 9)));
+    assert_ne!(
+        scan(&root, &plain()).settings.layouts[0].as_str(),
+        "imagefolder"
+    );
+}

@@ -39,8 +39,9 @@
 //!   (`000123.jpg`, `000123.seg.png`, `000123.cls`): masks, class labels (`.cls`, `.json`) and
 //!   label arrays checked per sample, extracted or in shards;
 //! * **imagefolder**: torchvision's `root/[split/]class/image.jpg`, recognised when the tree
-//!   holds photos one or two levels down (JPEG files, or PNGs whose pixels are a photo's, not a
-//!   mask's: `photos`) in class folders not named like masks, and nothing else matched;
+//!   holds photos in class folders, at any depth below them as torchvision walks them (JPEG
+//!   files, or PNGs whose pixels are a photo's, not a mask's: `photos`), in class folders not
+//!   named like masks, and nothing else matched;
 //! * **files**: every mask, array and label table found, each on its own.
 //!
 //! Splits are named by the first path component that is a split name (`train`/`training`,
