@@ -2,7 +2,7 @@
 //! layout, which turns its files into items.
 
 use super::datasets::partition;
-use super::declare::{At, DeclaredPalette};
+use super::declare::{At, DeclaredPalette, Part};
 use super::item::{Item, RootScan, Task};
 use super::list::{first_claim, layout_of};
 use super::paths::{display, folder_name, split_of};
@@ -196,26 +196,13 @@ pub fn discover_roots(roots: &[Root], opts: &ScanOptions) -> Result<Discovery, C
             if scan.items.is_empty() && !group.keep_empty {
                 continue;
             }
-            // A VOC tree with class masks and detection XML (VOC2012) is two datasets: pixels
-            // and objects are different units, each with its own histogram and weights.
-            let (det, seg): (Vec<Item>, Vec<Item>) = scan
-                .items
-                .into_iter()
-                .partition(|it| matches!(it.task, Task::VocXml { .. }));
-            let both = kind == LayoutKind::Voc
-                && !det.is_empty()
-                && seg.iter().any(|it| matches!(it.task, Task::Mask { .. }));
-            let parts = if both {
-                vec![
-                    (seg, String::new(), None),
-                    (det, " (detection)".to_string(), class_names),
-                ]
-            } else {
-                let mut all = seg;
-                all.extend(det);
-                vec![(all, String::new(), class_names)]
-            };
-            for (items, suffix, class_names) in parts {
+            let parts = layout.datasets(scan.items, class_names);
+            for Part {
+                items,
+                suffix,
+                class_names,
+            } in parts
+            {
                 let ds = datasets.len();
                 if suffix.is_empty() {
                     homes.push((group.name.clone(), ds));
@@ -225,7 +212,7 @@ pub fn discover_roots(roots: &[Root], opts: &ScanOptions) -> Result<Discovery, C
                     it
                 }));
                 datasets.push(DatasetInfo {
-                    name: display(root, &group.name) + &suffix,
+                    name: display(root, &group.name) + suffix,
                     path: path.clone(),
                     layout: kind,
                     class_names,

@@ -25,7 +25,7 @@ use std::path::Path;
 /// `os.walk`): JPEG files, or images whose pixels are a photo's (`photos`), in at least two
 /// class folders that are not images beside their masks (`train/` beside `train_labels/`).
 /// An image directly in the root is not one of a class: no ImageFolder tree.
-pub(crate) fn looks_like_image_folder(files: &[&Entry]) -> bool {
+fn looks_like_image_folder(files: &[&Entry]) -> bool {
     let mut jpegs = 0usize;
     let mut classes: BTreeSet<String> = BTreeSet::new();
     for e in files {
@@ -200,6 +200,9 @@ impl Layout for ImageFolder {
     }
     fn claim(&self, files: &[&Entry], _: &At<'_>) -> Vec<Tree> {
         whole(looks_like_image_folder(files))
+    }
+    fn spans_folders(&self, loose: &[&Entry]) -> bool {
+        looks_like_image_folder(loose)
     }
     fn collect(&self, scan: &mut RootScan<'_>, opts: &ScanOptions) -> Found {
         Found {
