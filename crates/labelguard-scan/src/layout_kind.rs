@@ -22,4 +22,5 @@ pub enum LayoutKind {
     WebDataset,
     TokenBin,
     Torchvision,
+    Camvid,
 }

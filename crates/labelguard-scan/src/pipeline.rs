@@ -100,6 +100,16 @@ pub fn scan_roots(
             // The class count the files declare (YOLO's data.yaml) is the head's.
             o.num_classes = info.num_classes;
         }
+        // The class colours the files declare (CamVid's class_dict.csv) map its colour masks,
+        // which are then labels, not LG606's mistake; a palette given in the settings wins.
+        let class_colours = match (&o.palette, &info.palette) {
+            (None, Some(p)) => {
+                o.palette = Some(p.colours.clone());
+                o.void_colours.clear();
+                Some(p.file.clone())
+            }
+            _ => None,
+        };
         let o = &o;
         let class_names = if o.class_names.is_empty() {
             info.class_names.clone().unwrap_or_default()
@@ -148,6 +158,7 @@ pub fn scan_roots(
             .map(|n| crate::analyze::ctx::with_vocab_size(spec, n));
         let mut ctx = Ctx::new(o, &class_names);
         ctx.model = given.as_ref().or(spec);
+        ctx.class_colours = class_colours;
         ctx.framework = o.framework.unwrap_or(match info.layout {
             // The framework a format is trained with unless told otherwise.
             LayoutKind::Yolo => Framework::Ultralytics,

@@ -230,6 +230,38 @@ fn lg620_internal_error() {
 
 // ---- Pascal VOC XML (VOCdevkit/VOC2007-like trees, no class list: the VOC classes inferred) ----
 
+/// CamVid's Kaggle copy: `class_dict.csv` and one photo with its colour mask.
+fn camvid(csv: &str, mask: &[u8]) -> tempfile::TempDir {
+    let photo: Vec<u8> = (0..64u32)
+        .flat_map(|i| [i as u8 * 4, 255 - i as u8, 7])
+        .collect();
+    tree(&[
+        ("class_dict.csv", csv.as_bytes().to_vec()),
+        ("train/a.png", png_rgb(8, 8, &photo)),
+        ("train_labels/a_L.png", png_rgb(8, 8, mask)),
+    ])
+}
+
+#[test]
+fn lg621_colour_not_in_class_colours() {
+    let rgb: Vec<u8> = (0..64)
+        .flat_map(|i| match i {
+            0..=2 => [10, 20, 30],
+            3..=31 => [128, 64, 128],
+            _ => [0, 0, 192],
+        })
+        .collect();
+    let dir = camvid("name,r,g,b\nRoad,128,64,128\nSidewalk,0,0,192\n", &rgb);
+    insta::assert_snapshot!(finding(dir.path(), Overrides::default(), "LG621"));
+}
+
+#[test]
+fn lg622_malformed_class_colours() {
+    let rgb: Vec<u8> = (0..64).flat_map(|_| [128, 64, 128]).collect();
+    let dir = camvid("name,r,g,b\nRoad,128,64,128\nLane,128,64,128\n", &rgb);
+    insta::assert_snapshot!(finding(dir.path(), Overrides::default(), "LG622"));
+}
+
 fn voc(files: &[(&str, Vec<u8>)]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tempdir");
     voc_detection_tree(dir.path(), files, 200, 100);

@@ -415,3 +415,275 @@ fn a_captioned_image_folder_is_photos_and_captions() {
     );
     assert!(codes(&r, &root).contains(&("train/metadata.jsonl".to_string(), "LG101".to_string())));
 }
+
+/// CamVid's 32 classes as the Kaggle copy's `class_dict.csv` lists them (the first rows and
+/// the grey ones; the rest follow the same pattern), with the header the loaders read.
+const CAMVID: &[(&str, [u8; 3])] = &[
+    ("Animal", [64, 128, 64]),
+    ("Archway", [192, 0, 128]),
+    ("Bicyclist", [0, 128, 192]),
+    ("Bridge", [0, 128, 64]),
+    ("Building", [128, 0, 0]),
+    ("Car", [64, 0, 128]),
+    ("CartLuggagePram", [64, 0, 192]),
+    ("Child", [192, 128, 64]),
+    ("Column_Pole", [192, 192, 128]),
+    ("Fence", [64, 64, 128]),
+    ("LaneMkgsDriv", [128, 0, 192]),
+    ("LaneMkgsNonDriv", [192, 0, 64]),
+    ("Misc_Text", [128, 128, 64]),
+    ("MotorcycleScooter", [192, 0, 192]),
+    ("OtherMoving", [128, 64, 64]),
+    ("ParkingBlock", [64, 192, 128]),
+    ("Pedestrian", [64, 64, 0]),
+    ("Road", [128, 64, 128]),
+    ("RoadShoulder", [128, 128, 192]),
+    ("Sidewalk", [0, 0, 192]),
+    ("SignSymbol", [192, 128, 128]),
+    ("Sky", [128, 128, 128]),
+    ("SUVPickupTruck", [64, 128, 192]),
+    ("TrafficCone", [0, 0, 64]),
+    ("TrafficLight", [0, 64, 64]),
+    ("Train", [192, 64, 128]),
+    ("Tree", [128, 128, 0]),
+    ("Truck_Bus", [192, 128, 192]),
+    ("Tunnel", [64, 0, 64]),
+    ("VegetationMisc", [192, 192, 0]),
+    ("Void", [0, 0, 0]),
+    ("Wall", [64, 192, 0]),
+];
+
+/// A CamVid mask: class `(x + y * w + seed) % 32` at each pixel, in its colour.
+fn camvid_mask(w: u32, h: u32, seed: u32) -> Vec<u8> {
+    (0..w * h)
+        .flat_map(|i| CAMVID[((i + seed) % 32) as usize].1)
+        .collect()
+}
+
+/// The Kaggle copy of CamVid: `class_dict.csv`, and for each split two photos in `<split>/`
+/// with their colour masks `<split>_labels/<stem>_L.png`.
+fn kaggle_camvid(root: &Path) {
+    let mut csv = String::from("name,r,g,b\n");
+    for (name, [r, g, b]) in CAMVID {
+        csv += &format!("{name},{r},{g},{b}\n");
+    }
+    put(root, "class_dict.csv", csv.as_bytes());
+    for (s, split) in ["train", "val", "test"].iter().enumerate() {
+        for i in 0..2u32 {
+            let stem = format!("0001TP_00{s}{i}");
+            let seed = s as u32 * 2 + i;
+            let photo = png_rgb(32, 24, &photo_rgb(32, 24, seed));
+            put(root, &format!("{split}/{stem}.png"), &photo);
+            let mask = png_rgb(32, 24, &camvid_mask(32, 24, seed));
+            put(root, &format!("{split}_labels/{stem}_L.png"), &mask);
+        }
+    }
+}
+
+#[test]
+fn kaggle_camvid_masks_are_mapped_with_its_class_dict() {
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path().join("CamVid");
+    kaggle_camvid(&root);
+    // A mask of grey class colours only (Sky and Void): still a colour mask of the dataset,
+    // not a grey mask saved as RGB.
+    let grey: Vec<u8> = (0..32 * 24)
+        .flat_map(|i| if i % 2 == 0 { [128u8; 3] } else { [0u8; 3] })
+        .collect();
+    put(
+        &root,
+        "val_labels/0001TP_0011_L.png",
+        &png_rgb(32, 24, &grey),
+    );
+    let r = scan(&root, &plain());
+    assert_eq!(r.settings.layouts[0].as_str(), "camvid");
+    assert!(codes(&r, &root).is_empty(), "{:?}", codes(&r, &root));
+    assert_eq!(r.summary.errors, 0);
+    // The class count and names are the file's rows, in order.
+    assert_eq!(r.settings.num_classes, Some(32));
+    let names: Vec<String> = CAMVID.iter().map(|(n, _)| n.to_string()).collect();
+    assert_eq!(r.settings.class_names, names);
+    // Every pixel mapped to its row's id: 6 masks of 768 pixels, Sky = 21 and Void = 30.
+    let count = |id: i64| r.histogram.classes.get(&id).map_or(0, |c| c.count);
+    let total: u64 = r.histogram.classes.values().map(|c| c.count).sum();
+    assert_eq!(total, 6 * 32 * 24);
+    assert!(count(21) >= 384 && count(30) >= 384, "{:?}", r.histogram);
+    // In a parent folder beside other data, the tree is still CamVid.
+    put(d.path(), "notes/readme.md", b"CamVid");
+    let r = scan(d.path(), &plain());
+    assert!(r.settings.layouts.iter().any(|l| l.as_str() == "camvid"));
+    assert_eq!(r.summary.errors, 0, "{:?}", codes(&r, d.path()));
+}
+
+#[test]
+fn a_colour_outside_class_dict_is_named_with_its_pixels_and_file() {
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path().join("CamVid");
+    kaggle_camvid(&root);
+    // Six pixels of a colour class_dict.csv does not list (a blended border).
+    let mut mask = camvid_mask(32, 24, 1);
+    for px in [0usize, 1, 2, 32, 33, 34] {
+        mask[px * 3..px * 3 + 3].copy_from_slice(&[10, 20, 30]);
+    }
+    put(
+        &root,
+        "train_labels/0001TP_0001_L.png",
+        &png_rgb(32, 24, &mask),
+    );
+    // A mask without its image, and an image without its mask.
+    put(
+        &root,
+        "val_labels/lost_L.png",
+        &png_rgb(32, 24, &camvid_mask(32, 24, 0)),
+    );
+    put(
+        &root,
+        "test/alone.png",
+        &png_rgb(32, 24, &photo_rgb(32, 24, 9)),
+    );
+    let r = scan(&root, &plain());
+    assert_eq!(r.settings.layouts[0].as_str(), "camvid");
+    let mut found = codes(&r, &root);
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            ("test/alone.png".to_string(), "LG608".to_string()),
+            ("train_labels/0001TP_0001_L.png".into(), "LG621".into()),
+            ("val_labels/lost_L.png".into(), "LG608".into()),
+        ]
+    );
+    let f = r
+        .all_findings()
+        .find(|f| f.finding.code == "LG621")
+        .unwrap();
+    assert_eq!(f.finding.count, Some(6));
+    assert!(
+        f.finding.message.starts_with(
+            "6 of 768 pixels have colours that class_dict.csv does not list: (10, 20, 30) (6 px)"
+        ),
+        "{}",
+        f.finding.message
+    );
+    assert_eq!(f.finding.locations[0].index, [0, 0]);
+    assert_eq!(f.finding.locations[3].index, [1, 0]);
+}
+
+#[test]
+fn a_class_dict_its_loaders_cannot_read_is_lg622() {
+    let d = tempfile::tempdir().unwrap();
+    for (csv, words) in [
+        (
+            "class,red,green,blue\nSky,128,128,128\n",
+            "does not name the columns",
+        ),
+        ("name,r,g,b\nSky,128,300,128\n", "line 2: 'Sky,128,300,128'"),
+        (
+            "name,r,g,b\nSky,128,128,128\nCloud,128,128,128\n",
+            "the colour (128, 128, 128) is listed twice, for 'Sky' (line 2) and 'Cloud' (line 3)",
+        ),
+    ] {
+        let root = tempfile::tempdir_in(d.path()).unwrap();
+        let root = root.path();
+        kaggle_camvid(root);
+        put(root, "class_dict.csv", csv.as_bytes());
+        let r = scan(root, &plain());
+        assert_eq!(r.settings.layouts[0].as_str(), "camvid");
+        let f = r
+            .all_findings()
+            .find(|f| f.finding.code == "LG622")
+            .unwrap_or_else(|| panic!("{:?}", codes(&r, root)));
+        assert!(f.finding.message.contains(words), "{}", f.finding.message);
+        assert!(f.path.as_deref().unwrap().ends_with("class_dict.csv"));
+        // Without its colours, the masks are colour masks of unknown classes (LG606).
+        assert!(codes(&r, root).iter().any(|(_, c)| c == "LG606"));
+    }
+}
+
+#[test]
+fn segnet_camvid_pairs_each_split_with_its_annot_folder() {
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path().join("CamVid");
+    // The SegNet tutorial's copy: grey index masks 0..11 (11: unlabelled) named as their images.
+    for split in ["train", "val", "test"] {
+        for i in 0..2u8 {
+            let ids: Vec<u8> = (0..32 * 24).map(|p| ((p + i as u32) % 12) as u8).collect();
+            let photo = png_rgb(32, 24, &photo_rgb(32, 24, i as u32));
+            put(&root, &format!("{split}/0001TP_00{i}.png"), &photo);
+            put(
+                &root,
+                &format!("{split}annot/0001TP_00{i}.png"),
+                &png_gray8(32, 24, &ids),
+            );
+        }
+    }
+    put(
+        &root,
+        "train.txt",
+        b"/SegNet/CamVid/train/0001TP_000.png /SegNet/CamVid/trainannot/0001TP_000.png\n",
+    );
+    let r = scan(&root, &opts(classes(11, 11)));
+    assert_eq!(r.settings.layouts, ["camvid".parse().unwrap()]);
+    assert!(codes(&r, &root).is_empty(), "{:?}", codes(&r, &root));
+    // Each mask in its split, every id counted: 6 masks of 768 pixels, 64 or 65 per id.
+    let road = &r.histogram.classes[&3];
+    let splits: Vec<&str> = road.splits.keys().map(String::as_str).collect();
+    assert_eq!(splits, ["test", "train", "val"]);
+    let total: u64 = r.histogram.classes.values().map(|c| c.count).sum();
+    assert_eq!(total, 6 * 32 * 24);
+    // A mask without its image is named; a stray id beyond the 11 classes and the void 11 too.
+    put(
+        &root,
+        "valannot/lost.png",
+        &png_gray8(32, 24, &[12; 32 * 24]),
+    );
+    let r = scan(&root, &opts(classes(11, 11)));
+    let mut found = codes(&r, &root);
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            ("valannot/lost.png".to_string(), "LG101".to_string()),
+            ("valannot/lost.png".into(), "LG608".into()),
+        ]
+    );
+}
+
+#[test]
+fn nested_class_folders_are_an_image_folder() {
+    let d = tempfile::tempdir().unwrap();
+    // torchvision walks each class folder (`os.walk`): images at any depth below it count.
+    let root = d.path().join("train");
+    for (i, rel) in [
+        "cat/a/0.png",
+        "cat/a/b/c/1.png",
+        "cat/2.png",
+        "dog/x/0.png",
+        "owl/y/z/0.png",
+    ]
+    .iter()
+    .enumerate()
+    {
+        put(&root, rel, &png_rgb(24, 24, &photo_rgb(24, 24, i as u32)));
+    }
+    put(&root, "owl/y/notes.txt", b"owls");
+    let r = scan(&root, &plain());
+    assert_eq!(r.settings.layouts[0].as_str(), "imagefolder");
+    assert!(codes(&r, &root).is_empty(), "{:?}", codes(&r, &root));
+    let rows: Vec<(String, u64)> = r
+        .histogram
+        .classes
+        .values()
+        .map(|c| (c.name.clone().unwrap(), c.count))
+        .collect();
+    assert_eq!(
+        rows,
+        [("cat".to_string(), 3), ("dog".into(), 1), ("owl".into(), 1)]
+    );
+    // An image directly in the root belongs to no class: not an ImageFolder tree.
+    put(&root, "stray.png", &png_rgb(24, 24, &photo_rgb(24, 24, 9)));
+    assert_ne!(
+        scan(&root, &plain()).settings.layouts[0].as_str(),
+        "imagefolder"
+    );
+}

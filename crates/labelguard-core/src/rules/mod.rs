@@ -100,6 +100,8 @@ catalogue! {
     lg617_corrupt_tar_shard as LG617,
     lg618_unreadable_object as LG618,
     lg620_internal_error as LG620,
+    lg621_colour_not_in_class_colours as LG621,
+    lg622_malformed_class_colours as LG622,
     lg701_detection_class_out_of_range as LG701,
     lg702_unknown_category as LG702,
     lg703_non_contiguous_category_ids as LG703,

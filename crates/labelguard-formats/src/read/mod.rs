@@ -20,6 +20,7 @@ pub mod chat;
 pub mod chat_rows;
 pub mod chat_specials;
 pub mod chat_template;
+pub mod class_colours;
 pub mod class_weights;
 pub mod coco;
 pub mod data_yaml;

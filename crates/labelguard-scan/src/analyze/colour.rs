@@ -8,6 +8,7 @@ use super::class_ids::class_check;
 use super::ctx::Ctx;
 use super::result::FileResult;
 use crate::checks::lg606_colour_mask as lg606;
+use crate::checks::lg621_colour_not_in_class_colours as lg621;
 use labelguard_core::finding::MAX_LOCATIONS;
 use labelguard_core::{DType, Location, TensorView};
 use labelguard_formats::read::mask::MaskImage;
@@ -29,10 +30,15 @@ pub(crate) fn colour_mask(
     }
     let px = |i: usize| [pixels[i * ch], pixels[i * ch + 1], pixels[i * ch + 2]];
     let n = h * w;
-    if (0..n).all(|i| {
-        let p = px(i);
-        p[0] == p[1] && p[1] == p[2]
-    }) {
+    // A dataset whose class colours are listed (`class_dict.csv`) holds colour masks as its
+    // labels: a mask of grey class colours (Sky 128,128,128 and Void 0,0,0) is one of them.
+    let listed = ctx.class_colours.as_deref();
+    if listed.is_none()
+        && (0..n).all(|i| {
+            let p = px(i);
+            p[0] == p[1] && p[1] == p[2]
+        })
+    {
         r.findings.push(lg606::grey_saved_as_colour(ch, &shape));
         let view = channel_view(img, pixels, 0, aux);
         class_check(r, &view, "mask", ctx, ctx.opts.palette.as_deref());
@@ -101,13 +107,24 @@ pub(crate) fn colour_mask(
             }
         }
     }
-    r.findings.push(lg606::colours_mapped_with_palette(
-        &shape,
-        n,
-        first,
-        &unknown_colours,
-        unknown,
-    ));
+    match listed {
+        // The dataset's own colours: every pixel listed is a valid label.
+        Some(file) if unknown > 0 => r.findings.push(lg621::colours_not_listed(
+            file,
+            n,
+            first,
+            &unknown_colours,
+            unknown,
+        )),
+        Some(_) => {}
+        None => r.findings.push(lg606::colours_mapped_with_palette(
+            &shape,
+            n,
+            first,
+            &unknown_colours,
+            unknown,
+        )),
+    }
     r.bad += unknown;
     let view = TensorView::new(dtype, &[h, w], &ids).expect("one id per pixel");
     class_check(r, &view, "mask", ctx, ctx.opts.palette.as_deref());

@@ -15,6 +15,9 @@ pub struct Ctx<'a> {
     /// `(id, name)` sorted by id: built once, every detection file's declared classes.
     pub declared: Vec<(i64, String)>,
     pub palette: Option<ColourMap>,
+    /// The file that lists the dataset's own class colours (CamVid's `class_dict.csv`), when
+    /// the palette is that list: colour masks are then its labels (set by the pipeline).
+    pub class_colours: Option<String>,
     /// The detection framework whose head reads the labels: `--framework`, else the layout's
     /// own (set by the pipeline).
     pub framework: Framework,
@@ -41,6 +44,7 @@ impl<'a> Ctx<'a> {
                 .map(|(i, n)| (i as i64, n.clone()))
                 .collect(),
             palette,
+            class_colours: None,
             framework: opts.framework.unwrap_or(Framework::Torchvision),
             model: None,
         }

@@ -17,7 +17,7 @@ fn rgb(c: &[u8; 3]) -> String {
 }
 
 /// Colours with their pixel counts, most frequent first.
-fn by_count(colours: &BTreeMap<[u8; 3], u64>) -> Vec<ValueCount> {
+pub(crate) fn by_count(colours: &BTreeMap<[u8; 3], u64>) -> Vec<ValueCount> {
     let mut v: Vec<ValueCount> = colours
         .iter()
         .map(|(c, n)| ValueCount {

@@ -27,6 +27,8 @@ pub mod lg616_incomplete_sample;
 pub mod lg617_corrupt_tar_shard;
 pub mod lg618_unreadable_object;
 pub mod lg620_internal_error;
+pub mod lg621_colour_not_in_class_colours;
+pub mod lg622_malformed_class_colours;
 pub mod lg701_detection_class_out_of_range;
 pub mod lg702_unknown_category;
 pub mod lg703_non_contiguous_category_ids;

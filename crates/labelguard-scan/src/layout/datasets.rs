@@ -12,7 +12,6 @@
 //! A folder with a single group is scanned as one dataset exactly as before.
 
 use super::declare::{At, Scope};
-use super::image_folder::looks_like_image_folder;
 use super::list::{first_claim, LAYOUTS};
 use super::paths::{components, is_split_name};
 use crate::config::ScanOptions;
@@ -129,10 +128,16 @@ pub(crate) fn partition<'a>(files: &[&'a Entry], opts: &ScanOptions) -> Vec<Grou
         };
         buckets.entry(key).or_default().push(e);
     }
-    // A plain ImageFolder root (`root/cat/0.jpg`, `root/dog/0.jpg`): its class folders are
-    // one dataset, not a dataset each.
+    // Folders that are one dataset of a layout of loose files (a plain ImageFolder root,
+    // `root/cat/0.jpg` and `root/dog/0.jpg`: its class folders), not a dataset each.
     let loose: Vec<&'a Entry> = buckets.values().flatten().copied().collect();
-    if buckets.len() > 1 && looks_like_image_folder(&loose) {
+    let spanned = || {
+        LAYOUTS
+            .iter()
+            .filter(|l| l.scope() == Scope::Loose)
+            .any(|l| l.spans_folders(&loose))
+    };
+    if buckets.len() > 1 && spanned() {
         buckets = BTreeMap::from([(String::new(), loose)]);
     }
     if groups.is_empty() && tables.len() + buckets.len() <= 1 {

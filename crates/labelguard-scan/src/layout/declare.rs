@@ -4,7 +4,7 @@
 //! everything else that names layouts (`--layout`, its error and help, the settings' help, the
 //! report's `layouts`, the JSON schema) comes from that list or is held to it by a test.
 
-use super::item::RootScan;
+use super::item::{Item, RootScan};
 use crate::config::ScanOptions;
 use crate::layout_kind::LayoutKind;
 use labelguard_formats::walk::Entry;
@@ -40,6 +40,17 @@ pub(crate) struct Found {
     pub class_names: Option<Vec<String>>,
     /// The class count the files declare, when no setting gives one.
     pub num_classes: Option<u32>,
+    /// The class colours the files declare (CamVid's `class_dict.csv`): its colour masks are
+    /// labels, mapped to ids with it, when no setting gives a palette.
+    pub palette: Option<DeclaredPalette>,
+}
+
+/// A dataset's own class colours: the file that lists them (as the findings name it) and the
+/// colours, index = class id.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeclaredPalette {
+    pub file: String,
+    pub colours: Vec<[u8; 3]>,
 }
 
 /// One dataset layout.
@@ -70,6 +81,30 @@ pub(crate) trait Layout: Sync {
     }
     /// Turns the dataset's files into items (`scan.items`).
     fn collect(&self, scan: &mut RootScan<'_>, opts: &ScanOptions) -> Found;
+    /// The datasets its items are reported as: one (the default), or several, each with what
+    /// its name adds to the tree's and its class names (VOC's class masks and detection XML:
+    /// pixels and objects are different units, each with its own histogram and weights).
+    fn datasets(&self, items: Vec<Item>, class_names: Option<Vec<String>>) -> Vec<Part> {
+        vec![Part {
+            items,
+            suffix: "",
+            class_names,
+        }]
+    }
+    /// Whether the loose files of several top-level folders are one dataset of this layout
+    /// rather than a dataset per folder (ImageFolder's class folders, `root/cat/0.jpg` and
+    /// `root/dog/0.jpg`); asked of the [`Scope::Loose`] layouts in order.
+    fn spans_folders(&self, _loose: &[&Entry]) -> bool {
+        false
+    }
+}
+
+/// One dataset of a layout's items ([`Layout::datasets`]).
+pub(crate) struct Part {
+    pub items: Vec<Item>,
+    /// What the dataset's name adds to its tree's (`" (detection)"`), `""` for the tree's own.
+    pub suffix: &'static str,
+    pub class_names: Option<Vec<String>>,
 }
 
 /// The claim of a [`Scope::Loose`] layout: all the files, or none.

@@ -2,7 +2,7 @@
 //! layout, which turns its files into items.
 
 use super::datasets::partition;
-use super::declare::At;
+use super::declare::{At, DeclaredPalette, Part};
 use super::item::{Item, RootScan, Task};
 use super::list::{first_claim, layout_of};
 use super::paths::{display, folder_name, split_of};
@@ -31,6 +31,9 @@ pub struct DatasetInfo {
     pub class_names: Option<Vec<String>>,
     /// The class count the files declare (YOLO's `data.yaml`), when no setting gives one.
     pub num_classes: Option<u32>,
+    /// The class colours the files declare (CamVid's `class_dict.csv`), when no setting gives
+    /// a palette: its colour masks are labels, mapped with them.
+    pub palette: Option<DeclaredPalette>,
     /// The dataset's own settings, when a `[[datasets]]` entry names it; else the scan's.
     pub options: Option<ScanOptions>,
 }
@@ -110,6 +113,7 @@ pub fn discover_roots(roots: &[Root], opts: &ScanOptions) -> Result<Discovery, C
                 layout,
                 class_names: None,
                 num_classes: None,
+                palette: None,
                 options: own,
             });
             continue;
@@ -187,30 +191,18 @@ pub fn discover_roots(roots: &[Root], opts: &ScanOptions) -> Result<Discovery, C
                 scan.present = scan.files.iter().copied().map(|e| e.rel.as_str()).collect();
             }
             let found = layout.collect(&mut scan, o);
-            let (class_names, num_classes) = (found.class_names, found.num_classes);
+            let (class_names, num_classes, palette) =
+                (found.class_names, found.num_classes, found.palette);
             if scan.items.is_empty() && !group.keep_empty {
                 continue;
             }
-            // A VOC tree with class masks and detection XML (VOC2012) is two datasets: pixels
-            // and objects are different units, each with its own histogram and weights.
-            let (det, seg): (Vec<Item>, Vec<Item>) = scan
-                .items
-                .into_iter()
-                .partition(|it| matches!(it.task, Task::VocXml { .. }));
-            let both = kind == LayoutKind::Voc
-                && !det.is_empty()
-                && seg.iter().any(|it| matches!(it.task, Task::Mask { .. }));
-            let parts = if both {
-                vec![
-                    (seg, String::new(), None),
-                    (det, " (detection)".to_string(), class_names),
-                ]
-            } else {
-                let mut all = seg;
-                all.extend(det);
-                vec![(all, String::new(), class_names)]
-            };
-            for (items, suffix, class_names) in parts {
+            let parts = layout.datasets(scan.items, class_names);
+            for Part {
+                items,
+                suffix,
+                class_names,
+            } in parts
+            {
                 let ds = datasets.len();
                 if suffix.is_empty() {
                     homes.push((group.name.clone(), ds));
@@ -220,11 +212,12 @@ pub fn discover_roots(roots: &[Root], opts: &ScanOptions) -> Result<Discovery, C
                     it
                 }));
                 datasets.push(DatasetInfo {
-                    name: display(root, &group.name) + &suffix,
+                    name: display(root, &group.name) + suffix,
                     path: path.clone(),
                     layout: kind,
                     class_names,
                     num_classes,
+                    palette: palette.clone(),
                     options: own.clone(),
                 });
             }
@@ -237,6 +230,7 @@ pub fn discover_roots(roots: &[Root], opts: &ScanOptions) -> Result<Discovery, C
                 layout: LayoutKind::Files,
                 class_names: None,
                 num_classes: None,
+                palette: None,
                 options: opts.for_dataset(root)?,
             });
         }

@@ -1,5 +1,6 @@
-//! The **imagefolder** layout: torchvision's `root/[split/]class/image.jpg`, recognised when
-//! the tree holds JPEG photos one or two levels down and nothing else matched. The class
+//! The **imagefolder** layout: torchvision's `root/[split/]class/[sub/...]image.jpg`,
+//! recognised when the tree holds photos in class folders (at any depth below them, as
+//! torchvision's `os.walk` of each class folder finds them) and nothing else matched. The class
 //! folders are the labels: the layout lists them and hands them to the checks of LG101 (more
 //! folders than classes), LG603 (an empty class folder) and LG610 (splits with different
 //! folders), which decide and word the findings.
@@ -19,10 +20,12 @@ use labelguard_formats::walk::Entry;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 
-/// Photos one level below the root (`class/x.jpg`) or two (`split/class/x.jpg`): JPEG files,
-/// or images whose pixels are a photo's (`photos`), in at least two class folders that are not
-/// images beside their masks (`train/` beside `train_labels/`).
-pub(crate) fn looks_like_image_folder(files: &[&Entry]) -> bool {
+/// Photos in class folders below the root (`class/x.jpg`, `split/class/x.jpg`), at any depth
+/// below their class folder (`class/sub/x.jpg`: torchvision walks each class folder with
+/// `os.walk`): JPEG files, or images whose pixels are a photo's (`photos`), in at least two
+/// class folders that are not images beside their masks (`train/` beside `train_labels/`).
+/// An image directly in the root is not one of a class: no ImageFolder tree.
+fn looks_like_image_folder(files: &[&Entry]) -> bool {
     let mut jpegs = 0usize;
     let mut classes: BTreeSet<String> = BTreeSet::new();
     for e in files {
@@ -37,10 +40,8 @@ pub(crate) fn looks_like_image_folder(files: &[&Entry]) -> bool {
         if matches!(ext.as_str(), "jpg" | "jpeg") {
             jpegs += 1;
         }
-        let class = match comps.len() {
-            2 => comps[0],
-            n if n >= 3 && is_split_name(comps[0]) => comps[1],
-            _ => return false,
+        let Some((_, class)) = split_and_class(&comps) else {
+            return false;
         };
         classes.insert(class.to_string());
     }
@@ -49,13 +50,22 @@ pub(crate) fn looks_like_image_folder(files: &[&Entry]) -> bool {
         && (jpegs > 0 || photos::sampled_photos(files.iter().copied(), class_of))
 }
 
+/// The split folder (if any) and the class folder of an image at `comps`: `class/..../x.png`,
+/// or `split/class/.../x.png` when the first folder is a split's and the image is below a
+/// folder of it; `None` for an image directly in the root.
+fn split_and_class<'a>(comps: &[&'a str]) -> Option<(Option<&'a str>, &'a str)> {
+    match comps.len() {
+        0 | 1 => None,
+        n if n >= 3 && is_split_name(comps[0]) => Some((Some(comps[0]), comps[1])),
+        _ => Some((None, comps[0])),
+    }
+}
+
 /// The class folder of an image of an ImageFolder tree (`class/x.png`, `split/class/x.png`).
 fn class_of(rel: &str) -> Option<String> {
-    let comps = components(rel);
-    match comps.len() {
-        2 => Some(comps[0].to_string()),
-        n if n >= 3 && is_split_name(comps[0]) => Some(format!("{}/{}", comps[0], comps[1])),
-        _ => None,
+    match split_and_class(&components(rel))? {
+        (Some(split), class) => Some(format!("{split}/{class}")),
+        (None, class) => Some(class.to_string()),
     }
 }
 
@@ -191,10 +201,14 @@ impl Layout for ImageFolder {
     fn claim(&self, files: &[&Entry], _: &At<'_>) -> Vec<Tree> {
         whole(looks_like_image_folder(files))
     }
+    fn spans_folders(&self, loose: &[&Entry]) -> bool {
+        looks_like_image_folder(loose)
+    }
     fn collect(&self, scan: &mut RootScan<'_>, opts: &ScanOptions) -> Found {
         Found {
             class_names: Some(collect(scan, opts)),
             num_classes: None,
+            palette: None,
         }
     }
 }

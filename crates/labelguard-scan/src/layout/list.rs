@@ -7,7 +7,7 @@
 //! held to it by the tests below.
 
 use super::declare::{At, Layout, Scope};
-use super::{cityscapes, coco, custom, files, hf_dataset, image_folder, model, paired};
+use super::{camvid, cityscapes, coco, custom, files, hf_dataset, image_folder, model, paired};
 use super::{token_bin, torchvision_raw, voc, webdataset, yolo};
 use crate::layout_kind::LayoutKind;
 use labelguard_formats::walk::Entry;
@@ -22,6 +22,7 @@ pub(crate) const LAYOUTS: &[&dyn Layout] = &[
     &custom::Custom,
     &cityscapes::Cityscapes,
     &voc::Voc,
+    &camvid::Camvid,
     &model::Model,
     &hf_dataset::HfDataset,
     &token_bin::TokenBin,
@@ -145,7 +146,8 @@ mod tests {
             | LayoutKind::HfDataset
             | LayoutKind::WebDataset
             | LayoutKind::TokenBin
-            | LayoutKind::Torchvision => 1,
+            | LayoutKind::Torchvision
+            | LayoutKind::Camvid => 1,
         };
         let listed: Vec<LayoutKind> = LAYOUTS.iter().map(|l| l.kind()).collect();
         for (i, k) in listed.iter().enumerate() {
@@ -154,7 +156,7 @@ mod tests {
         }
         assert_eq!(
             listed.len(),
-            13,
+            14,
             "a kind without its layout, or one too many"
         );
         assert_eq!(layout_of(LayoutKind::Auto).kind(), LayoutKind::Files);
@@ -182,8 +184,8 @@ mod tests {
         assert_eq!(
             "darknet".parse::<LayoutKind>(),
             Err(
-                "unknown layout 'darknet' (known: auto, custom, cityscapes, voc, model, \
-                 hfdataset, tokenbin, torchvision, coco, yolo, paired, webdataset, imagefolder, \
+                "unknown layout 'darknet' (known: auto, custom, cityscapes, voc, camvid, \
+                 model, hfdataset, tokenbin, torchvision, coco, yolo, paired, webdataset, imagefolder, \
                  files)"
                     .to_string()
             )

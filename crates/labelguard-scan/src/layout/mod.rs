@@ -13,6 +13,10 @@
 //! * **voc**: `SegmentationClass/<stem>.png` with `JPEGImages/<stem>.jpg`, splits from
 //!   `ImageSets/Segmentation/{train,val,test}.txt`, and the detection annotations
 //!   `Annotations/<stem>.xml`;
+//! * **camvid**: CamVid's widely used copy, `class_dict.csv` (`name,r,g,b`) beside
+//!   `train/<stem>.png` and its colour masks `train_labels/<stem>_L.png` (and `val`, `test`):
+//!   the masks mapped to ids with the file's colours, index = row; and SegNet's copy,
+//!   `train/x.png` with its grey index mask `trainannot/x.png`;
 //! * **model**: a Hugging Face model directory (`config.json` beside `tokenizer.json`, the
 //!   tokenizer's other files or the weights): its tokenizer checked against the model; a
 //!   diffusers pipeline (`model_index.json`): each text encoder checked against its tokenizer
@@ -35,8 +39,9 @@
 //!   (`000123.jpg`, `000123.seg.png`, `000123.cls`): masks, class labels (`.cls`, `.json`) and
 //!   label arrays checked per sample, extracted or in shards;
 //! * **imagefolder**: torchvision's `root/[split/]class/image.jpg`, recognised when the tree
-//!   holds photos one or two levels down (JPEG files, or PNGs whose pixels are a photo's, not a
-//!   mask's: `photos`) in class folders not named like masks, and nothing else matched;
+//!   holds photos in class folders, at any depth below them as torchvision walks them (JPEG
+//!   files, or PNGs whose pixels are a photo's, not a mask's: `photos`), in class folders not
+//!   named like masks, and nothing else matched;
 //! * **files**: every mask, array and label table found, each on its own.
 //!
 //! Splits are named by the first path component that is a split name (`train`/`training`,
@@ -51,6 +56,7 @@
 //! extensions), `root` what a scan is given, `shards` the tar shards (WebDataset) that stand for their members, and the
 //! brace patterns of shard names given as arguments.
 
+mod camvid;
 mod cityscapes;
 mod coco;
 mod custom;
@@ -79,6 +85,7 @@ mod yolo;
 
 pub use crate::layout_kind::LayoutKind;
 pub use custom::expand_template;
+pub use declare::DeclaredPalette;
 pub use discover::{discover, discover_roots, DatasetInfo, Discovery};
 pub use item::{Item, Part, Task};
 pub use list::{layout_names, layouts_help};

@@ -183,6 +183,7 @@ impl Layout for Torchvision {
         Found {
             class_names: None,
             num_classes: collect(scan),
+            palette: None,
         }
     }
 }

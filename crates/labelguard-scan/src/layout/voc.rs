@@ -12,8 +12,8 @@
 //! then a class and LG702 cannot fire, the class list being the data's own). Inferring from
 //! the whole dataset, not file by file, is what keeps the ids the same in every file.
 
-use super::declare::{At, Found, Layout, Tree};
-use super::item::{RootScan, Task};
+use super::declare::{At, Found, Layout, Part, Tree};
+use super::item::{Item, RootScan, Task};
 use super::pairing::pair;
 use super::paths::{components, display, ext_of, folder_of, has_ext, stem_of};
 use crate::checks::lg608_missing_pair;
@@ -259,6 +259,37 @@ fn read_small(source: &Source) -> Result<String, ()> {
     String::from_utf8(buf).map_err(|_| ())
 }
 
+/// A VOC tree with class masks and detection XML (VOC2012) is two datasets: pixels and objects
+/// are different units, each with its own histogram and weights (the class names, inferred
+/// from the annotations, are the detection's). A tree of one kind is one dataset, its masks
+/// first.
+fn split_units(items: Vec<Item>, class_names: Option<Vec<String>>) -> Vec<Part> {
+    let (det, seg): (Vec<Item>, Vec<Item>) = items
+        .into_iter()
+        .partition(|it| matches!(it.task, Task::VocXml { .. }));
+    if !det.is_empty() && seg.iter().any(|it| matches!(it.task, Task::Mask { .. })) {
+        return vec![
+            Part {
+                items: seg,
+                suffix: "",
+                class_names: None,
+            },
+            Part {
+                items: det,
+                suffix: " (detection)",
+                class_names,
+            },
+        ];
+    }
+    let mut all = seg;
+    all.extend(det);
+    vec![Part {
+        items: all,
+        suffix: "",
+        class_names,
+    }]
+}
+
 /// The voc layout (see the module's doc).
 pub(crate) struct Voc;
 
@@ -278,10 +309,14 @@ impl Layout for Voc {
     fn claim(&self, files: &[&Entry], _: &At<'_>) -> Vec<Tree> {
         trees(files)
     }
+    fn datasets(&self, items: Vec<Item>, class_names: Option<Vec<String>>) -> Vec<Part> {
+        split_units(items, class_names)
+    }
     fn collect(&self, scan: &mut RootScan<'_>, _: &ScanOptions) -> Found {
         Found {
             class_names: collect(scan),
             num_classes: None,
+            palette: None,
         }
     }
 }
