@@ -143,8 +143,11 @@ pub(crate) fn conclude(a: &Observations) -> LogReport {
             d.finding.verdict == Verdict::DeviceAssert || d.finding.code == rules::LG903.code
         });
         let primary_op = primary.map_or("unknown".to_string(), |d| d.op.clone());
-        // The note names the main finding's op, so it is never surer than that finding.
-        let cap = primary.map_or(Confidence::High, |d| d.confidence);
+        // The note repeats the main finding's op, so it is never surer than that finding; with
+        // no op named ("unknown") it only says that the report was asynchronous.
+        let cap = primary
+            .filter(|d| d.op != "unknown")
+            .map_or(Confidence::High, |d| d.confidence);
         let fallback = out.first().and_then(|d| d.evidence.first()).cloned();
         if let Some(d) = checks::asynchronous(&c, tb, primary_op, cap, fallback) {
             out.push(d);

@@ -4,7 +4,8 @@
 //! Fires after the other findings when the failure came from a kernel and the log is not known
 //! to be synchronous (no `CUDA_LAUNCH_BLOCKING=1`, no synchronous wording): certain (high) when
 //! PyTorch printed its "asynchronously reported" lines, else medium; never surer than the main
-//! finding whose op it names (a low guess of the op stays low here too). Rule documentation:
+//! finding whose op it repeats (a low guess of the op stays low here too), unless that op is
+//! `unknown`. Rule documentation:
 //! [`labelguard_core::rules::LG902`]; fixtures: the `also = ["LG902"]` cases of
 //! `tests/fixtures/logs/expected.toml`.
 
@@ -97,5 +98,14 @@ mod tests {
         let (main, note) = lg902(&log);
         assert_eq!(main, Confidence::Low);
         assert_eq!(note, Confidence::Low);
+    }
+
+    #[test]
+    fn beside_an_unknown_op_it_keeps_its_own_certainty() {
+        // Nothing names the op: the note carries none, and PyTorch's wording makes it certain.
+        let log = format!("Traceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n    x = y.sum()\n{ASYNC}");
+        let (main, note) = lg902(&log);
+        assert_eq!(main, Confidence::Low);
+        assert_eq!(note, Confidence::High);
     }
 }
