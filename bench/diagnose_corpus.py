@@ -16,7 +16,7 @@ import subprocess
 import tomllib
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-CORPORA = ["real", "real-2x"]
+CORPORA = ["real", "real-2x", "real-2023/tuning", "real-2023/held-out"]
 FAMILY = {"cross_entropy": "nll_loss", "nll_loss": "nll_loss", "embedding": "index_select", "index_select": "index_select"}
 
 
@@ -53,6 +53,7 @@ def score(binary: str, corpus: str) -> dict[str, list]:
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", action="append", required=True)
+    ap.add_argument("--misses", action="store_true", help="list the tuning sets' misses (never the held-out ones)")
     a = ap.parse_args()
     for binary in a.bin:
         for corpus in CORPORA:
@@ -62,8 +63,13 @@ def main() -> int:
                 unknown = sum(r[3] in ("unknown", "none") for r in counted if not r[2])
                 wrong = [r[0] for r in rows if not r[2] and r[3] not in ("unknown", "none") and r[4] != "low"]
                 crashes = sum(r[3] == "CRASH" for r in rows)
+                # Held-out sets print counts only, so that nobody tunes on their logs.
+                shown = [] if "held-out" in name else wrong
                 print(f"{binary} {name}: {right}/{len(counted)} right ({100 * right / max(len(counted), 1):.1f}%), "
-                      f"{unknown} unknown, {len(wrong)} confident wrong {wrong}, {crashes} crashes")
+                      f"{unknown} unknown, {len(wrong)} confident wrong {shown}, {crashes} crashes")
+                for r in rows if a.misses and "held-out" not in name else []:
+                    if not r[2]:
+                        print(f"    miss {r[0]}: {r[3]} ({r[4]})")
     return 0
 
 

@@ -5,17 +5,19 @@ use crate::assertion::{self, Site};
 use crate::kb::{ExplainId, Kb, Kind};
 use crate::model::{Evidence, Frame, LogReport};
 use crate::observed::{
-    Count, GuardError, Hint, MessageGroup, Observations, Options, SiteGroup, SourceId, Traceback,
+    Count, GuardError, Hint, MessageGroup, Observations, Options, SiteGroup, SourceId,
 };
 use crate::ranks;
 use crate::repeat::{QuietShapes, RecentSites, Recorder, Replays};
 use crate::seen::Seen;
 use crate::text;
 use crate::traceback::{classify, TbLine};
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 
+mod open_traceback;
 mod rank_lines;
 mod reports;
+use open_traceback::OpenTraceback;
 use reports::{guard_code, Dsa};
 
 // Bounds that keep memory constant whatever the log holds.
@@ -31,25 +33,6 @@ const MAX_STRAY_LINES: u32 = 50;
 
 /// How many lines after a guard exception may carry its code, hint and fix.
 const GUARD_LINES: u8 = 6;
-
-struct OpenTraceback {
-    frames: VecDeque<Frame>,
-    ipython: bool,
-    expect_code: bool,
-    stray: u32,
-}
-
-impl OpenTraceback {
-    /// A traceback that has just started: no frames yet.
-    fn new(ipython: bool) -> OpenTraceback {
-        OpenTraceback {
-            frames: VecDeque::new(),
-            ipython,
-            expect_code: false,
-            stray: 0,
-        }
-    }
-}
 
 /// The state of one diagnosis.
 pub struct Analyzer {
@@ -353,7 +336,7 @@ impl Analyzer {
             }
             let ipython = !t.starts_with("File \"");
             self.open
-                .insert((src, prefix.to_string()), OpenTraceback::new(ipython));
+                .insert((src, prefix.to_string()), OpenTraceback::new(ipython, true));
             self.rec.impure();
         }
         if let Some(i) = header {
@@ -364,8 +347,10 @@ impl Analyzer {
                 // "Original"; a header glued to the end of another message is CPython's.
                 let before = t[..i].trim_end();
                 let ipython = i > 0 && !t.starts_with("Original") && !before.contains(' ');
-                self.open
-                    .insert((src, prefix.to_string()), OpenTraceback::new(ipython));
+                self.open.insert(
+                    (src, prefix.to_string()),
+                    OpenTraceback::new(ipython, false),
+                );
                 self.rec.impure();
             }
             return Closes::Structural;
@@ -426,9 +411,7 @@ impl Analyzer {
         if text::exception_line(t).is_some() {
             let tb = self.open.remove(&key).expect("present");
             let index = (self.obs.tracebacks.len() < MAX_TRACEBACKS).then(|| {
-                self.obs.tracebacks.push(Traceback {
-                    frames: tb.frames.into(),
-                });
+                self.obs.tracebacks.push(tb.close());
                 self.obs.tracebacks.len() - 1
             });
             return Closes::Exception(index);
@@ -743,6 +726,7 @@ impl Analyzer {
     /// Ends the analysis: closes open reports and draws the conclusions.
     pub fn finish(mut self) -> LogReport {
         self.finish_dsa();
+        self.adopt_headerless();
         crate::conclude::conclude(&self.obs)
     }
 }

@@ -139,14 +139,17 @@ pub(crate) fn conclude(a: &Observations) -> LogReport {
 
     if !trusted && kernel_failure {
         let tb = header_tb;
-        let primary_op = out
-            .iter()
-            .find(|d| {
-                d.finding.verdict == Verdict::DeviceAssert || d.finding.code == rules::LG903.code
-            })
-            .map_or("unknown".to_string(), |d| d.op.clone());
+        let primary = out.iter().find(|d| {
+            d.finding.verdict == Verdict::DeviceAssert || d.finding.code == rules::LG903.code
+        });
+        let primary_op = primary.map_or("unknown".to_string(), |d| d.op.clone());
+        // The note repeats the main finding's op, so it is never surer than that finding; with
+        // no op named ("unknown") it only says that the report was asynchronous.
+        let cap = primary
+            .filter(|d| d.op != "unknown")
+            .map_or(Confidence::High, |d| d.confidence);
         let fallback = out.first().and_then(|d| d.evidence.first()).cloned();
-        if let Some(d) = checks::asynchronous(&c, tb, primary_op, fallback) {
+        if let Some(d) = checks::asynchronous(&c, tb, primary_op, cap, fallback) {
             out.push(d);
         }
     }

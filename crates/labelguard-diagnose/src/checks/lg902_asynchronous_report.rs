@@ -3,7 +3,9 @@
 //!
 //! Fires after the other findings when the failure came from a kernel and the log is not known
 //! to be synchronous (no `CUDA_LAUNCH_BLOCKING=1`, no synchronous wording): certain (high) when
-//! PyTorch printed its "asynchronously reported" lines, else medium. Rule documentation:
+//! PyTorch printed its "asynchronously reported" lines, else medium; never surer than the main
+//! finding whose op it repeats (a low guess of the op stays low here too), unless that op is
+//! `unknown`. Rule documentation:
 //! [`labelguard_core::rules::LG902`]; fixtures: the `also = ["LG902"]` cases of
 //! `tests/fixtures/logs/expected.toml`.
 
@@ -18,6 +20,7 @@ pub(crate) fn asynchronous(
     c: &Context,
     tb: Option<&Traceback>,
     op: String,
+    cap: Confidence,
     fallback: Option<Evidence>,
 ) -> Option<Diagnosis> {
     let certain = c.obs.async_lines.is_some();
@@ -51,7 +54,7 @@ pub(crate) fn asynchronous(
         candidates: Vec::new(),
         kernel: None,
         cause: "CUDA kernels run asynchronously; a failed kernel is reported at the next call that synchronizes (.item(), .cpu(), optimizer.step(), printing a tensor).".into(),
-        confidence: if certain { Confidence::High } else { Confidence::Medium },
+        confidence: if certain { Confidence::High } else { Confidence::Medium }.min(cap),
         count: 1,
         evidence,
         user_frame: user,
@@ -59,4 +62,50 @@ pub(crate) fn asynchronous(
         clue: None,
         alternatives: Vec::new(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{diagnose_bytes, Confidence, Options};
+
+    fn lg902(log: &str) -> (Confidence, Confidence) {
+        let r = diagnose_bytes(log.as_bytes(), "t", Options::default());
+        let note = r
+            .findings
+            .iter()
+            .find(|d| d.finding.code == "LG902")
+            .expect("an LG902 note");
+        (r.findings[0].confidence, note.confidence)
+    }
+
+    const ASYNC: &str = "RuntimeError: CUDA error: device-side assert triggered\nCUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.\n";
+
+    #[test]
+    fn certain_beside_a_certain_finding() {
+        let log = format!(
+            "../aten/src/ATen/native/cuda/Loss.cu:250: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [0,0,0] Assertion `t >= 0 && t < n_classes` failed.\nTraceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n    print(loss.item())\n{ASYNC}"
+        );
+        assert_eq!(lg902(&log), (Confidence::High, Confidence::High));
+    }
+
+    #[test]
+    fn never_surer_than_the_low_guess_whose_op_it_names() {
+        // Only a guess names the op (`criterion(` is most often cross_entropy): the note that
+        // carries that op stays low although PyTorch printed its asynchronous wording.
+        let log = format!(
+            "Traceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n    loss = criterion(out, y)\n{ASYNC}"
+        );
+        let (main, note) = lg902(&log);
+        assert_eq!(main, Confidence::Low);
+        assert_eq!(note, Confidence::Low);
+    }
+
+    #[test]
+    fn beside_an_unknown_op_it_keeps_its_own_certainty() {
+        // Nothing names the op: the note carries none, and PyTorch's wording makes it certain.
+        let log = format!("Traceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n    x = y.sum()\n{ASYNC}");
+        let (main, note) = lg902(&log);
+        assert_eq!(main, Confidence::Low);
+        assert_eq!(note, Confidence::High);
+    }
 }
