@@ -10,7 +10,7 @@
 # per-version wheels are built here into bench/out/abi3/ when absent (a release build each).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export PATH="${DIST_BIN:-$PWD/.venv/bin}:$PATH"
+export PATH="${DIST_BIN:-$PWD/.venv-dist/bin}:$PATH"
 source tools/dist.sh --functions-only
 out=bench/out/abi3
 mkdir -p "$out"
