@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: test test-fast lint venv python wheel dist test-dist bench-abi3 bench bench-python bench-hot bench-compiled bench-scan bench-diagnose bench-diagnose-compare bench-diagnose-matching bench-run bench-run-startup bench-fix bench-coco bench-ranks bench-many-files bench-shards bench-broken bench-yolo bench-tokens bench-python-scan bench-memmap bench-ray bench-bucket bench-trainers bench-report docs docs-site docs-screenshot fuzz
+.PHONY: test test-fast lint venv python wheel dist test-dist test-sdist bench-abi3 bench bench-python bench-hot bench-compiled bench-scan bench-diagnose bench-diagnose-compare bench-diagnose-matching bench-run bench-run-startup bench-fix bench-coco bench-ranks bench-many-files bench-shards bench-broken bench-yolo bench-tokens bench-python-scan bench-memmap bench-ray bench-bucket bench-trainers bench-report docs docs-site docs-screenshot fuzz
 
 ## venv: the Python environment of the tests (torch from PyPI; pip's cache keeps reruns fast)
 venv: $(VENV)/.installed
@@ -45,6 +45,13 @@ dist: $(DIST_VENV)/.installed
 ## PATH and no index, then run (tools/test_wheels.sh); not part of `make test` (minutes per wheel)
 test-dist: $(DIST_VENV)/.installed
 	DIST_BIN="$(CURDIR)/$(DIST_VENV)/bin" tools/test_wheels.sh
+
+## test-sdist: dist/'s sdist built from source by pip into a fresh venv (cargo on PATH; pip fetches
+## maturin for its isolated build), then run as a wheel is (tools/smoke_wheel.py). A release build
+## of the whole workspace: 10-25 minutes on 2 cores.
+test-sdist:
+	@set -- dist/labelguard-*.tar.gz; [ -f "$$1" ] || { echo "no sdist in dist/: run make dist" >&2; exit 1; }; \
+	python3 tools/smoke_wheel.py "$$1"
 
 ## test: Rust unit, fixture and CLI tests, then the Python tests (the differential test against
 ## PyTorch through the CLI, and the Python package's tests)
