@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: test test-fast lint venv python wheel dist test-dist bench-abi3 bench bench-python bench-hot bench-compiled bench-scan bench-diagnose bench-diagnose-compare bench-diagnose-matching bench-run bench-run-startup bench-fix bench-coco bench-ranks bench-many-files bench-shards bench-broken bench-yolo bench-tokens bench-python-scan bench-memmap bench-ray bench-bucket bench-trainers bench-report docs docs-site docs-screenshot fuzz
+.PHONY: test test-fast lint venv python wheel dist test-dist test-sdist bench-abi3 bench bench-python bench-hot bench-compiled bench-scan bench-diagnose bench-diagnose-compare bench-diagnose-matching bench-run bench-run-startup bench-fix bench-coco bench-ranks bench-many-files bench-shards bench-broken bench-yolo bench-tokens bench-python-scan bench-memmap bench-ray bench-bucket bench-trainers bench-report docs docs-site docs-screenshot fuzz
 
 ## venv: the Python environment of the tests (torch from PyPI; pip's cache keeps reruns fast)
 venv: $(VENV)/.installed
@@ -31,13 +31,27 @@ wheel: venv
 ## dist: the release's files into dist/: manylinux_2_17 x86_64 wheels (CPython 3.9-3.13 one each,
 ## one abi3 wheel for 3.14 and later), linked by zig, each checked by auditwheel, and the sdist
 ## (tools/dist.sh says why; docs/guide/install.md). A release build per wheel: 10-20 minutes on 2 cores.
-dist: venv
-	tools/dist.sh
+## Its tools are in their own small venv, $(DIST_VENV) (requirements-dist.txt), not the tests' .venv.
+DIST_VENV ?= .venv-dist
+$(DIST_VENV)/.installed: requirements-dist.txt
+	@echo "==> $(DIST_VENV): the release's tools (requirements-dist.txt: maturin, zig, auditwheel, uv; no torch)"
+	python3 -m venv $(DIST_VENV)
+	$(DIST_VENV)/bin/pip install --quiet -r requirements-dist.txt
+	touch $@
+dist: $(DIST_VENV)/.installed
+	DIST_BIN="$(CURDIR)/$(DIST_VENV)/bin" tools/dist.sh
 
 ## test-dist: each wheel of dist/ installed into fresh venvs of CPython 3.9-3.13 with no Rust on
 ## PATH and no index, then run (tools/test_wheels.sh); not part of `make test` (minutes per wheel)
-test-dist: venv
-	tools/test_wheels.sh
+test-dist: $(DIST_VENV)/.installed
+	DIST_BIN="$(CURDIR)/$(DIST_VENV)/bin" tools/test_wheels.sh
+
+## test-sdist: dist/'s sdist built from source by pip into a fresh venv (cargo on PATH; pip fetches
+## maturin for its isolated build), then run as a wheel is (tools/smoke_wheel.py). A release build
+## of the whole workspace: 10-25 minutes on 2 cores.
+test-sdist:
+	@set -- dist/labelguard-*.tar.gz; [ -f "$$1" ] || { echo "no sdist in dist/: run make dist" >&2; exit 1; }; \
+	python3 tools/smoke_wheel.py "$$1"
 
 ## test: Rust unit, fixture and CLI tests, then the Python tests (the differential test against
 ## PyTorch through the CLI, and the Python package's tests)
@@ -119,8 +133,8 @@ bench-hot: python
 
 ## bench-abi3: bench-hot's per-call cost with the abi3 wheel vs a per-version wheel, side by side,
 ## on CPython 3.12 and 3.13 (BENCH_PY_3_12, BENCH_PY_3_13: interpreters with torch; after make dist)
-bench-abi3: venv
-	bench/abi3.sh
+bench-abi3: $(DIST_VENV)/.installed
+	DIST_BIN="$(CURDIR)/$(DIST_VENV)/bin" bench/abi3.sh
 
 ## bench-compiled: enable() inside torch.compile'd training steps (warm step time, compile time)
 bench-compiled: python

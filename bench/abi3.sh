@@ -6,11 +6,12 @@
 #
 #   BENCH_PY_3_12=/venv312/bin/python BENCH_PY_3_13=/venv313/bin/python make bench-abi3
 #
-# Each BENCH_PY names an interpreter that has torch; BENCH_VERSIONS (default "3.12 3.13") picks them. The abi3 wheel is dist/'s (make dist); the
-# per-version wheels are built here into bench/out/abi3/ when absent (a release build each).
+# Each BENCH_PY names an interpreter that has torch; BENCH_VERSIONS (default "3.12 3.13") picks them.
+# Both wheels are dist/'s (make dist); a per-version wheel missing there is built into
+# bench/out/abi3/ (a release build each).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export PATH="${DIST_BIN:-$PWD/.venv/bin}:$PATH"
+export PATH="${DIST_BIN:-$PWD/.venv-dist/bin}:$PATH"
 source tools/dist.sh --functions-only
 out=bench/out/abi3
 mkdir -p "$out"
@@ -21,7 +22,8 @@ for v in ${BENCH_VERSIONS:-3.12 3.13}; do
   var="BENCH_PY_${v/./_}"
   py=${!var:?$var: an interpreter with torch for CPython $v}
   tag="cp${v/./}"
-  per=("$out"/labelguard-*-"$tag"-"$tag"-*.whl)
+  # make dist's own per-version wheel (the one shipped for this CPython), else one built here
+  per=(dist/labelguard-*-"$tag"-"$tag"-*.whl "$out"/labelguard-*-"$tag"-"$tag"-*.whl)
   if [ ${#per[@]} -eq 0 ]; then
     (cd python && maturin build --release --zig --compatibility manylinux2014 --interpreter "$(interpreter "$v")" --out "../$out")
     per=("$out"/labelguard-*-"$tag"-"$tag"-*.whl)

@@ -19,7 +19,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-bin=${DIST_BIN:-$root/.venv/bin}
+bin=${DIST_BIN:-$root/.venv-dist/bin}
 export PATH="$bin:$PATH"
 out=$root/dist
 target=manylinux2014

@@ -1,9 +1,12 @@
-"""Installs one labelguard wheel into a fresh venv and runs it as a user would (issue 35).
+"""Installs one labelguard wheel (or the sdist) into a fresh venv and runs it as a user would (issue 35).
 
-    python tools/smoke_wheel.py WHEEL [--python PY] [--torch-site DIR | --torch-index URL]
+    python tools/smoke_wheel.py WHEEL|SDIST [--python PY] [--torch-site DIR | --torch-index URL]
 
-In a new venv of PY (default: this interpreter), with no cargo or rustc on PATH and no package
-index (`--no-index --no-deps`: nothing can be compiled or downloaded), it checks:
+A wheel is installed into a new venv of PY (default: this interpreter) with no cargo or rustc on
+PATH and no package index (`--no-index --no-deps`: nothing can be compiled or downloaded). The
+sdist (labelguard-X.tar.gz, make test-sdist) is built from source as pip builds it for a user: cargo
+must be on PATH, and pip fetches the build backend (maturin) from the index into its isolated build
+environment. Then it checks:
   - `labelguard --version` prints the wheel's version (the Cargo workspace's);
   - the quick start's scan (examples/cityscapes-mini --preset cityscapes) exits 1 with its findings;
   - `import labelguard` in the venv's interpreter, `labelguard.__version__` the same version;
@@ -11,7 +14,7 @@ index (`--no-index --no-deps`: nothing can be compiled or downloaded), it checks
     through a .pth file;
     or `--torch-index`: pip installs torch from that index), enable() refuses a bad
     F.cross_entropy (a target beyond the classes) with labelguard's TargetError.
-Used by tools/test_wheels.sh (make test-dist) and the release workflow. Exit 0 when all pass.
+Used by tools/test_wheels.sh (make test-dist), make test-sdist and the release workflow. Exit 0 when all pass.
 """
 
 import argparse
@@ -43,8 +46,13 @@ def path_without_rust() -> str:
     return os.pathsep.join(d for d in dirs if not any(os.path.exists(os.path.join(d, t + exe)) for t in ("cargo", "rustc")))
 
 
-def wheel_version(wheel: pathlib.Path) -> str:
-    return wheel.name.split("-")[1]
+def is_sdist(package: pathlib.Path) -> bool:
+    return package.name.endswith(".tar.gz")
+
+
+def package_version(package: pathlib.Path) -> str:
+    """labelguard-0.1.0-cp312-...whl and labelguard-0.1.0.tar.gz: 0.1.0."""
+    return package.name.removesuffix(".tar.gz").split("-")[1]
 
 
 def run(args, env, cwd, expect=0):
@@ -57,26 +65,34 @@ def run(args, env, cwd, expect=0):
 
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("wheel", type=pathlib.Path)
+    ap.add_argument("package", type=pathlib.Path, help="a wheel, or the sdist (.tar.gz)")
     ap.add_argument("--python", default=sys.executable)
     torch = ap.add_mutually_exclusive_group()
     torch.add_argument("--torch-site")
     torch.add_argument("--torch-index")
     a = ap.parse_args()
-    env = {k: v for k, v in os.environ.items() if k not in ("CARGO_HOME", "RUSTUP_HOME", "PYTHONPATH", "VIRTUAL_ENV")}
-    env["PATH"] = path_without_rust()
+    source = is_sdist(a.package)
+    if source:  # built here: the Rust toolchain stays
+        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+        if not shutil.which("cargo", path=env.get("PATH")):
+            sys.exit("the sdist builds from source: cargo must be on PATH")
+        install = ["--no-deps"]
+    else:
+        env = {k: v for k, v in os.environ.items() if k not in ("CARGO_HOME", "RUSTUP_HOME", "PYTHONPATH", "VIRTUAL_ENV")}
+        env["PATH"] = path_without_rust()
+        if shutil.which("cargo", path=env["PATH"]) or shutil.which("rustc", path=env["PATH"]):
+            sys.exit("cargo or rustc is still on PATH")
+        install = ["--no-index", "--no-deps"]
     env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
-    if shutil.which("cargo", path=env["PATH"]) or shutil.which("rustc", path=env["PATH"]):
-        sys.exit("cargo or rustc is still on PATH")
-    version = wheel_version(a.wheel)
+    version = package_version(a.package)
     with tempfile.TemporaryDirectory(prefix="labelguard wheel ") as tmp:
         tmp = pathlib.Path(tmp)
         venv = tmp / "venv"
         run([a.python, "-m", "venv", venv], env, tmp)
         bindir = venv / ("Scripts" if os.name == "nt" else "bin")
         py = bindir / "python"
-        _, took = run([py, "-m", "pip", "install", "-q", "--no-index", "--no-deps", a.wheel.resolve()], env, tmp)
-        print(f"  installed in {took:.1f} s")
+        _, took = run([py, "-m", "pip", "install", "-q", *install, a.package.resolve()], env, tmp)
+        print(f"  installed in {took:.1f} s" + (" (built from source)" if source else ""))
         env["PATH"] = str(bindir) + os.pathsep + env["PATH"]
         command = shutil.which("labelguard", path=str(bindir))
         assert command, f"no labelguard command in {bindir}"

@@ -12,7 +12,7 @@
 # by ':', e.g. with the nvidia libraries' own; nothing is downloaded); without it that interpreter skips the torch check, and says so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export PATH="${DIST_BIN:-$PWD/.venv/bin}:$PATH"
+export PATH="${DIST_BIN:-$PWD/.venv-dist/bin}:$PATH"
 source tools/dist.sh --functions-only
 shopt -s nullglob
 wheels=(dist/*.whl)
