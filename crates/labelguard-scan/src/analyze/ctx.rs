@@ -1,5 +1,6 @@
 //! The settings of a scan as the analysis of every item reads them, derived once per scan.
 
+use crate::checks::lg801_token_id_out_of_range::SET_BY_FLAG;
 use crate::colours::ColourMap;
 use crate::config::ScanOptions;
 use crate::framework::Framework;
@@ -57,10 +58,6 @@ impl<'a> Ctx<'a> {
             .saturating_add(1 << 20)
     }
 }
-
-/// How a token table sized by `--vocab-size` names its source (`ModelSpec::embedding_source`),
-/// which LG801 repeats.
-pub(crate) const SET_BY_FLAG: &str = "set by --vocab-size";
 
 /// The model token data is checked against under `--vocab-size n`: `model` (`--model`) with its
 /// token table `n` rows long, or a model known only by that size. Every check of token ids

@@ -6,6 +6,10 @@ use labelguard_core::model::ModelSpec;
 use labelguard_core::rules::LG801;
 use labelguard_core::{Finding, Verdict};
 
+/// How a token table sized by `--vocab-size` names its source (`ModelSpec::embedding_source`),
+/// which the message repeats (written by `analyze::ctx::with_vocab_size`).
+pub(crate) const SET_BY_FLAG: &str = "set by --vocab-size";
+
 /// The finding for the ids of `tally` outside `[0, rows)` (`rows` unknown without a model).
 pub fn finding(t: &Tally, rows: Option<u64>, spec: Option<&ModelSpec>, split: &str) -> Finding {
     let top = t.max().unwrap_or(0);
@@ -13,7 +17,7 @@ pub fn finding(t: &Tally, rows: Option<u64>, spec: Option<&ModelSpec>, split: &s
     // Under --vocab-size the table's size is the flag's: the message says so.
     let given = spec
         .and_then(|s| s.embedding_source.as_deref())
-        .filter(|s| s.starts_with(crate::analyze::ctx::SET_BY_FLAG))
+        .filter(|s| s.starts_with(SET_BY_FLAG))
         .map_or(String::new(), |s| format!(" {s}"));
     let message = match rows {
         Some(n) => format!(

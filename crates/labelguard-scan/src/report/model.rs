@@ -393,10 +393,15 @@ mod tests {
     use super::*;
     use crate::config::SETTINGS;
 
-    /// The settings' declaration says which of them the report records, under their key.
+    /// The settings' declaration says which of them the report records, under their key
+    /// (`vocab_size` only when given, so it is given here).
     #[test]
     fn the_report_records_the_settings_declared_in_it() {
-        let settings = Settings::new(&[], Vec::new(), &ScanOptions::default(), Vec::new());
+        let opts = ScanOptions {
+            vocab_size: Some(1),
+            ..ScanOptions::default()
+        };
+        let settings = Settings::new(&[], Vec::new(), &opts, Vec::new());
         let json = serde_json::to_value(settings).unwrap();
         for s in SETTINGS {
             assert_eq!(json.get(s.key).is_some(), s.in_report, "{}", s.key);
