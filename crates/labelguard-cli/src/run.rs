@@ -31,8 +31,9 @@ use std::time::Duration;
 /// The sitecustomize that switches the guards on inside the child (see the file for what it does).
 const SITECUSTOMIZE: &str = include_str!("run/sitecustomize.py");
 /// The finder that runs code right after a module's import, which the sitecustomize imports from
-/// beside it (before labelguard is imported): the Python package's own, one copy for both.
-const AFTER_IMPORT: &str = include_str!("../../../python/labelguard/_after_import.py");
+/// beside it (before labelguard is imported): the Python package's own, one copy for both
+/// (build.rs finds it in the repository's layout and in the sdist's).
+const AFTER_IMPORT: &str = include_str!(env!("LABELGUARD_AFTER_IMPORT"));
 
 /// What `--sync` sets before the child starts: before `import torch`, where setting them inside
 /// the script is too late. TORCH_COMPILE_DISABLE=1 runs `torch.compile`d code eagerly, so that a
