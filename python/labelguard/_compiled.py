@@ -30,6 +30,7 @@ import linecache
 import os
 import re
 import sys
+import warnings
 from types import CodeType
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -420,9 +421,32 @@ def _spec_impl(key: str, slots: Tuple[Tuple[Any, ...], ...], names: Tuple[str, .
     """The op's constant argument: the call's layout and the frames dynamo was tracing. Empty
     when the call holds an argument that cannot be rebuilt at run time."""
     if any(s[0] == "x" for s in slots):
+        _unchecked(key)
         return ""
     plain = [["v", s[1], str(s[2]).removeprefix("torch.")] if s[0] == "v" else list(s) for s in slots]
     return json.dumps({"key": key, "slots": plain, "names": list(names), "frames": traced_frames()})
+
+
+_SAID_UNCHECKED: set = set()
+
+
+def _unchecked(key: str) -> None:
+    """Never silent: a call whose arguments the graph cannot carry to the check (a list of index
+    tensors, for one: `index_put_((rows, labels), v)`) runs unchecked inside the compiled code,
+    and the user is told so once per call site, at trace time (this runs outside the graph)."""
+    where = Traced(traced_frames()).describe()
+    if (key, where) in _SAID_UNCHECKED:
+        return
+    _SAID_UNCHECKED.add((key, where))
+    from ._report import TargetWarning
+
+    warnings.warn(
+        f"labelguard does not check this {key} call {where}: one of its arguments (a list or tuple of tensors, "
+        "or another value the compiled graph cannot pass to the check) cannot be checked inside torch.compile; "
+        "the call runs unguarded there (eager calls are checked)",
+        TargetWarning,
+        stacklevel=2,
+    )
 
 
 def traced_frames() -> List[list]:
