@@ -20,7 +20,9 @@ from ._guard import check_or_raise
 from ._guard import config as _config
 from ._guard import state as _state
 from ._libraries import PLACEHOLDER_STEPS, PlaceholderStep
+from ._report import TargetError
 from ._tensors import shape_view
+from ._userframe import ending
 
 #: (class, method name, original) of every wrapped method, for `remove`.
 _wrapped: List[Tuple[type, str, Any]] = []
@@ -70,7 +72,10 @@ def _wrap(step: PlaceholderStep, cls: type, original: Callable, is_compiling: Ca
             except TypeError:
                 bound = None  # the library reports its own signature errors
             if bound is not None:
-                _check(step, self, bound, where)
+                try:
+                    _check(step, self, bound, where)
+                except TargetError as err:
+                    raise ending(err) from None  # the last frame: the user's line
         return original(self, *args, **kwargs)
 
     labelguard_placeholders.__labelguard_original__ = original  # type: ignore[attr-defined]
