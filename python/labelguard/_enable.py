@@ -25,7 +25,10 @@ from ._guard import state as _state
 from ._ops import INDEX_NAMES, OPS, Op
 from ._report import TargetError
 from ._tensors import readable
-from ._userframe import ending
+from ._userframe import ending, hide_refusals
+
+#: pytest leaves this module's frames out of its report of a refusal (`_userframe.hide_refusals`).
+__tracebackhide__ = hide_refusals
 
 
 def _arguments(op: Op, bound: Dict[str, Any]) -> Optional[Dict[str, Any]]:

@@ -22,7 +22,10 @@ from ._ops import INDEX_NAMES
 from ._report import TargetError
 from ._tensors import plain_tensor_types, shape_view
 from ._tensors import readable as _readable
-from ._userframe import ending
+from ._userframe import ending, hide_refusals
+
+#: pytest leaves this module's frames out of its report of a refusal (`_userframe.hide_refusals`).
+__tracebackhide__ = hide_refusals
 
 #: The sites bound by their key, not by the op's parameters.
 KEY_SITES = ("__getitem__", "__setitem__")

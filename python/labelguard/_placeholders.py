@@ -22,7 +22,10 @@ from ._guard import state as _state
 from ._libraries import PLACEHOLDER_STEPS, PlaceholderStep
 from ._report import TargetError
 from ._tensors import shape_view
-from ._userframe import ending
+from ._userframe import ending, hide_refusals
+
+#: pytest leaves this module's frames out of its report of a refusal (`_userframe.hide_refusals`).
+__tracebackhide__ = hide_refusals
 
 #: (class, method name, original) of every wrapped method, for `remove`.
 _wrapped: List[Tuple[type, str, Any]] = []

@@ -22,7 +22,7 @@ raises it again with only that entry (`ending`), so that the check's frames are 
 puts an entry for every Python frame that an exception leaves at the head of its traceback:
 the wrapper's own frame stays, the one labelguard frame of the traceback, between the user's
 call and the same line again at the end (`_callsite.cut_own_frames` cuts the two off an
-uncaught error). No frame at all would need a wrapper that is no Python function (a native
+uncaught error; pytest's report leaves it out: `hide_refusals`). No frame at all would need a wrapper that is no Python function (a native
 callable, which dynamo cannot trace as it traces the wrappers today: see
 docs/guide/python.md).
 """
@@ -150,3 +150,12 @@ def ending(err: BaseException) -> BaseException:
 
 def _own(frame: FrameType) -> bool:
     return str(frame.f_globals.get("__name__", "")).split(".", 1)[0] == "labelguard"
+
+
+def hide_refusals(info: Any) -> bool:
+    """pytest's `__tracebackhide__` of the modules whose wrappers raise refusals again: pytest's
+    report of a TargetError leaves their frames out (as it leaves out its own); any other error
+    (PyTorch's own, a bug of labelguard's) keeps them."""
+    from ._report import TargetError
+
+    return isinstance(getattr(info, "value", None), TargetError)

@@ -574,3 +574,27 @@ def test_an_uncaught_refusal_prints_the_users_line_once_and_last(tmp_path):
     thread_end = printed.index(next(t for t in printed if t.startswith("labelguard.TargetError")))
     assert [t for t in printed[:thread_end] if t.startswith("  File ")][-1] == f'  File "{script}", line 5, in step', done.stderr
     assert files[-1] == f'  File "{script}", line 5, in step', done.stderr
+
+
+PYTEST_CASE = """\
+import torch, torch.nn.functional as F, labelguard
+
+def test_a_bad_loss():
+    labelguard.enable()
+    F.cross_entropy(torch.randn(2, 3), torch.tensor([0, 3]))
+
+def test_torchs_own_error():
+    labelguard.enable()
+    torch.gather(torch.randn(3, 4), 1, torch.tensor([[0]]), out=torch.empty(1, 1, dtype=torch.int64))
+"""
+
+
+def test_pytests_report_of_a_refusal_leaves_labelguards_frames_out(tmp_path):
+    (tmp_path / "test_user.py").write_text(PYTEST_CASE)
+    done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--tb=long", "test_user.py"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    report = done.stdout
+    refusal, torchs = report.split("test_torchs_own_error ___")
+    assert "E       labelguard.TargetError: cross_entropy (labelguard)" in refusal and "_enable.py" not in refusal, report
+    assert "test_user.py:5: TargetError" in refusal, report
+    assert "_enable.py" in torchs and "RuntimeError" in torchs, report  # PyTorch's own error: every frame
