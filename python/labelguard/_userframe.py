@@ -129,8 +129,9 @@ _RESUME = re.compile(r"torch_dynamo_resume_in_(.+)_at_\d+")
 
 def at_line(err: BaseException, frame: FrameType) -> BaseException:
     """`err` with a traceback of one entry: the live `frame` at the line it runs now (the call
-    that is refused)."""
-    return err.with_traceback(TracebackType(None, frame, frame.f_lasti, frame.f_lineno))
+    that is refused); no traceback where the frame has no line now."""
+    line = frame.f_lineno
+    return err.with_traceback(None if line is None else TracebackType(None, frame, frame.f_lasti, line))
 
 
 def ending(err: BaseException) -> BaseException:
