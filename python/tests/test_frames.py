@@ -598,3 +598,12 @@ def test_pytests_report_of_a_refusal_leaves_labelguards_frames_out(tmp_path):
     assert "E       labelguard.TargetError: cross_entropy (labelguard)" in refusal and "_enable.py" not in refusal, report
     assert "test_user.py:5: TargetError" in refusal, report
     assert "_enable.py" in torchs and "RuntimeError" in torchs, report  # PyTorch's own error: every frame
+
+
+def test_a_refusal_through_a_trainers_loop_ends_at_the_training_steps_line(tmp_path):
+    import traceback
+
+    # Lightning's loop catches the error (its interrupt handling) and raises it again.
+    frames = traceback.extract_tb(fit_lightning(tmp_path, metric=False).__traceback__)
+    assert (frames[-1].filename, frames[-1].lineno, frames[-1].name) == (__file__, line_with("lightning loss"), "training_step"), frames
+    assert [f.name for f in frames if f.filename.startswith(PACKAGE)] == ["labelguard_checked"], frames
