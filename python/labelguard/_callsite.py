@@ -244,7 +244,9 @@ def cut_own_frames(exc: Optional[BaseException]) -> None:
     """Ends the traceback of each TargetError in `exc`'s chain at the frame that called into
     labelguard, as pytest hides its own frames: the wrapper that raised and the check are cut
     off (in place: every printer of the exception sees the cut), so the last frame printed is the
-    line that made the bad call. A traceback of labelguard's frames only is left as it is."""
+    line that made the bad call: its first entry, when the traceback ends at it again
+    (`_userframe.ending`: the wrapper's frame between). A traceback of labelguard's frames only
+    is left as it is."""
     from ._report import TargetError
 
     seen = set()
@@ -256,6 +258,9 @@ def cut_own_frames(exc: Optional[BaseException]) -> None:
                 if _top_module(tb.tb_frame) != "labelguard":
                     last = tb
                 tb = tb.tb_next
-            if last is not None:
-                last.tb_next = None
+            tb = exc.__traceback__
+            while last is not None and tb is not None and tb.tb_frame is not last.tb_frame:
+                tb = tb.tb_next
+            if last is not None and tb is not None:
+                tb.tb_next = None
         exc = exc.__cause__ or exc.__context__

@@ -25,6 +25,10 @@ from ._guard import state as _state
 from ._ops import INDEX_NAMES, OPS, Op
 from ._report import TargetError
 from ._tensors import readable
+from ._userframe import ending, hide_refusals
+
+#: pytest leaves this module's frames out of its report of a refusal (`_userframe.hide_refusals`).
+__tracebackhide__ = hide_refusals
 
 
 def _arguments(op: Op, bound: Dict[str, Any]) -> Optional[Dict[str, Any]]:
@@ -114,7 +118,10 @@ def _wrap(op: Op, original: Callable, native: Any, is_compiling: Callable[[], bo
             else:
                 tick()
                 if not valid_call(native, args, kwargs):
-                    judge(args, kwargs)
+                    try:
+                        judge(args, kwargs)
+                    except TargetError as err:
+                        raise ending(err) from None  # the last frame: the user's line
         return original(*args, **kwargs)
 
     labelguard_checked.__labelguard_original__ = original  # type: ignore[attr-defined]
@@ -130,7 +137,7 @@ def _wrap(op: Op, original: Callable, native: Any, is_compiling: Callable[[], bo
 def _wrap_module(cls: type, original_call: Callable) -> Callable:
     """The `__call__` of a module whose forward is one wrapped op (the row's `modules`). Its
     functional call is checked by the op's wrapper; this is the module's `__call__`, with the traceback of a TargetError raised by torch's own forward
-    of `cls` cut at this call. A valid call's path is the original `__call__` inside a `try`
+    of `cls` cut to this call and the user's line (`_userframe.ending`). A valid call's path is the original `__call__` inside a `try`
     (free until something is raised): the check itself is the functional wrapper's, so a module
     call costs one checked functional call and this frame. Dynamo traces the `try` (no graph
     break, `fullgraph=True` works: test_enable.py), so no compile test is needed here."""
@@ -145,7 +152,7 @@ def _wrap_module(cls: type, original_call: Callable) -> Callable:
                 # inside a compiled function, from a frame at the user's line (`_userframe`).
                 raise
             err.raised_in = None  # cut once: an enclosing module keeps the frames in between
-            raise err.with_traceback(None) from None
+            raise ending(err) from None
 
     return labelguard_module_call
 

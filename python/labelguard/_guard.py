@@ -23,7 +23,7 @@ from ._libraries import with_library
 from ._ops import OPS
 from ._report import TargetError, attach_call, report_or_raise
 from ._tensors import plain_tensor_types, strided
-from ._userframe import raise_at
+from ._userframe import at_line, raise_at
 
 
 class _State(threading.local):
@@ -91,7 +91,7 @@ def check_or_raise(op: str, call: Dict[str, Any], where: str, traced: Any = None
         raise Probed(report)
     if report.verdict != "ok":
         rules = [f.code for f in report.findings]
-        module = None
+        module = caller = None
         at = None
         if traced is not None:
             traced = traced.with_callers()
@@ -120,21 +120,26 @@ def check_or_raise(op: str, call: Dict[str, Any], where: str, traced: Any = None
             err.raised_in = module
             attach_call(err, op, tensors, scalars)
             _training.refused(err)
-            user = traced.user()[:3] if traced is not None and traced.user() else _live_user(site)
-            raise_at(err, user)
-            raise err.with_traceback(None) from None
+            if traced is not None:
+                raise_at(err, traced.user()[:3] if traced.user() else None)
+                raise err.with_traceback(None) from None
+            live = _live_user(site)
+            if live is not None:  # (inside a compiled function, after a graph break)
+                raise_at(err, (live.f_code.co_filename, live.f_lineno, live.f_code.co_name))
+            # The last frame is the user's line (else the first outside labelguard): `ending`.
+            frame = live or caller
+            raise (err.with_traceback(None) if frame is None else at_line(err, frame)) from None
 
 
 _LABELGUARD = frozenset(("labelguard",))
 
 
 def _live_user(site: Any) -> Any:
-    """(file, line, function) of the user's live frame that `site` names (a refused eager call),
-    or None."""
+    """The user's live frame that `site` names (a refused eager call), or None."""
     user = getattr(site, "user", None)
     frame = sys._getframe(2)
     while user is not None and frame is not None:
         if frame.f_lineno == user[1] and frame.f_code.co_filename == user[0]:
-            return (user[0], user[1], frame.f_code.co_name)
+            return frame
         frame = frame.f_back
     return None

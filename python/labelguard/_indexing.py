@@ -19,8 +19,13 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 from . import _compiled, _native
 from ._guard import binding, check_or_raise, config, count_call, state
 from ._ops import INDEX_NAMES
+from ._report import TargetError
 from ._tensors import plain_tensor_types, shape_view
 from ._tensors import readable as _readable
+from ._userframe import ending, hide_refusals
+
+#: pytest leaves this module's frames out of its report of a refusal (`_userframe.hide_refusals`).
+__tracebackhide__ = hide_refusals
 
 #: The sites bound by their key, not by the op's parameters.
 KEY_SITES = ("__getitem__", "__setitem__")
@@ -172,7 +177,10 @@ def _wrap_getitem(original: Callable, is_compiling: Callable[[], bool]) -> Calla
                 count_call()
                 # One index tensor: the native test decides a valid call; the rest, the general path.
                 if type(key) is tuple or not valid_index(native, self, key):
-                    judge((self, key), {})
+                    try:
+                        judge((self, key), {})
+                    except TargetError as err:
+                        raise ending(err) from None  # the last frame: the user's line
             elif _compiled.replaying():
                 # Dynamo traces `x[idx]` itself; AOTAutograd's replay of its node comes here.
                 if type(key) is tuple:
@@ -225,7 +233,10 @@ def _wrap_setitem(original: Callable, getter: Callable, is_compiling: Callable[[
         if config["active"] and not state.depth:
             if not is_compiling():
                 count_call()
-                judge((self, key, value), {})
+                try:
+                    judge((self, key, value), {})
+                except TargetError as err:
+                    raise ending(err) from None
             elif _compiled.replaying():
                 # Dynamo traces `x[idx] = v` itself; AOTAutograd's replay of its node comes here.
                 if type(key) is tuple:

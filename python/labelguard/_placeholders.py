@@ -20,7 +20,12 @@ from ._guard import check_or_raise
 from ._guard import config as _config
 from ._guard import state as _state
 from ._libraries import PLACEHOLDER_STEPS, PlaceholderStep
+from ._report import TargetError
 from ._tensors import shape_view
+from ._userframe import ending, hide_refusals
+
+#: pytest leaves this module's frames out of its report of a refusal (`_userframe.hide_refusals`).
+__tracebackhide__ = hide_refusals
 
 #: (class, method name, original) of every wrapped method, for `remove`.
 _wrapped: List[Tuple[type, str, Any]] = []
@@ -70,7 +75,10 @@ def _wrap(step: PlaceholderStep, cls: type, original: Callable, is_compiling: Ca
             except TypeError:
                 bound = None  # the library reports its own signature errors
             if bound is not None:
-                _check(step, self, bound, where)
+                try:
+                    _check(step, self, bound, where)
+                except TargetError as err:
+                    raise ending(err) from None  # the last frame: the user's line
         return original(self, *args, **kwargs)
 
     labelguard_placeholders.__labelguard_original__ = original  # type: ignore[attr-defined]

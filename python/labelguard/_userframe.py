@@ -11,15 +11,27 @@ compiled function's wrapper from its `first_useful_frame`, torch 2.15) cuts ever
 the compiled function's call and that one. What remains: the caller's frames, dynamo's one
 wrapper frame, the user's line.
 
-Only when a compiled function is on the stack (dynamo's wrapper is a live caller): a plain eager
-call keeps its traceback.
+Only when a compiled function is on the stack (dynamo's wrapper is a live caller).
+
+An eager refusal (`at_line`, `ending`) ends at the user's line too, caught or not (issues 41, 42:
+`traceback.print_exc()`, `logging.exception`, a trainer's handler, a DataLoader worker's text,
+`traceback.extract_tb(err.__traceback__)[-1]`): the check raises the error with a traceback of
+one entry, the user's live frame at the line of the call (`types.TracebackType`: the frame
+itself, so a debugger or pytest's `-l` sees its locals), and the wrapper that called the check
+raises it again with only that entry (`ending`), so that the check's frames are gone. Python
+puts an entry for every Python frame that an exception leaves at the head of its traceback:
+the wrapper's own frame stays, the one labelguard frame of the traceback, between the user's
+call and the same line again at the end (`_callsite.cut_own_frames` cuts the two off an
+uncaught error; pytest's report leaves it out: `hide_refusals`). No frame at all would need a wrapper that is no Python function (a native
+callable, which dynamo cannot trace as it traces the wrappers today: see
+docs/guide/python.md).
 """
 
 from __future__ import annotations
 
 import re
 import sys
-from types import CodeType
+from types import CodeType, FrameType, TracebackType
 from typing import Any, List, Optional, Tuple
 
 _CLASS: List[type] = []  # the TargetError that dynamo shortens, made once per process
@@ -113,3 +125,38 @@ def function_name(name: str) -> str:
 
 
 _RESUME = re.compile(r"torch_dynamo_resume_in_(.+)_at_\d+")
+
+
+def at_line(err: BaseException, frame: FrameType) -> BaseException:
+    """`err` with a traceback of one entry: the live `frame` at the line it runs now (the call
+    that is refused); no traceback where the frame has no line now."""
+    line = frame.f_lineno
+    return err.with_traceback(None if line is None else TracebackType(None, frame, frame.f_lasti, line))
+
+
+def ending(err: BaseException) -> BaseException:
+    """What a wrapper raises again when its check refused a call: `err` with its traceback cut to
+    its last entry when that is the user's frame (`at_line`), so that the wrapper's own frame is
+    the only labelguard frame before it; else (a refusal inside a compiled function, whose
+    frames `raise_at` placed, or raised without a user's frame) `err` as a bare `raise` would
+    raise it (without the wrapper's entry, which raising adds back)."""
+    head = err.__traceback__
+    last = head
+    while last is not None and last.tb_next is not None:
+        last = last.tb_next
+    if getattr(err, "first_useful_frame", None) is None and last is not None and not _own(last.tb_frame):
+        return err.with_traceback(last)
+    return err.with_traceback(head.tb_next if head is not None else None)
+
+
+def _own(frame: FrameType) -> bool:
+    return str(frame.f_globals.get("__name__", "")).split(".", 1)[0] == "labelguard"
+
+
+def hide_refusals(info: Any) -> bool:
+    """pytest's `__tracebackhide__` of the modules whose wrappers raise refusals again: pytest's
+    report of a TargetError leaves their frames out (as it leaves out its own); any other error
+    (PyTorch's own, a bug of labelguard's) keeps them."""
+    from ._report import TargetError
+
+    return isinstance(getattr(info, "value", None), TargetError)

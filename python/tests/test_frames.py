@@ -375,3 +375,235 @@ def test_a_compiled_call_into_a_library_without_an_entry_names_the_users_line_an
     torch._dynamo.reset()
     err = refusal(lambda: compiled(torch.tensor([[0, 1], [2, 3]])))
     assert_names(err, "compiled kornia", "kornia one_hot → one_hot")
+
+
+# --- the user's line is the last frame of a refusal the user's code catches -----------------
+# (issues 41 and 42: `traceback.print_exc()`, `logging.exception`, trainers' handlers and
+# DataLoader workers print the traceback of a caught error; its last frame is the user's line)
+
+
+def functional_cross_entropy():
+    return F.cross_entropy(torch.randn(2, 3), torch.tensor([0, 3]))  # at: caught cross_entropy
+
+
+def functional_embedding():
+    return F.embedding(torch.tensor([1, 4]), torch.randn(4, 2))  # at: caught embedding
+
+
+def functional_gather():
+    return torch.gather(torch.randn(3, 4), 1, torch.tensor([[4], [0], [1]]))  # at: caught torch.gather
+
+
+def method_gather():
+    return torch.randn(3, 4).gather(1, torch.tensor([[4], [0], [1]]))  # at: caught Tensor.gather
+
+
+def method_scatter():
+    return torch.zeros(3, 4).scatter_(1, torch.tensor([[4], [0], [1]]), 1.0)  # at: caught Tensor.scatter_
+
+
+def indexing():
+    return torch.randn(3, 4)[torch.tensor([0, 5])]  # at: caught indexing
+
+
+def module_cross_entropy():
+    return torch.nn.CrossEntropyLoss()(torch.randn(2, 3), torch.tensor([0, 3]))  # at: caught nn.CrossEntropyLoss
+
+
+def module_embedding():
+    return torch.nn.Embedding(4, 2)(torch.tensor([1, 4]))  # at: caught nn.Embedding
+
+
+CAUGHT = {
+    "cross_entropy": functional_cross_entropy,
+    "embedding": functional_embedding,
+    "torch.gather": functional_gather,
+    "Tensor.gather": method_gather,
+    "Tensor.scatter_": method_scatter,
+    "indexing": indexing,
+    "nn.CrossEntropyLoss": module_cross_entropy,
+    "nn.Embedding": module_embedding,
+}
+
+PACKAGE = os.path.dirname(labelguard.__file__) + os.sep
+
+
+def caught_by_the_user(fn):
+    """The TargetError of fn() under enable(), caught by an `except` of the user's (this frame)."""
+    labelguard.enable()
+    try:
+        fn()
+    except TargetError as err:
+        return err
+    finally:
+        labelguard.disable()
+    raise AssertionError(f"{fn.__name__}: no TargetError")
+
+
+def assert_last_frame_is_the_users(frames, fn, marker):
+    """The last frame is the user's line (file, line, function); before it, at most the one frame
+    of labelguard's wrapper (a Python function always leaves its frame in a traceback): none of
+    the check's frames."""
+    assert (frames[-1].filename, frames[-1].lineno, frames[-1].name) == (__file__, line_with(marker), fn.__name__), frames
+    own = [f.name for f in frames if f.filename.startswith(PACKAGE)]
+    assert len(own) <= 1 and not any(name in ("judge", "check_or_raise", "report_or_raise") for name in own), frames
+
+
+@pytest.mark.parametrize("case", sorted(CAUGHT))
+def test_a_caught_refusal_ends_at_the_users_line(case):
+    import traceback
+
+    fn = CAUGHT[case]
+    err = caught_by_the_user(fn)
+    assert_last_frame_is_the_users(traceback.extract_tb(err.__traceback__), fn, "caught " + case)
+    assert err.call_site.user == (__file__, line_with("caught " + case)), str(err)
+    # What a handler prints (traceback.print_exc, logging.exception): the user's line last.
+    printed = "".join(traceback.format_exception(type(err), err, err.__traceback__)).splitlines()
+    last = max(i for i, text in enumerate(printed) if text.startswith("  File "))
+    assert printed[last : last + 2] == [f'  File "{__file__}", line {line_with("caught " + case)}, in {fn.__name__}',
+                                        "    " + open(__file__).read().splitlines()[line_with("caught " + case) - 1].strip()], printed
+
+
+@pytest.mark.parametrize("case", ["cross_entropy", "Tensor.gather", "indexing", "nn.CrossEntropyLoss"])
+def test_a_refusal_caught_in_a_thread_ends_at_the_users_line(case):
+    import threading
+    import traceback
+
+    fn, out = CAUGHT[case], {}
+
+    def run():
+        try:
+            fn()
+        except TargetError as err:
+            out["frames"] = traceback.extract_tb(err.__traceback__)
+
+    labelguard.enable()
+    try:
+        thread = threading.Thread(target=run)
+        thread.start()
+        thread.join(60)
+    finally:
+        labelguard.disable()
+    assert_last_frame_is_the_users(out["frames"], fn, "caught " + case)
+
+
+class CaughtDataset(torch.utils.data.Dataset):
+    """Sample i makes CAUGHT's i-th bad call (the worker catches the refusal and sends its
+    traceback's text to the parent)."""
+
+    def __len__(self):
+        return len(CAUGHT)
+
+    def __getitem__(self, i):
+        return CAUGHT[sorted(CAUGHT)[i]]()
+
+
+@pytest.mark.parametrize("case", ["cross_entropy", "Tensor.scatter_", "indexing", "nn.Embedding"])
+def test_a_worker_refusal_sent_to_the_parent_ends_at_the_users_line(case):
+    import re
+
+    subset = torch.utils.data.Subset(CaughtDataset(), [sorted(CAUGHT).index(case)])
+    err = caught_by_the_user(lambda: list(torch.utils.data.DataLoader(subset, batch_size=None, num_workers=1)))
+    text = str(err)
+    assert "DataLoader worker process 0" in text, text  # the worker's traceback, as text
+    files = re.findall(r'^  File "(.*)", line (\d+), in (.*)$', text, re.M)
+    assert files[-1] == (__file__, str(line_with("caught " + case)), CAUGHT[case].__name__), text
+    assert sum(f.startswith(PACKAGE) for f, _, _ in files) <= 1, text
+
+
+def refuse_in_a_child(case, queue):
+    """A spawned process's work: the user's code there catches the refusal and reports its frames."""
+    import traceback
+
+    err = caught_by_the_user(CAUGHT[case])
+    queue.put([(f.filename, f.lineno, f.name) for f in traceback.extract_tb(err.__traceback__)])
+
+
+def test_a_refusal_caught_in_a_spawned_child_ends_at_the_users_line():
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn")
+    queue = context.Queue()
+    child = context.Process(target=refuse_in_a_child, args=("Tensor.gather", queue))
+    child.start()
+    frames = queue.get(timeout=300)
+    child.join(60)
+    assert frames[-1] == (__file__, line_with("caught Tensor.gather"), "method_gather"), frames
+    assert sum(f.startswith(PACKAGE) for f, _, _ in frames) <= 1, frames
+
+
+def test_a_torch_error_of_a_call_labelguard_finds_valid_keeps_its_whole_traceback():
+    import traceback
+
+    x, index = torch.randn(3, 4), torch.tensor([[0], [0], [1]])
+    labelguard.enable()
+    try:
+        with pytest.raises(RuntimeError) as info:
+            torch.gather(x, 1, index, out=torch.empty(3, 1, dtype=torch.int64))  # at: torch's own error
+    finally:
+        labelguard.disable()
+    assert "Expected out tensor to have dtype float" in str(info.value) and not isinstance(info.value, TargetError)
+    frames = traceback.extract_tb(info.value.__traceback__)
+    # Nothing cut, nothing added: the user's line, then the wrapper's call of PyTorch's op.
+    assert [(f.filename, f.lineno) for f in frames[-2:-1]] == [(__file__, line_with("torch's own error"))], frames
+    assert frames[-1].filename.startswith(PACKAGE) and frames[-1].name == "labelguard_checked", frames
+
+
+UNCAUGHT = """\
+import threading
+import torch, torch.nn.functional as F, labelguard
+labelguard.enable()
+def step():
+    return F.cross_entropy(torch.randn(2, 3), torch.tensor([0, 3]))
+thread = threading.Thread(target=step)
+thread.start()
+thread.join()
+step()
+"""
+
+
+def test_an_uncaught_refusal_prints_the_users_line_once_and_last(tmp_path):
+    script = tmp_path / "train.py"
+    script.write_text(UNCAUGHT)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    printed = done.stderr.splitlines()
+    files = [text for text in printed if text.startswith("  File ")]
+    assert done.returncode == 1 and len([t for t in printed if t.startswith("Traceback")]) == 2, done.stderr
+    assert files.count(f'  File "{script}", line 5, in step') == 2, done.stderr  # the thread's and the main thread's
+    assert not any("labelguard" + os.sep in text for text in files), done.stderr
+    thread_end = printed.index(next(t for t in printed if t.startswith("labelguard.TargetError")))
+    assert [t for t in printed[:thread_end] if t.startswith("  File ")][-1] == f'  File "{script}", line 5, in step', done.stderr
+    assert files[-1] == f'  File "{script}", line 5, in step', done.stderr
+
+
+PYTEST_CASE = """\
+import torch, torch.nn.functional as F, labelguard
+
+def test_a_bad_loss():
+    labelguard.enable()
+    F.cross_entropy(torch.randn(2, 3), torch.tensor([0, 3]))
+
+def test_torchs_own_error():
+    labelguard.enable()
+    torch.gather(torch.randn(3, 4), 1, torch.tensor([[0]]), out=torch.empty(1, 1, dtype=torch.int64))
+"""
+
+
+def test_pytests_report_of_a_refusal_leaves_labelguards_frames_out(tmp_path):
+    (tmp_path / "test_user.py").write_text(PYTEST_CASE)
+    done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--tb=long", "test_user.py"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    report = done.stdout
+    refusal, torchs = report.split("test_torchs_own_error ___")
+    assert "E       labelguard.TargetError: cross_entropy (labelguard)" in refusal and "_enable.py" not in refusal, report
+    assert "test_user.py:5: TargetError" in refusal, report
+    assert "_enable.py" in torchs and "RuntimeError" in torchs, report  # PyTorch's own error: every frame
+
+
+def test_a_refusal_through_a_trainers_loop_ends_at_the_training_steps_line(tmp_path):
+    import traceback
+
+    # Lightning's loop catches the error (its interrupt handling) and raises it again.
+    frames = traceback.extract_tb(fit_lightning(tmp_path, metric=False).__traceback__)
+    assert (frames[-1].filename, frames[-1].lineno, frames[-1].name) == (__file__, line_with("lightning loss"), "training_step"), frames
+    assert [f.name for f in frames if f.filename.startswith(PACKAGE)] == ["labelguard_checked"], frames
