@@ -130,6 +130,9 @@ def _kept(node: Any, passthrough: tuple) -> Dict[str, Any]:
         if slot[0] == "t":
             read.append(_source(tensors[slot[1]], passthrough).name)
             slots.append(["t", len(read) - 1])
+        elif slot[0] == "tl":
+            slots.append(["tl", len(read), slot[2], slot[3]])
+            read.extend(_source(t, passthrough).name for t in tensors[slot[1]:slot[1] + slot[2]])
         elif slot[0] == "v":
             shape = tensors[slot[1]].meta["val"].shape
             sizes.extend(shape)
