@@ -16,6 +16,7 @@ graph). The map is PyTorch's own cached dict; only labelguard's own keys change.
 from __future__ import annotations
 
 import sys
+from types import FunctionType
 from typing import Any, Dict, Tuple
 
 
@@ -29,13 +30,9 @@ def known_originals(originals: Dict[Tuple[str, str], Any]) -> None:
     if build is None or named is None:
         return
     rules = build()
-    for key in [k for k in rules if getattr(k, "__labelguard_original__", None) is not None]:
+    for key in [k for k in rules if type(k) is FunctionType and hasattr(k, "__labelguard_original__")]:
         del rules[key]
-    by_name: Dict[str, Any] = {}
+    sites = {f"{path}.{attr}": original for (path, attr), original in originals.items() if callable(original)}
     for table in named:
-        for name, rule in table.items():
-            by_name.setdefault(name, rule)
-    for (path, attr), original in originals.items():
-        rule = by_name.get(f"{path}.{attr}")
-        if rule is not None and callable(original):
-            rules.setdefault(original, rule)
+        for name in sites.keys() & table.keys():
+            rules.setdefault(sites[name], table[name])

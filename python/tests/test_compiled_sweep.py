@@ -8,9 +8,10 @@ and the eager verdict itself must be labelguard's (never PyTorch's own error, ne
 The table is checked against `labelguard.guarded_ops()`: a site added to the op table without a
 form here fails `test_every_site_of_the_op_table_is_swept`.
 
-Dynamo's map of PyTorch's functions is cleared before each `enable()`, so that it is built while
-the wrappers sit at `torch.gather` & co. (as it is in a process that enables before its first
-compile): that order made every torch.* form a graph break (an error under fullgraph=True).
+`test_torch_functions_compile_whole_when_enable_comes_first` runs in a fresh process: there,
+`enable()` before torch._dynamo's import left dynamo's map of PyTorch's functions with the
+wrappers of that first `enable()` and without PyTorch's builtins, and every torch.* form was a
+graph break (an error under fullgraph=True; `labelguard/_trace_rules.py`).
 """
 
 import re
@@ -23,7 +24,6 @@ import pytest
 torch = pytest.importorskip("torch")
 import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
-from torch._dynamo import trace_rules  # noqa: E402
 
 import labelguard  # noqa: E402
 from labelguard import TargetError, TargetWarning  # noqa: E402
@@ -131,14 +131,9 @@ def _ending(fn, args):
     return ("warned", said[0]) if said else ("returned", None)
 
 
-def _enable():
-    trace_rules.get_torch_obj_rule_map.cache_clear()  # built again, with the wrappers in place
-    labelguard.enable()
-
-
 @pytest.fixture(autouse=True)
 def _guards():
-    _enable()
+    labelguard.enable()
     yield
     labelguard.disable()
 
@@ -168,7 +163,7 @@ def test_compiled_bad_call_ends_as_eager(form, backend, fullgraph):
         labelguard.disable()
         torch._dynamo.reset()
         plain = _ending(torch.compile(fn, backend=backend, fullgraph=True), args)
-        _enable()
+        labelguard.enable()
         torch._dynamo.reset()
         compiled = _ending(torch.compile(fn, backend=backend, fullgraph=True), args)
         # The same failure (dynamo's Unsupported); with labelguard it names the call's graph
