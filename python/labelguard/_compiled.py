@@ -243,8 +243,8 @@ def _slot(key: Any, value: Any, roles: Dict[Any, str], torch: Any, tensors: List
         dims.extend(value)  # (ctc_loss's lengths)
         return ("l", len(value))
     if role == "read" and type(value) in (list, tuple) and all(isinstance(v, torch.Tensor) for v in value):
-        # A list of tensors (index_put's indices): each one read, in order from `first` in the
-        # op's tensors. (PyTorch takes no None in them from Python: a TypeError of its own.)
+        # A list of tensors (index_put's indices): each one read, at the op's tensors from
+        # position slot[1] on. (PyTorch takes no None in them from Python: a TypeError of its own.)
         tensors.extend(v.detach() for v in value)
         return ("tl", len(tensors) - len(value), len(value), type(value) is tuple)
     return ("x",)  # anything else (a generator, a complex number): the call is not judged in the graph
