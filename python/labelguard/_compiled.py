@@ -185,6 +185,8 @@ class _Plan:
                 values.append(float(floats[slot[1]]))
             elif kind == "e":
                 values.append(Ellipsis)
+            elif kind == "tl":
+                values.append(_tensor_list(slot, tensors))
             elif kind == "sl":
                 bounds = []
                 for present in slot[1]:
@@ -240,7 +242,12 @@ def _slot(key: Any, value: Any, roles: Dict[Any, str], torch: Any, tensors: List
     if type(value) in (list, tuple) and all(type(v) is int or isinstance(v, torch.SymInt) for v in value):
         dims.extend(value)  # (ctc_loss's lengths)
         return ("l", len(value))
-    return ("x",)  # anything else (a generator, a list of tensors): the call is not judged in the graph
+    if role == "read" and type(value) in (list, tuple) and all(isinstance(v, torch.Tensor) for v in value):
+        # A list of tensors (index_put's indices): each one read, at the op's tensors from
+        # position slot[1] on. (PyTorch takes no None in them from Python: a TypeError of its own.)
+        tensors.extend(v.detach() for v in value)
+        return ("tl", len(tensors) - len(value), len(value), type(value) is tuple)
+    return ("x",)  # anything else (a generator, a complex number): the call is not judged in the graph
 
 
 def in_graph(key: str, roles: Dict[Any, str], args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> Tuple[Tuple[Any, ...], Dict[str, Any]]:
@@ -266,7 +273,22 @@ def in_graph(key: str, roles: Dict[Any, str], args: Tuple[Any, ...], kwargs: Dic
         # feed the kernel too, or nothing uses the op's output and it is removed as dead code.
         if slot[0] == "t" and not out[i].is_complex():
             out[i] = out[i] * ones[slot[1]]
+        elif slot[0] == "tl":
+            out[i] = _times_ones(out[i], ones, slot[1])
     return tuple(out[: len(args)]), dict(zip(names, out[len(args):]))
+
+
+def _times_ones(listed: Any, ones: Sequence[Any], first: int) -> Any:
+    """A list (or tuple) of tensors as `in_graph` passes it on: each tensor times its one."""
+    items = [t if t.is_complex() else t * ones[first + k] for k, t in enumerate(listed)]
+    return tuple(items) if type(listed) is tuple else items
+
+
+def _tensor_list(slot: Sequence[Any], tensors: Sequence[Any]) -> Any:
+    """A "tl" slot's list (or tuple) of tensors, from the op's `tensors`."""
+    _, first, count, is_tuple = slot
+    items = list(tensors[first:first + count])
+    return tuple(items) if is_tuple else items
 
 
 _TORCH: List[Any] = []
@@ -431,9 +453,10 @@ _SAID_UNCHECKED: set = set()
 
 
 def _unchecked(key: str) -> None:
-    """Never silent: a call whose arguments the graph cannot carry to the check (a list of index
-    tensors, for one: `index_put_((rows, labels), v)`) runs unchecked inside the compiled code,
-    and the user is told so once per call site, at trace time (this runs outside the graph)."""
+    """Never silent: a call whose arguments the graph cannot carry to the check (a complex
+    number, for one: `z.scatter(1, idx, 1j)`; the op takes tensors, lists of tensors, ints and
+    floats) runs unchecked inside the compiled code, and the user is told so once per call site,
+    at trace time (this runs outside the graph)."""
     where = Traced(traced_frames()).describe()
     if (key, where) in _SAID_UNCHECKED:
         return
@@ -441,9 +464,9 @@ def _unchecked(key: str) -> None:
     from ._report import TargetWarning
 
     warnings.warn(
-        f"labelguard does not check this {key} call {where}: one of its arguments (a list or tuple of tensors, "
+        f"labelguard does not check this {key} call {where}: one of its arguments (a complex number, "
         "or another value the compiled graph cannot pass to the check) cannot be checked inside torch.compile; "
-        "the call runs unguarded there (eager calls are checked)",
+        "the call runs unguarded there",
         TargetWarning,
         stacklevel=2,
     )

@@ -16,7 +16,7 @@ import functools
 import sys
 from typing import Any, Callable, Dict, Iterable, Iterator, Optional, Set, Tuple
 
-from . import _compiled, _indexing, _native, _placeholders, _placement
+from . import _compiled, _indexing, _native, _placeholders, _placement, _trace_rules
 from ._after_import import AfterImport
 from ._callsite import cut_own_frames
 from ._guard import binding, check_or_raise, compiling_test, count_call, module_forwards
@@ -262,6 +262,8 @@ def enable(mode: str = "raise", ops: Optional[Iterable[str]] = None, finite: boo
     if wanted is None or "masked_scatter" in wanted:
         # Libraries that check a VLM's merge themselves before masked_scatter (_libraries.py).
         _placeholders.install(is_compiling)
+    if "torch._dynamo" in sys.modules:
+        _trace_rules.known_originals(_originals)  # (else when dynamo arrives: enabled again)
     _cut_in_hooks()
     _config.update(mode=mode, active=True, finite=finite)
 

@@ -29,6 +29,7 @@ so a graph compiled without them is never served to a run with them.
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import operator
 import sys
@@ -44,11 +45,13 @@ _INSTALLED: List[Any] = []
 
 def install() -> None:
     """Adds the two passes in front of inductor's configured ones (enable(), once dynamo is
-    imported)."""
+    imported). By module name: dynamo may arrive while `torch._inductor` itself is still being
+    imported (`torch.compile(backend="aot_eager")` imports inductor first, which imports dynamo),
+    when the package has no `config` attribute yet."""
     if _INSTALLED:
         return
-    config = sys.modules["torch"]._inductor.config
-    base = sys.modules["torch._inductor.custom_graph_pass"].CustomGraphPass
+    config = importlib.import_module("torch._inductor.config")
+    base = importlib.import_module("torch._inductor.custom_graph_pass").CustomGraphPass
     strip, place = _passes(base)
     for name, mine in (("joint_custom_pre_pass", strip), ("post_grad_custom_pre_pass", place)):
         found = getattr(config, name)
@@ -61,7 +64,7 @@ def install() -> None:
 def remove() -> None:
     """Gives each setting back as enable() found it, unless it was changed meanwhile: then only
     labelguard's pass is taken out of it (disable())."""
-    config = sys.modules["torch"]._inductor.config if _INSTALLED else None
+    config = importlib.import_module("torch._inductor.config") if _INSTALLED else None
     for name, found, setting in _INSTALLED:
         now = getattr(config, name)
         if now is setting:
@@ -130,6 +133,9 @@ def _kept(node: Any, passthrough: tuple) -> Dict[str, Any]:
         if slot[0] == "t":
             read.append(_source(tensors[slot[1]], passthrough).name)
             slots.append(["t", len(read) - 1])
+        elif slot[0] == "tl":
+            slots.append(["tl", len(read), slot[2], slot[3]])
+            read.extend(_source(t, passthrough).name for t in tensors[slot[1]:slot[1] + slot[2]])
         elif slot[0] == "v":
             shape = tensors[slot[1]].meta["val"].shape
             sizes.extend(shape)

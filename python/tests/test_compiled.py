@@ -115,6 +115,14 @@ def sliced_index_put(x, idx, v):
     return y.sum()
 
 
+def index_put_tuple(x, t):
+    return torch.zeros_like(x).index_put_((torch.arange(x.shape[0]), t), torch.ones(())).sum()  # a one-hot
+
+
+def index_put_list(x, t):
+    return torch.index_put(x, [torch.arange(x.shape[0]), t], torch.ones(()), accumulate=True).sum()
+
+
 def bce(p, t):
     return F.binary_cross_entropy(p, t)  # only float tensors read: the check must still run first
 
@@ -135,6 +143,8 @@ CASES = {
     "picked_log_probs": (picked_log_probs, (torch.randn(4, 3), torch.tensor([0, 2, 1, 1])), (torch.randn(4, 3), torch.tensor([0, 3, 1, 1])), "LG4", "x.log_softmax(1)["),
     "sliced_index": (sliced_index, (torch.randn(5, 3), torch.tensor([0, 2, 2])), (torch.randn(5, 3), torch.tensor([0, 3, 2])), "LG4", "x[1:, idx]"),
     "sliced_index_put": (sliced_index_put, (torch.randn(5, 3), torch.tensor([0, 2]), torch.tensor(1.0)), (torch.randn(5, 3), torch.tensor([0, 3]), torch.tensor(1.0)), "LG409", "y[:, idx] = v"),
+    "index_put_tuple": (index_put_tuple, (torch.randn(4, 3), torch.tensor([0, 2, 1, 1])), (torch.randn(4, 3), torch.tensor([0, 3, 1, 1])), "LG41", ".index_put_(("),
+    "index_put_list": (index_put_list, (torch.randn(4, 3), torch.tensor([0, 2, 1, 1])), (torch.randn(4, 3), torch.tensor([0, 3, 1, 1])), "LG41", "torch.index_put("),
     "bce_target_above_one": (bce, (torch.rand(4), torch.rand(4)), (torch.rand(4), torch.tensor([0.0, 2.0, 1.0, 0.5])), "LG502", "F.binary_cross_entropy"),
 }
 

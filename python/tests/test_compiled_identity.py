@@ -14,6 +14,7 @@ from torch._dynamo.utils import counters
 
 import labelguard
 from labelguard import TargetError
+from test_compiled_frames import SegNet
 
 pytestmark = pytest.mark.slow
 
@@ -29,15 +30,6 @@ class ShiftedLM(nn.Module):
     def forward(self, ids, labels):
         h = self.head(torch.tanh(self.emb(ids)))
         return F.cross_entropy(h[:, :-1].reshape(-1, 50), labels[:, 1:].reshape(-1))
-
-
-class SegNet(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.body = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(), nn.Conv2d(8, 5, 1))
-
-    def forward(self, x, mask):
-        return F.cross_entropy(self.body(x), mask, ignore_index=255)
 
 
 class FunctionalEmbedding(nn.Module):
@@ -83,13 +75,13 @@ def seg_batch(g, i):
 
 
 #: name -> (model, batch(generator, step), compile options, (argument, position, bad value), rule
-#: of its refusal; None: a bad batch is not refused in compiled code yet, identity only: an
-#: `index_put_` whose index is a tuple holding the labels is not checked, eager or compiled)
+#: of its refusal; None: identity only). The one-hot's `index_put_` takes a tuple of index
+#: tensors, which the graph carries to the check since issue 41's sweep (LG104, as eager).
 SCENARIOS = {
     "lm-loss-dynamic": (ShiftedLM, lm_batch, {"dynamic": True}, (1, 4, 99), "LG101"),
     "segmentation": (SegNet, seg_batch, {}, (1, 30, 5), "LG101"),
     "functional-embedding": (FunctionalEmbedding, lambda g, i: (torch.randint(0, 500, (8, 5), generator=g), torch.randint(0, 10, (8,), generator=g)), {}, (0, 3, 500), "LG401"),
-    "index-put-one-hot": (IndexPutOneHot, lambda g, i: (torch.randn(16, 32, generator=g), torch.randint(0, 20, (16,), generator=g)), {}, (1, 3, 20), None),
+    "index-put-one-hot": (IndexPutOneHot, lambda g, i: (torch.randn(16, 32, generator=g), torch.randint(0, 20, (16,), generator=g)), {}, (1, 3, 20), "LG104"),
     "max-autotune-classifier": (MLP, lambda g, i: (torch.randn(16, 64, generator=g), torch.randint(0, 30, (16,), generator=g)),
                                 {"mode": "max-autotune-no-cudagraphs"}, (1, 3, 99), "LG101"),
 }
