@@ -200,7 +200,6 @@ def _feed(graph: Any, node: Any, tensors: List[Any]) -> None:
     kernel that reads it runs after the check. The forward graph's outputs (what it saves for
     the backward) keep the tensor itself."""
     torch = sys.modules["torch"]
-    aten = torch.ops.aten
     node.meta["val"] = [t.meta["val"].new_ones(()) for t in tensors]
     order = {n: i for i, n in enumerate(graph.nodes)}
     position = order[node]
@@ -208,23 +207,8 @@ def _feed(graph: Any, node: Any, tensors: List[Any]) -> None:
         with graph.inserting_after(node if i == 0 else last):
             one = graph.call_function(operator.getitem, (node, i))
             one.meta["val"] = node.meta["val"][i]
-        last = one
-        if _integral(t.meta["val"].dtype, torch):
-            # An integer tensor (an index, a target) gets `t + (one - one)`, not `t * one`:
-            # inductor inlines the edge into every kernel that reads `t`, where a reduction
-            # re-reads it per output element (an embedding's mean: 64 times per index), and a
-            # 64-bit integer multiply has no vector instruction on AVX2 (it is emulated), while
-            # `one - one` is 0 to the C++ compiler, which drops the add: the kernel then reads
-            # `t` as it does without labelguard. The edge stays in inductor's graph, which
-            # keeps the order.
-            with graph.inserting_after(last):
-                last = graph.call_function(aten.sub.Tensor, (one, one))
-                last.meta["val"] = one.meta["val"]
-            edge = aten.add.Tensor
-        else:
-            edge = aten.mul.Tensor  # (bool: `and`, float: exact for every value, -0.0 and NaN too)
-        with graph.inserting_after(last):
-            last = graph.call_function(edge, (t, last))
+        with graph.inserting_after(one):
+            last = graph.call_function(torch.ops.aten.mul.Tensor, (t, one))
             last.meta["val"] = t.meta["val"]
         for user in list(t.users):
             if user.op != "output" and user is not last and user is not node and order.get(user, position + 1) > position:
@@ -270,8 +254,3 @@ def _unplaced(record: Dict[str, Any]) -> None:
         TargetWarning,
         stacklevel=2,
     )
-
-
-def _integral(dtype: Any, torch: Any) -> bool:
-    """An integer dtype (bool is not one: `bool - bool` is refused by PyTorch)."""
-    return dtype != torch.bool and not dtype.is_floating_point and not dtype.is_complex
