@@ -211,7 +211,7 @@ def floor(reps=20000):
     print("| call | µs |")
     print("| --- | --- |")
     for name, fn in rows:
-        print(f"| {name} | {statistics.median(timeit.repeat(fn, number=reps, repeat=7)) / reps * 1e6:.1f} |")
+        print(f"| {name} | {statistics.median(timeit.repeat(fn, number=reps, repeat=7)) / reps * 1e6:.2f} |")
     labelguard.disable()
 
 
