@@ -16,8 +16,12 @@ without labelguard:
    without labelguard, alternating, medians; CPU time of this process and of the C++ compiler it runs
    (inductor compiles in-process with TORCHINDUCTOR_COMPILE_THREADS=1, so the compiler's
    processes are waited for and counted), which, unlike wall time, holds still on a loaded machine.
+3. The floor (`--floor`): what one check's op call costs by itself, outside any step: the op's
+   call with nothing to check (torch's dispatch to the Python kernel and its 0-d one), an op of
+   the same schema whose kernel only makes the one (a bare custom op), and the whole call with a
+   cross-entropy check of 128 labels.
 
-    make bench-compiled        (or: python bench/compiled.py [--rounds N] [--compile-rounds N])
+    make bench-compiled        (or: python bench/compiled.py [--rounds N] [--compile-rounds N] [--floor])
 """
 
 import argparse
@@ -183,6 +187,34 @@ def warm(rounds, reps):
         print(f"| {name} | {ms:.1f} | {ratio:+.1%} | {minima:+.1%} | {add * 1e6:+.0f} µs | {recompiled} |")
 
 
+def floor(reps=20000):
+    """Per-call microseconds of the check op's pieces (median of 7 repeats of `reps` calls)."""
+    import json
+    import timeit
+    from labelguard import _compiled
+
+    labelguard.enable()
+    lib = torch.library.Library("labelguard_floor", "DEF")  # the same schema, a kernel doing nothing else
+    lib.define("check(Tensor[] tensors, SymInt[] dims, float[] floats, str spec) -> Tensor[]")
+    lib.impl("check", lambda tensors, dims, floats, spec: [t.new_ones(()) for t in tensors], "CompositeExplicitAutograd")
+    bare, op = torch.ops.labelguard_floor.check.default, _compiled._OP[0]
+    labels = [torch.randint(0, 10, (128,))]
+    nothing = json.dumps({"key": "(none)", "slots": [], "names": [], "frames": []})
+    loss = json.dumps({"key": "torch.nn.functional.cross_entropy", "slots": [["s", "float32", 2], ["t", 0]], "names": [], "frames": []})
+    rows = [
+        ("a Python function call (no op)", lambda: None),
+        ("bare custom op with the same schema: its kernel makes the 0-d one", lambda: bare(labels, [128, 10], [], nothing)),
+        ("labelguard::check with nothing to check", lambda: op(labels, [128, 10], [], nothing)),
+        ("labelguard::check, cross_entropy over 10 classes, 128 labels", lambda: op(labels, [128, 10], [], loss)),
+    ]
+    print(f"\nthe floor: one check op call by itself, µs per call (median of 7 x {reps}), load {os.getloadavg()[0]:.2f}")
+    print("| call | µs |")
+    print("| --- | --- |")
+    for name, fn in rows:
+        print(f"| {name} | {statistics.median(timeit.repeat(fn, number=reps, repeat=7)) / reps * 1e6:.2f} |")
+    labelguard.disable()
+
+
 def cpu_seconds():
     t = os.times()
     return t.user + t.system + t.children_user + t.children_system
@@ -217,6 +249,7 @@ def main():
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--compile-rounds", type=int, default=3)
     ap.add_argument("--no-warm", action="store_true", help="only the compile times")
+    ap.add_argument("--floor", action="store_true", help="also the cost of one check op call by itself")
     args = ap.parse_args()
     torch.set_num_threads(1)
     print(f"torch {torch.__version__}, labelguard {labelguard.__version__}, load {os.getloadavg()[0]:.2f}")
@@ -224,6 +257,8 @@ def main():
         warm(args.rounds, args.reps)
     if args.compile_rounds:
         compile_times(args.compile_rounds)
+    if args.floor:
+        floor()
 
 
 if __name__ == "__main__":
