@@ -49,7 +49,7 @@ pub struct Entry {
     /// that one shard file lands in one part.
     pub shard_key: Option<Vec<u8>>,
     /// The answers of [`Entry::sniffed`], once asked.
-    sniffs: [OnceLock<bool>; 2],
+    sniffs: [OnceLock<bool>; 3],
 }
 
 /// The questions about a file's first bytes that discovery asks more than once (the
@@ -59,6 +59,8 @@ pub struct Entry {
 pub enum Sniff {
     CocoJson,
     DataYaml,
+    /// A `.json` file that is JSON Lines (`read::table::is_json_lines`).
+    JsonLines,
 }
 
 #[derive(Clone, Debug)]

@@ -4,7 +4,11 @@ declare_rule! {
     /// The label column named by `--label-column` is not in the table.
     ///
     /// ## What it checks
-    /// The header of CSV/TSV files, the keys of JSONL records and the schema of Parquet files.
+    /// The header of CSV/TSV files, the keys of JSONL records (`.jsonl`, or JSON Lines in a `.json`
+    /// file) and the schema of Parquet files. When no column is named and none has a usual label
+    /// name (`label`, `labels`, `class`, `target`, `y`, `category`), the finding is a warning: the
+    /// table of a text dataset (`{"text": ...}` for `run_clm.py`) has no labels, and its rows are
+    /// named as not checked.
     ///
     /// ## Why it matters
     /// Nothing of the table can be checked, and the training code that reads the same column raises `KeyError`.

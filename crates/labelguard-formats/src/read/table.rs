@@ -163,6 +163,31 @@ impl Builder<'_> {
     }
 }
 
+/// How much of a `.json` file [`is_json_lines`] reads.
+const JSON_LINES_SNIFF: u64 = 256 << 10;
+
+/// Whether a `.json` file is JSON Lines: its first two non-blank lines are each a whole JSON
+/// object. `datasets.load_dataset("json", data_files="train.json")` reads such a file one record
+/// a line, and the example scripts of transformers take their `--train_file` as `.json` or
+/// `.csv`, so their data is read as the `.jsonl` table it is. One object over several lines
+/// (a configuration, COCO) or a single line (`id2label.json`, a minified COCO file) is not.
+pub fn is_json_lines(source: &Source) -> bool {
+    let mut head = Vec::new();
+    if source.read_head(JSON_LINES_SNIFF, &mut head).is_err() {
+        return false;
+    }
+    let text = String::from_utf8_lossy(&head);
+    let mut lines = text
+        .trim_start_matches('\u{feff}')
+        .split('\n')
+        .filter(|l| !l.trim().is_empty());
+    let object = |line: Option<&str>| {
+        line.and_then(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .is_some_and(|v| v.is_object())
+    };
+    object(lines.next()) && object(lines.next())
+}
+
 /// Picks the column: the one asked for, or the first of [`DEFAULT_COLUMNS`] present.
 fn choose(names: &[String], wanted: Option<&str>) -> Result<usize, TableError> {
     let found = match wanted {

@@ -21,6 +21,17 @@ pub(crate) fn reduce_zero(v: i64) -> i64 {
     }
 }
 
+/// Without a class count, the upper end of the range is unknown but the lower one is not: a
+/// negative id other than `ignore_index` is out of range for every C (PyTorch's
+/// `Target -1 is out of bounds`; the labels of a table with `-1` for "unknown" and no
+/// `ignore_index`). The C to check them with is one past the largest id present, so that only
+/// the negative ids are judged; `None` when there is none.
+fn range_of_negatives(histogram: &[(i64, u64)], ignore: i64) -> Option<i64> {
+    let negative = histogram.iter().any(|&(v, _)| v < 0 && v != ignore);
+    let largest = histogram.iter().map(|&(v, _)| v).max()?;
+    negative.then_some(largest.max(0).saturating_add(1))
+}
+
 /// The class-id check of a 2-D mask or an id array of any rank: histogram, then the core's
 /// class-id analysis when the histogram holds a bad id, then the resize-artefact check.
 pub(crate) fn class_check(
@@ -50,8 +61,11 @@ pub(crate) fn class_check(
     r.hist_overflow += overflow;
     merge_hist(&mut r.histogram, &histogram);
     let mut bad_values: Vec<i64> = Vec::new();
-    if let Some(c) = opts.num_classes {
-        let c = c as i64;
+    if let Some(c) = opts
+        .num_classes
+        .map(i64::from)
+        .or_else(|| range_of_negatives(&histogram, ignore))
+    {
         bad_values = histogram
             .iter()
             .filter(|(v, _)| (*v < 0 || *v >= c) && *v != ignore)

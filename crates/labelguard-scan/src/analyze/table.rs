@@ -34,6 +34,12 @@ pub(crate) fn table_file(item: &Item, format: TableFormat, ctx: &Ctx<'_>) -> Fil
         {
             return r;
         }
+        // No column named and none of the usual names: a text dataset, not checked (a warning).
+        Err(TableError::MissingColumn { available, .. }) if opts.label_column.is_none() => {
+            r.findings
+                .push(lg613_label_column_missing::no_usual_column(&available));
+            return r;
+        }
         Err(TableError::MissingColumn { wanted, available }) => {
             r.findings
                 .push(lg613_label_column_missing::finding(&wanted, &available));

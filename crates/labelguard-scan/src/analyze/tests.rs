@@ -130,3 +130,62 @@ fn bilinear_borders_are_resize_artefacts() {
     class_check(&mut r, &view, "mask", &ctx, None);
     assert!(r.findings.is_empty());
 }
+
+/// Without a class count the ids are not range-checked from above, but a negative id that is
+/// not ignore_index is out of range for every C: a label table with `-1` for "unknown" (and
+/// PyTorch's default ignore_index -100) is LG107, another negative id LG102; the same labels
+/// without a negative id, however large, are only counted.
+#[test]
+fn negative_ids_are_judged_without_a_class_count() {
+    let opts = ScanOptions {
+        num_classes: None,
+        ignore_index: -100,
+        ..ScanOptions::default()
+    };
+    let ctx = Ctx::new(&opts, &[]);
+    let judged = |ids: &[i64]| {
+        let mut r = result();
+        class_check(&mut r, &TensorView::of_i64(ids), "label", &ctx, None);
+        let codes: Vec<String> = r.findings.iter().map(|f| f.code.to_string()).collect();
+        (codes, r.bad)
+    };
+    let mut labels: Vec<i64> = (0..60).map(|i| i % 2).collect();
+    assert_eq!(judged(&labels), (vec![], 0));
+    labels[13] = 7;
+    assert_eq!(judged(&labels), (vec![], 0));
+    labels[13] = -1;
+    assert_eq!(judged(&labels), (vec!["LG107".to_string()], 1));
+    labels[13] = -5;
+    assert_eq!(judged(&labels), (vec!["LG102".to_string()], 1));
+    labels[13] = -100;
+    assert_eq!(judged(&labels), (vec![], 0));
+}
+
+/// A text dataset's JSON Lines (`{"text": ...}`, run_clm.py's `--train_file train.json`) has no
+/// label column: an LG613 warning that names it as not checked, not an error that fails the scan
+/// of valid data; a column the user names and the table lacks stays an error.
+#[test]
+fn a_text_table_without_a_label_column_is_a_warning_unless_a_column_is_named() {
+    use labelguard_core::Severity;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("train.json");
+    std::fs::write(&path, "{\"text\": \"a b\"}\n{\"text\": \"c d\"}\n").unwrap();
+    let found = |opts: &ScanOptions| {
+        let report =
+            crate::pipeline::scan(std::slice::from_ref(&path), opts, &crate::progress::Silent)
+                .unwrap();
+        report
+            .all_findings()
+            .map(|f| (f.finding.code, f.finding.severity))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        found(&ScanOptions::default()),
+        vec![("LG613", Severity::Warning)]
+    );
+    let named = ScanOptions {
+        label_column: Some("tag".into()),
+        ..ScanOptions::default()
+    };
+    assert_eq!(found(&named), vec![("LG613", Severity::Error)]);
+}

@@ -12,6 +12,7 @@
 //! A folder with a single group is scanned as one dataset exactly as before.
 
 use super::declare::{At, Scope};
+use super::files::json_lines;
 use super::list::{first_claim, LAYOUTS};
 use super::paths::{components, is_split_name};
 use crate::config::ScanOptions;
@@ -112,10 +113,11 @@ pub(crate) fn partition<'a>(files: &[&'a Entry], opts: &ScanOptions) -> Vec<Grou
     let leftover: Vec<&'a Entry> = files.iter().filter(|e| !owned(&e.rel)).copied().collect();
     // Loose files by top-level folder; split folders stay with the root.
     let mut buckets: BTreeMap<String, Vec<&'a Entry>> = BTreeMap::new();
-    // Label tables by folder: `train.csv` and `val.csv` beside each other are one dataset.
+    // Label tables by folder: `train.csv` and `val.csv` beside each other are one dataset (and
+    // `train.json` and `validation.json` of JSON Lines records).
     let mut tables: BTreeMap<String, Vec<&'a Entry>> = BTreeMap::new();
     for e in &leftover {
-        if TableFormat::of(&e.rel).is_some() {
+        if TableFormat::of(&e.rel).is_some() || json_lines(e) {
             let dir = e.rel.rsplit_once('/').map(|(d, _)| d).unwrap_or("");
             tables.entry(dir.to_string()).or_default().push(e);
             continue;

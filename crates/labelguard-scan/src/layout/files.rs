@@ -2,14 +2,16 @@
 //! of a folder of photos (`photos`) are samples without labels, not masks, and so are the
 //! images of a dataset that holds nothing else.
 
+use super::coco::is_coco_json;
 use super::declare::{whole, At, Found, Layout, Scope, Tree};
 use super::item::{RootScan, Task};
+use super::paths::has_ext;
 use super::paths::split_of;
 use crate::config::ScanOptions;
 use crate::layout_kind::LayoutKind;
 use labelguard_formats::formats::{holds, Holds};
-use labelguard_formats::read::table::TableFormat;
-use labelguard_formats::walk::Entry;
+use labelguard_formats::read::table::{is_json_lines, TableFormat};
+use labelguard_formats::walk::{Entry, Sniff};
 
 pub(crate) fn collect(scan: &mut RootScan<'_>) {
     let files = scan.files.clone();
@@ -27,6 +29,8 @@ pub(crate) fn collect(scan: &mut RootScan<'_>) {
             Task::Array
         } else if let Some(f) = TableFormat::of(name) {
             Task::Table(f)
+        } else if json_lines(e) {
+            Task::Table(TableFormat::Jsonl)
         } else {
             continue;
         };
@@ -44,6 +48,14 @@ pub(crate) fn collect(scan: &mut RootScan<'_>) {
             scan.items.push(item);
         }
     }
+}
+
+/// Whether `e` is a `.json` file of JSON Lines records, not COCO (the `--train_file train.json`
+/// of transformers' example scripts): a label table like a `.jsonl` file.
+pub(crate) fn json_lines(e: &Entry) -> bool {
+    has_ext(&e.rel, &["json"])
+        && !e.sniffed(Sniff::CocoJson, is_coco_json)
+        && e.sniffed(Sniff::JsonLines, is_json_lines)
 }
 
 /// The files layout (see the module's doc).

@@ -6,7 +6,8 @@
 use super::coco::{images_beside, is_coco_json};
 use super::item::Task;
 use crate::layout_kind::LayoutKind;
-use labelguard_formats::formats::{by_extension, Reader};
+use labelguard_formats::formats::{by_extension, Reader, TableFormat};
+use labelguard_formats::read::table::is_json_lines;
 use labelguard_formats::read::tokens::TokenFormat;
 use labelguard_formats::source::Source;
 use std::path::Path;
@@ -35,6 +36,10 @@ pub(crate) fn single_file(path: &Path) -> (Task, LayoutKind) {
             },
             LayoutKind::Coco,
         ),
+        // JSON Lines records in a `.json` file, as `datasets.load_dataset("json")` reads them.
+        Reader::CocoJson if is_json_lines(&Source::File(path.to_path_buf())) => {
+            (Task::Table(TableFormat::Jsonl), LayoutKind::Files)
+        }
         // One Arrow shard of a `datasets` folder.
         Reader::ArrowTokens => (
             Task::Tokens {
@@ -96,6 +101,18 @@ mod tests {
             ("mask.npy", b"", "Array", LayoutKind::Files),
             ("instances.json", coco, "Coco", LayoutKind::Coco),
             ("other.json", b"{\"label\": 3}", "Mask", LayoutKind::Files),
+            (
+                "train.json",
+                b"{\"label\": 3}\n{\"label\": 1}\n",
+                "Table",
+                LayoutKind::Files,
+            ),
+            (
+                "config.json",
+                b"{\n  \"label\": 3\n}\n",
+                "Mask",
+                LayoutKind::Files,
+            ),
             (
                 "data-00000-of-00001.arrow",
                 b"",

@@ -642,3 +642,26 @@ fn a_tree_is_its_layout_alone_and_beside_another_dataset() {
         );
     }
 }
+
+/// transformers' example scripts take `--train_file train.json`, which `datasets` reads as
+/// JSON Lines: such files are label tables, as `.csv` files are; a one-line `id2label.json` and a pretty-printed configuration beside them are not.
+#[test]
+fn json_lines_in_json_files_are_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("r");
+    std::fs::create_dir_all(&root).unwrap();
+    let rows = "{\"sentence\": \"a b\", \"label\": 0}\n{\"sentence\": \"c d\", \"label\": 1}\n";
+    std::fs::write(root.join("train.json"), rows).unwrap();
+    std::fs::write(root.join("validation.json"), rows).unwrap();
+    std::fs::write(
+        root.join("id2label.json"),
+        "{\"0\": \"neg\", \"1\": \"pos\"}",
+    )
+    .unwrap();
+    std::fs::write(root.join("args.json"), "{\n  \"lr\": 0.1\n}\n").unwrap();
+    let d = discover(std::slice::from_ref(&root), &ScanOptions::default()).unwrap();
+    assert_eq!(
+        summary(&d),
+        vec!["train.json all table", "validation.json all table"]
+    );
+}
