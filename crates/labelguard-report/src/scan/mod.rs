@@ -8,6 +8,7 @@ mod junit;
 mod sarif;
 mod sentence;
 mod text;
+mod tokens;
 
 pub use github::github;
 pub use html::html;
