@@ -242,6 +242,16 @@ fn suggest_preset(info: &DatasetInfo, items: &[&Item]) -> Option<&'static str> {
     }
 }
 
+/// The palette the settings give, as LG621 names it: `the palette FILE` (`--palette`, or the
+/// config's `palette`), else `the palette of preset NAME`.
+fn given_palette(o: &ScanOptions) -> String {
+    match (&o.layers.palette, o.preset) {
+        (Some(file), _) => format!("the palette {}", file.display()),
+        (None, Some(p)) => format!("the palette of preset {}", p.name),
+        (None, None) => "the palette".into(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -255,15 +265,5 @@ mod tests {
             seen[shard_of(format!("\0gtFine/train/x_{i}.png").as_bytes(), 4) as usize - 1] += 1;
         }
         assert!(seen.iter().all(|&n| n > 200), "{seen:?}");
-    }
-}
-
-/// The palette the settings give, as LG621 names it: `the palette FILE` (`--palette`, or the
-/// config's `palette`), else `the palette of preset NAME`.
-fn given_palette(o: &ScanOptions) -> String {
-    match (&o.layers.palette, o.preset) {
-        (Some(file), _) => format!("the palette {}", file.display()),
-        (None, Some(p)) => format!("the palette of preset {}", p.name),
-        (None, None) => "the palette".into(),
     }
 }

@@ -35,6 +35,42 @@ pub enum ClassColoursProblem {
 /// The most classes a class-colour file may list (a real one lists tens).
 const MAX_CLASSES: usize = 65_536;
 
+/// The classes read so far, with their lines (1-based).
+#[derive(Default)]
+struct Listed {
+    classes: Vec<ClassColour>,
+    lines: Vec<usize>,
+}
+
+impl Listed {
+    /// Adds the class of `line`; a colour listed before is the file's problem.
+    fn push(
+        &mut self,
+        line: usize,
+        name: &str,
+        colour: [u8; 3],
+    ) -> Result<(), ClassColoursProblem> {
+        if let Some(k) = self.classes.iter().position(|(_, c)| *c == colour) {
+            return Err(ClassColoursProblem::Duplicate {
+                colour,
+                first: (self.lines[k], self.classes[k].0.clone()),
+                second: (line, name.to_string()),
+            });
+        }
+        self.classes.push((name.to_string(), colour));
+        self.lines.push(line);
+        Ok(())
+    }
+
+    /// The classes, or the problem that there is none.
+    fn finish(self) -> Result<Vec<ClassColour>, ClassColoursProblem> {
+        if self.classes.is_empty() {
+            return Err(ClassColoursProblem::Empty);
+        }
+        Ok(self.classes)
+    }
+}
+
 /// The classes of a `class_dict.csv` (`name,r,g,b`, in any column order; a UTF-8 byte order
 /// mark and blank lines are skipped).
 pub fn parse_class_dict(text: &str) -> Result<Vec<ClassColour>, ClassColoursProblem> {
@@ -52,8 +88,7 @@ pub fn parse_class_dict(text: &str) -> Result<Vec<ClassColour>, ClassColoursProb
     let (Some(n), Some(r), Some(g), Some(b)) = (col("name"), col("r"), col("g"), col("b")) else {
         return Err(ClassColoursProblem::Header(header.trim().to_string()));
     };
-    let mut out: Vec<ClassColour> = Vec::new();
-    let mut lines_of: Vec<usize> = Vec::new();
+    let mut out = Listed::default();
     for (i, line) in lines.take(MAX_CLASSES) {
         let cells: Vec<&str> = line
             .split(',')
@@ -67,21 +102,9 @@ pub fn parse_class_dict(text: &str) -> Result<Vec<ClassColour>, ClassColoursProb
                 text: line.trim().to_string(),
             });
         };
-        let colour = [r, g, b];
-        if let Some(k) = out.iter().position(|(_, c)| *c == colour) {
-            return Err(ClassColoursProblem::Duplicate {
-                colour,
-                first: (lines_of[k], out[k].0.clone()),
-                second: (i + 1, name.to_string()),
-            });
-        }
-        out.push((name.to_string(), colour));
-        lines_of.push(i + 1);
+        out.push(i + 1, name, [r, g, b])?;
     }
-    if out.is_empty() {
-        return Err(ClassColoursProblem::Empty);
-    }
-    Ok(out)
+    out.finish()
 }
 
 /// The classes of a `labelmap.txt`. As Datumaro's VOC reader (`parse_label_map` in
@@ -91,15 +114,14 @@ pub fn parse_class_dict(text: &str) -> Result<Vec<ClassColour>, ClassColoursProb
 /// class without a colour (`name:::`, which Datumaro accepts and then paints with colours of
 /// its own) cannot map a colour mask here, so it is a row problem too.
 pub fn parse_labelmap(text: &str) -> Result<Vec<ClassColour>, ClassColoursProblem> {
-    let mut out: Vec<ClassColour> = Vec::new();
-    let mut lines_of: Vec<usize> = Vec::new();
+    let mut out = Listed::default();
     let lines = text.trim_start_matches('\u{feff}').lines().enumerate();
     for (i, line) in lines {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        if out.len() == MAX_CLASSES {
+        if out.classes.len() == MAX_CLASSES {
             break;
         }
         let row = || ClassColoursProblem::Row {
@@ -120,27 +142,15 @@ pub fn parse_labelmap(text: &str) -> Result<Vec<ClassColour>, ClassColoursProble
         if name.is_empty() {
             return Err(row());
         }
-        let colour = [r, g, b];
-        if let Some(k) = out.iter().position(|(n, _)| n == name) {
+        if let Some(k) = out.classes.iter().position(|(n, _)| n == name) {
             return Err(ClassColoursProblem::DuplicateName {
                 name: name.to_string(),
-                lines: (lines_of[k], i + 1),
+                lines: (out.lines[k], i + 1),
             });
         }
-        if let Some(k) = out.iter().position(|(_, c)| *c == colour) {
-            return Err(ClassColoursProblem::Duplicate {
-                colour: out[k].1,
-                first: (lines_of[k], out[k].0.clone()),
-                second: (i + 1, name.to_string()),
-            });
-        }
-        out.push((name.to_string(), colour));
-        lines_of.push(i + 1);
+        out.push(i + 1, name, [r, g, b])?;
     }
-    if out.is_empty() {
-        return Err(ClassColoursProblem::Empty);
-    }
-    Ok(out)
+    out.finish()
 }
 
 #[cfg(test)]

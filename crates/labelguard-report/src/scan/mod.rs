@@ -5,6 +5,7 @@ mod github;
 mod html;
 mod json;
 mod junit;
+mod plural;
 mod sarif;
 mod sentence;
 mod text;

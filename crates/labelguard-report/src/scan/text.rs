@@ -1,5 +1,6 @@
 //! The text report: what a person reads after `labelguard scan DATA`.
 
+pub use super::plural::plural;
 use super::tokens;
 use crate::{finding_text, look, thousands, visible, Style};
 use labelguard_core::finding::ValueCount;
@@ -23,12 +24,6 @@ fn bar(fraction: f64) -> String {
         s.push('▏');
     }
     s
-}
-
-/// `1 file`, `2 files`, `1,024 files`, `1 class`, `2 classes`.
-pub fn plural(n: u64, word: &str) -> String {
-    let many = if word.ends_with('s') { "es" } else { "s" };
-    format!("{} {word}{}", thousands(n), if n == 1 { "" } else { many })
 }
 
 /// The text report detailing at most `max_files` files (`None`: every file, `--show all`);

@@ -2,7 +2,7 @@
 //! datasets): the vocabulary its ids were checked against instead of a class count, and
 //! tokens, sequences and documents instead of elements.
 
-use super::text::plural;
+use super::plural::plural;
 use labelguard_scan::report::ScanReport;
 
 /// Whether every file of the report is token data, so that its counts are tokens.
