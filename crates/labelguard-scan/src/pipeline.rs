@@ -108,6 +108,9 @@ pub fn scan_roots(
                 o.void_colours.clear();
                 Some(p.file.clone())
             }
+            // A palette given for a dataset whose labels are colour masks (CamVid): its colours
+            // are the labels too, and a colour it lacks is named as missing from it (LG621).
+            (Some(_), _) if info.layout == LayoutKind::Camvid => Some(given_palette(&o)),
             _ => None,
         };
         let o = &o;
@@ -236,6 +239,16 @@ fn suggest_preset(info: &DatasetInfo, items: &[&Item]) -> Option<&'static str> {
             Some("ade20k")
         }
         _ => None,
+    }
+}
+
+/// The palette the settings give, as LG621 names it: `the palette FILE` (`--palette`, or the
+/// config's `palette`), else `the palette of preset NAME`.
+fn given_palette(o: &ScanOptions) -> String {
+    match (&o.layers.palette, o.preset) {
+        (Some(file), _) => format!("the palette {}", file.display()),
+        (None, Some(p)) => format!("the palette of preset {}", p.name),
+        (None, None) => "the palette".into(),
     }
 }
 

@@ -307,3 +307,50 @@ fn a_template_marker_the_tokenizer_splits_is_lg820_and_named_tokens_are_added_as
         found["LG801"]
     );
 }
+
+#[test]
+fn lg820_looks_at_the_markers_that_render_in_the_tokenizers_shapes_once_per_dataset() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // Two files of one dataset (as the shards of a split), both rendering the same markers.
+    let data = dir.path().join("data");
+    std::fs::create_dir(&data).expect("mkdir");
+    let rows: Vec<serde_json::Value> = conversations()
+        .into_iter()
+        .map(|c| serde_json::json!({ "messages": c }))
+        .collect();
+    write_rows(&data.join("train-00000.jsonl"), &rows);
+    write_rows(&data.join("train-00001.jsonl"), &rows);
+    // Gemma's `<start_of_turn>`, Llama 2's `[INST]`, and a tools branch that never renders for
+    // this data (no conversation has tools).
+    let template = "{% if tools %}<|tool_call|><tool_call>{% endif %}{% for m in messages %}<start_of_turn>{{ m.role }} [INST] {{ m.content }}<|im_end|>\n{% endfor %}";
+    let m = model(dir.path(), Some(template), 64, 10);
+    let found = findings(&data, Some(&m));
+    // The tokenizer's own tokens are `<|...|>` (`<|im_start|>`) and `<...>` (`<unk>`, `<pad>`)
+    // shaped: `<start_of_turn>` is a marker it lacks; `[INST]` is plain text to it (no `[...]`
+    // token: Llama 2's design); `<|tool_call|>` and `<tool_call>` never rendered.
+    let lg820 = &found["LG820"];
+    assert_eq!(lg820.len(), 1, "{lg820:?}");
+    assert!(
+        lg820[0].message.contains("writes '<start_of_turn>'"),
+        "{}",
+        lg820[0].message
+    );
+    assert!(
+        lg820[0].message.contains("3 pieces"),
+        "{}",
+        lg820[0].message
+    );
+    // A tokenizer with `[...]` control tokens (Mistral's): `[INST]` is a marker for it too.
+    let config_path = m.join("tokenizer_config.json");
+    let mut config: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&config_path).expect("read")).expect("json");
+    config["additional_special_tokens"] = serde_json::json!(["[AVAILABLE_TOOLS]"]);
+    std::fs::write(&config_path, config.to_string()).expect("config");
+    let found = findings(&data, Some(&m));
+    let mut texts: Vec<&str> = found["LG820"]
+        .iter()
+        .map(|f| f.message.split('\'').nth(1).unwrap_or_default())
+        .collect();
+    texts.sort();
+    assert_eq!(texts, ["<start_of_turn>", "[INST]"], "{:?}", found["LG820"]);
+}

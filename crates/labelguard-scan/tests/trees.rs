@@ -687,3 +687,133 @@ fn nested_class_folders_are_an_image_folder() {
         "imagefolder"
     );
 }
+
+#[test]
+fn a_palette_given_on_a_camvid_tree_is_named_as_its_class_colours() {
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path().join("CamVid");
+    kaggle_camvid(&root);
+    let mut mask = camvid_mask(32, 24, 1);
+    mask[..3].copy_from_slice(&[10, 20, 30]);
+    put(
+        &root,
+        "train_labels/0001TP_0001_L.png",
+        &png_rgb(32, 24, &mask),
+    );
+    // The user's palette: the same 32 colours, one `r g b` a line.
+    let mut text = String::new();
+    for (_, [r, g, b]) in CAMVID {
+        text += &format!("{r} {g} {b}\n");
+    }
+    put(d.path(), "camvid.pal", text.as_bytes());
+    let pal = d.path().join("camvid.pal");
+    let r = scan(
+        &root,
+        &opts(Overrides {
+            palette: Some(pal.clone()),
+            ..Overrides::default()
+        }),
+    );
+    assert_eq!(r.settings.layouts[0].as_str(), "camvid");
+    // The masks are the dataset's labels, mapped with the palette given: the one blended pixel
+    // is LG621 naming that palette, never LG606's "where a class-index mask is expected".
+    assert_eq!(
+        codes(&r, &root),
+        [(
+            "train_labels/0001TP_0001_L.png".to_string(),
+            "LG621".to_string()
+        )]
+    );
+    let f = r.all_findings().next().unwrap();
+    let expected = format!(
+        "1 of 768 pixels have colours that the palette {} does not list: (10, 20, 30) (1 px)",
+        pal.display()
+    );
+    assert!(
+        f.finding.message.starts_with(&expected),
+        "{}",
+        f.finding.message
+    );
+}
+
+/// A CVAT "Segmentation mask 1.1" export: `labelmap.txt`, RGB colour masks in
+/// `SegmentationClass/`, images in `JPEGImages/` and the list `ImageSets/Segmentation/`.
+fn cvat_export(root: &Path, labelmap: &str) {
+    put(root, "labelmap.txt", labelmap.as_bytes());
+    let mut list = String::new();
+    for i in 0..2u32 {
+        let stem = format!("frame_{i:06}");
+        put(
+            root,
+            &format!("JPEGImages/{stem}.png"),
+            &png_rgb(16, 8, &photo_rgb(16, 8, i)),
+        );
+        let mask: Vec<u8> = (0..16 * 8u32)
+            .flat_map(|p| [[0u8, 0, 0], [250, 50, 83], [51, 221, 255]][((p + i) % 3) as usize])
+            .collect();
+        put(
+            root,
+            &format!("SegmentationClass/{stem}.png"),
+            &png_rgb(16, 8, &mask),
+        );
+        list += &format!("{stem}\n");
+    }
+    put(root, "ImageSets/Segmentation/default.txt", list.as_bytes());
+}
+
+const CVAT_LABELMAP: &str =
+    "# label:color_rgb:parts:actions\nbackground:0,0,0::\ncar:250,50,83::\nperson:51,221,255::\n";
+
+#[test]
+fn a_cvat_labelmap_is_the_class_colours_of_its_masks() {
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path().join("cvat");
+    cvat_export(&root, CVAT_LABELMAP);
+    let r = scan(&root, &plain());
+    assert_eq!(r.settings.layouts[0].as_str(), "voc");
+    assert!(codes(&r, &root).is_empty(), "{:?}", codes(&r, &root));
+    assert_eq!(r.settings.num_classes, Some(3));
+    assert_eq!(r.settings.class_names, ["background", "car", "person"]);
+    let total: u64 = r.histogram.classes.values().map(|c| c.count).sum();
+    assert_eq!(total, 2 * 16 * 8);
+    // A colour the labelmap lacks is LG621 naming it; a labelmap its reader refuses is LG622.
+    let mut mask = vec![0u8; 16 * 8 * 3];
+    mask[3..6].copy_from_slice(&[250, 50, 84]);
+    put(
+        &root,
+        "SegmentationClass/frame_000000.png",
+        &png_rgb(16, 8, &mask),
+    );
+    let r = scan(&root, &plain());
+    let f = r.all_findings().next().unwrap();
+    assert_eq!(f.finding.code, "LG621", "{:?}", codes(&r, &root));
+    assert!(
+        f.finding
+            .message
+            .starts_with("1 of 128 pixels have colours that labelmap.txt does not list"),
+        "{}",
+        f.finding.message
+    );
+    for (text, words) in [
+        (
+            "background:0,0,0::\ncar:250,50::\n",
+            "line 2: 'car:250,50::'",
+        ),
+        (
+            "car:1,2,3::\ncar:4,5,6::\n",
+            "the class 'car' is listed twice (lines 1 and 2)",
+        ),
+        ("# label:color_rgb:parts:actions\n", "it lists no class"),
+    ] {
+        let root = tempfile::tempdir_in(d.path()).unwrap();
+        let root = root.path();
+        cvat_export(root, text);
+        let r = scan(root, &plain());
+        let f = r
+            .all_findings()
+            .find(|f| f.finding.code == "LG622")
+            .unwrap_or_else(|| panic!("{:?}", codes(&r, root)));
+        assert!(f.finding.message.contains(words), "{}", f.finding.message);
+        assert!(f.path.as_deref().unwrap().ends_with("labelmap.txt"));
+    }
+}

@@ -10,7 +10,10 @@ declare_rule! {
     /// below the header), as the loaders that read it number them (`get_label_info`/`one_hot_it` of the
     /// Semantic-Segmentation-Suite's `utils/helpers.py`, which this copy comes from). Every pixel of every mask is
     /// looked up; the colours that are not listed are reported with their pixel counts and first pixels, file by
-    /// file. A mask whose colours are all listed is a valid label: no finding.
+    /// file. A mask whose colours are all listed is a valid label: no finding. The same holds for the `labelmap.txt`
+    /// (`name:r,g,b:parts:actions`, one class a line) that CVAT's and Datumaro's VOC and segmentation-mask exports
+    /// write beside `SegmentationClass/`, and for a palette given with `--palette` on a CamVid tree (the finding
+    /// then names that palette).
     ///
     /// ## Why it matters
     /// Those loaders compare each pixel with every listed colour: a pixel of another colour matches none, so its
@@ -24,7 +27,7 @@ declare_rule! {
     ///
     /// ## Fix
     /// Resize masks with nearest-neighbour only and save them as PNG; restore the masks from the original
-    /// release; or add the colour to `class_dict.csv` if it is a class.
+    /// release; or add the colour to `class_dict.csv` (or `labelmap.txt`, or the palette given) if it is a class.
     ///
     /// ## Checked by
     /// - `crates/labelguard-scan/src/checks/lg621_colour_not_in_class_colours.rs` (same name, in the scan crate, which has its inputs)

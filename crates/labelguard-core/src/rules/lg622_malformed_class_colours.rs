@@ -1,11 +1,14 @@
 use crate::rule::declare_rule;
 
 declare_rule! {
-    /// A dataset's list of class colours (CamVid's `class_dict.csv`) cannot be read as its loaders read it.
+    /// A dataset's list of class colours (CamVid's `class_dict.csv`, a CVAT export's `labelmap.txt`) cannot be read as its loaders read it.
     ///
     /// ## What it checks
     /// The header must name the columns `name`, `r`, `g` and `b`; every row's colour must be three numbers
-    /// 0..255; the file must list a class; no colour may be listed twice.
+    /// 0..255; the file must list a class; no colour may be listed twice. A CVAT or Datumaro `labelmap.txt`
+    /// (`# label:color_rgb:parts:actions`, then `name:r,g,b::` a line) is read as Datumaro's VOC reader reads it
+    /// (`parse_label_map`): blank and `#` lines skipped, each line split at `:`; a name given twice is refused
+    /// there, and a class without a colour (`name:::`) cannot map a colour mask, so it is reported too.
     ///
     /// ## Why it matters
     /// The loaders (`get_label_info` of the Semantic-Segmentation-Suite's `utils/helpers.py`, `pd.read_csv` in

@@ -16,7 +16,7 @@
 //! adds them at load ([`super::chat_specials`]).
 
 pub use super::chat_specials::SplitToken;
-use super::chat_specials::{add_config_tokens, split_markers, token_text};
+use super::chat_specials::{add_config_tokens, split, template_markers, token_text};
 use minijinja::value::{Kwargs, Value};
 use minijinja::{Environment, Error, ErrorKind};
 use std::collections::BTreeMap;
@@ -52,8 +52,9 @@ pub struct ChatTokenizer {
     /// The template marks the assistant's text (`{% generation %}`): it is made for training on
     /// the assistant's tokens only (`return_assistant_tokens_mask`, TRL's `assistant_only_loss`).
     pub marks_assistant: bool,
-    /// The template's `<|...|>` markers that the tokenizer splits into pieces.
-    pub split_markers: Vec<SplitToken>,
+    /// The markers the template writes literally ([`template_markers`]): checked as one token
+    /// each when a rendered conversation holds them ([`ChatTokenizer::note_markers`]).
+    markers: Vec<String>,
 }
 
 /// Why one conversation has no text.
@@ -235,7 +236,12 @@ impl ChatTokenizer {
                 }
             }
         };
-        let split_markers = split_markers(&tokenizer, &template);
+        let added: Vec<String> = tokenizer
+            .get_added_tokens_decoder()
+            .into_values()
+            .map(|t| t.content)
+            .collect();
+        let markers = template_markers(&template, &added);
         let plain = without_generation_tags(&template);
         let marks_assistant = plain != template;
         let env = environment(plain).map_err(|e| {
@@ -247,8 +253,28 @@ impl ChatTokenizer {
             specials,
             template_source,
             marks_assistant,
-            split_markers,
+            markers,
         })
+    }
+
+    /// Notes in `seen` (one flag per marker of the template) the markers that `text`, a
+    /// rendered conversation, holds: a marker of a branch that never renders for the data
+    /// (a tools branch of a dataset without tools) is never noted.
+    pub fn note_markers(&self, text: &str, seen: &mut Vec<bool>) {
+        seen.resize(self.markers.len(), false);
+        for (m, s) in self.markers.iter().zip(seen.iter_mut()) {
+            *s = *s || text.contains(m.as_str());
+        }
+    }
+
+    /// The markers noted in `seen` that the tokenizer splits into pieces.
+    pub fn split_markers(&self, seen: &[bool]) -> Vec<SplitToken> {
+        self.markers
+            .iter()
+            .zip(seen)
+            .filter(|(_, s)| **s)
+            .filter_map(|(m, _)| split(&self.tokenizer, m))
+            .collect()
     }
 
     /// The text of one conversation (`messages`: a list of message objects).

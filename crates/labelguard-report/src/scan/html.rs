@@ -233,6 +233,8 @@ fn body(r: &ScanReport, palette: Option<&[[u8; 3]]>) -> Markup {
         p {
             @if let Some(c) = st.num_classes {
                 (c) " classes"
+            } @else if super::tokens::token_data(r) {
+                (super::tokens::vocabulary(r)) ", " (super::tokens::read(r))
             } @else {
                 "class count unknown: ids counted, " b { "not range-checked" }
             }

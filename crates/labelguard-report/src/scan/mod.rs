@@ -5,9 +5,11 @@ mod github;
 mod html;
 mod json;
 mod junit;
+mod plural;
 mod sarif;
 mod sentence;
 mod text;
+mod tokens;
 
 pub use github::github;
 pub use html::html;

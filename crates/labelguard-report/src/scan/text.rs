@@ -1,5 +1,7 @@
 //! The text report: what a person reads after `labelguard scan DATA`.
 
+pub use super::plural::plural;
+use super::tokens;
 use crate::{finding_text, look, thousands, visible, Style};
 use labelguard_core::finding::ValueCount;
 use labelguard_core::rule::Category;
@@ -22,12 +24,6 @@ fn bar(fraction: f64) -> String {
         s.push('▏');
     }
     s
-}
-
-/// `1 file`, `2 files`, `1,024 files`, `1 class`, `2 classes`.
-pub fn plural(n: u64, word: &str) -> String {
-    let many = if word.ends_with('s') { "es" } else { "s" };
-    format!("{} {word}{}", thousands(n), if n == 1 { "" } else { many })
 }
 
 /// The text report detailing at most `max_files` files (`None`: every file, `--show all`);
@@ -122,6 +118,7 @@ fn render_one(r: &ScanReport, style: Style, max_files: Option<usize>, top: bool)
     let mut out = String::new();
     let classes = match st.num_classes {
         Some(c) => plural(c as u64, "class"),
+        None if tokens::token_data(r) => tokens::vocabulary(r),
         None if st.layouts.iter().all(|l| *l == LayoutKind::ImageFolder) => format!(
             "{} from the class folders",
             plural(st.class_names.len() as u64, "class")
@@ -203,9 +200,12 @@ fn render_one(r: &ScanReport, style: Style, max_files: Option<usize>, top: bool)
                 about.push(visible(&f.split).into_owned());
             }
             if f.bad_elements > 0 {
-                // Objects for detection annotations, elements (pixels, rows) otherwise.
+                // Objects for detection annotations, token ids for token data, elements
+                // (pixels, rows) otherwise.
                 let unit = if f.kind == FileKind::Annotations {
                     "bad object"
+                } else if tokens::token_data(r) {
+                    "bad token id"
                 } else {
                     "bad element"
                 };
@@ -402,7 +402,7 @@ fn verdict_line(r: &ScanReport, style: Style) -> String {
         _ => style.paint(look::GOOD, "ok"),
     };
     let mut line = format!(
-        "{verdict}: {}, {} in {} of {}{}{}",
+        "{verdict}: {}, {} in {} of {}{}{}{}",
         plural(s.errors, "error"),
         plural(s.warnings, "warning"),
         thousands(r.files.len() as u64),
@@ -412,13 +412,16 @@ fn verdict_line(r: &ScanReport, style: Style) -> String {
         } else {
             format!(" of {} datasets", r.datasets.len())
         },
-        if s.bad_elements > 0 {
-            format!(
-                "; {} elements PyTorch would reject",
-                thousands(s.bad_elements)
-            )
+        if tokens::token_data(r) {
+            format!("; {} read", tokens::read(r))
         } else {
             String::new()
+        },
+        match s.bad_elements {
+            0 => String::new(),
+            n if tokens::token_data(r) =>
+                format!("; {} PyTorch would reject", plural(n, "token id")),
+            n => format!("; {} PyTorch would reject", plural(n, "element")),
         }
     );
     if r.datasets.is_empty() && r.unchecked() {

@@ -6,7 +6,7 @@
 //! tokenizer or template, a construct the renderer lacks) is LG815, never a silent pass.
 
 use super::ctx::Ctx;
-use super::result::{FileKind, FileResult, Unit};
+use super::result::{FileKind, FileResult, TokenStats, Unit};
 use super::tokens::TokenChecks;
 use crate::checks::token_rows::{Col, Tally, Values};
 use crate::checks::{lg815_chat_not_checked as lg815, lg816_chat_template_refused as lg816};
@@ -90,6 +90,8 @@ pub(crate) fn chat_file(
         values: Vec::new(),
         offsets: vec![0],
     };
+    // The template's markers that rendered for this data (LG820 looks at those only).
+    let mut markers: Vec<bool> = Vec::new();
     let mut conversations = Conversations::open(files, format, key);
     for (row, conversation) in conversations.by_ref() {
         let messages = match conversation {
@@ -106,6 +108,7 @@ pub(crate) fn chat_file(
             continue;
         };
         let ids = chat.render(&messages).and_then(|text| {
+            chat.note_markers(&text, &mut markers);
             chat.encode(&text)
                 .map_err(|e| RenderError::Unsupported(e.to_string()))
         });
@@ -130,6 +133,10 @@ pub(crate) fn chat_file(
     };
     r.shape = Some(vec![rows as usize]);
     r.elements = rows;
+    r.tokens = TokenStats {
+        sequences: rows,
+        ..checks.stats(ctx)
+    };
     let split = &item.split;
     if let Some(why) = &malformed.first {
         let f = crate::checks::lg602_corrupt_file::corrupt_table(format!(
@@ -147,8 +154,10 @@ pub(crate) fn chat_file(
         }
     };
     let template = &chat.template_source;
-    r.findings.extend(
-        chat.split_markers
+    // About the template, not this file: reported once for the dataset, however many of its
+    // shards render the marker.
+    r.dataset.extend(
+        chat.split_markers(&markers)
             .iter()
             .map(|t| crate::checks::lg820_chat_marker_split::finding(t, template)),
     );

@@ -1,5 +1,6 @@
 //! The settings of a scan as the analysis of every item reads them, derived once per scan.
 
+use super::result::Vocabulary;
 use crate::checks::lg801_token_id_out_of_range::SET_BY_FLAG;
 use crate::colours::ColourMap;
 use crate::config::ScanOptions;
@@ -49,6 +50,23 @@ impl<'a> Ctx<'a> {
             framework: opts.framework.unwrap_or(Framework::Torchvision),
             model: None,
         }
+    }
+
+    /// The vocabulary the settings give token ids: `--vocab-size N`, else the token table of
+    /// `--model DIR`; what the report's header names.
+    pub(crate) fn given_vocabulary(&self) -> Option<Vocabulary> {
+        if let Some(n) = self.opts.vocab_size {
+            return Some(Vocabulary {
+                size: n,
+                source: format!("--vocab-size {n}"),
+            });
+        }
+        let size = self.model?.token_rows()?;
+        let dir = self.opts.model.as_ref()?;
+        Some(Vocabulary {
+            size,
+            source: format!("--model {}", dir.display()),
+        })
     }
 
     pub(crate) fn max_file_bytes(&self) -> u64 {

@@ -41,4 +41,4 @@ pub mod tokens;
 pub use buffers::Buffers;
 pub use ctx::Ctx;
 pub use item::{analyze_item, analyze_item_isolated};
-pub use result::{FileKind, FileResult, ObjectStats, Unit};
+pub use result::{FileKind, FileResult, ObjectStats, TokenStats, Unit, Vocabulary};

@@ -68,6 +68,60 @@ impl ObjectStats {
     }
 }
 
+/// What token files held (tokens, sequences, documents) and the vocabularies their ids were
+/// checked against, summed over the files; the report speaks of tokens with it, not of
+/// classes and elements.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct TokenStats {
+    /// Token files (nanoGPT, Megatron) and token tables (one per split) read.
+    pub files: u64,
+    pub tokens: u64,
+    /// Rows of a token table or a chat dataset, Megatron's sequences; a nanoGPT file is one
+    /// stream and counts none.
+    pub sequences: u64,
+    /// Megatron's documents.
+    pub documents: u64,
+    /// Each vocabulary the ids were checked against, once, in the order first met; empty when
+    /// none was known (the ids were read, not range-checked).
+    pub vocabularies: Vec<Vocabulary>,
+}
+
+/// A vocabulary size and where it came from (`meta.pkl`, `--vocab-size 50304`, `--model DIR`).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Vocabulary {
+    pub size: u64,
+    pub source: String,
+}
+
+impl TokenStats {
+    /// One file's counts, checked against `vocab` when known.
+    pub fn one(tokens: u64, sequences: u64, documents: u64, vocab: Option<Vocabulary>) -> Self {
+        TokenStats {
+            files: 1,
+            tokens,
+            sequences,
+            documents,
+            vocabularies: vocab.into_iter().collect(),
+        }
+    }
+
+    pub fn add(&mut self, o: &TokenStats) {
+        self.files += o.files;
+        self.tokens += o.tokens;
+        self.sequences += o.sequences;
+        self.documents += o.documents;
+        for v in &o.vocabularies {
+            if !self.vocabularies.contains(v) {
+                self.vocabularies.push(v.clone());
+            }
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.files == 0
+    }
+}
+
 /// The outcome of one item.
 #[derive(Clone, Debug)]
 pub struct FileResult {
@@ -88,11 +142,16 @@ pub struct FileResult {
     pub declared: Vec<(i64, String)>,
     /// Counts about a detection file's objects, summed over the dataset.
     pub objects: ObjectStats,
+    /// Counts of a token file or table, summed over the dataset.
+    pub tokens: TokenStats,
     /// The picture marking the bad pixels, when overlays were asked for (encoded to PNG for
     /// the report by [`crate::overlay`]).
     pub overlay: Option<Overlay>,
     /// The findings are about the dataset as a whole (its folders), not about a file.
     pub dataset_level: bool,
+    /// Findings about the dataset as a whole that this file showed (a chat template's marker
+    /// that the tokenizer splits): reported once for the dataset, however many files show it.
+    pub dataset: Vec<Finding>,
 }
 
 impl FileResult {
@@ -116,8 +175,10 @@ impl FileResult {
             unit: Unit::Pixels,
             declared: Vec::new(),
             objects: ObjectStats::default(),
+            tokens: TokenStats::default(),
             overlay: None,
             dataset_level: false,
+            dataset: Vec::new(),
         }
     }
 }

@@ -14,22 +14,7 @@ fn ctx_opts(c: u32, ignore: i64) -> ScanOptions {
 }
 
 fn result() -> FileResult {
-    FileResult {
-        display: "m.png".into(),
-        split: "train".into(),
-        kind: FileKind::Mask,
-        shape: None,
-        findings: vec![],
-        elements: 0,
-        bad: 0,
-        histogram: vec![],
-        hist_overflow: 0,
-        unit: super::Unit::Pixels,
-        declared: Vec::new(),
-        objects: Default::default(),
-        overlay: None,
-        dataset_level: false,
-    }
+    FileResult::named("m.png".into(), "train".into(), FileKind::Mask)
 }
 
 #[test]

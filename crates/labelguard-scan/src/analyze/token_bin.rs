@@ -6,7 +6,7 @@
 //! ([`labelguard_formats::read::token_bin::scan_ranges`]), so memory stays a few ranges whatever its size.
 
 use super::ctx::Ctx;
-use super::result::{FileKind, FileResult, Unit};
+use super::result::{FileKind, FileResult, TokenStats, Unit, Vocabulary};
 use crate::checks::lg602_corrupt_file::corrupt_text;
 use crate::checks::token_rows::Tally;
 use crate::checks::token_stream::{out_of_vocabulary, Placed};
@@ -62,7 +62,7 @@ pub(crate) fn token_bin_file(item: &Item, kind: &TokenBin, ctx: &Ctx<'_>) -> Fil
         }),
     };
     let mut missing = "no --vocab-size or --model was given";
-    let (dtype, end, seqs) = match kind {
+    let (dtype, end, seqs, documents) = match kind {
         TokenBin::NanoGpt { meta } => {
             if len == 0 {
                 r.findings
@@ -99,7 +99,7 @@ pub(crate) fn token_bin_file(item: &Item, kind: &TokenBin, ctx: &Ctx<'_>) -> Fil
                     }
                 }
             }
-            (DType::U16, len / 2, None)
+            (DType::U16, len / 2, None, 0)
         }
         TokenBin::Megatron { index } => {
             let idx = match read_megatron_index(index, len) {
@@ -121,7 +121,7 @@ pub(crate) fn token_bin_file(item: &Item, kind: &TokenBin, ctx: &Ctx<'_>) -> Fil
                 .map(|(n, &(first, len))| (first, len, n))
                 .collect();
             seqs.sort_unstable();
-            (idx.dtype, idx.end, Some(seqs))
+            (idx.dtype, idx.end, Some(seqs), idx.documents)
         }
     };
     let range = IntRange {
@@ -151,6 +151,15 @@ pub(crate) fn token_bin_file(item: &Item, kind: &TokenBin, ctx: &Ctx<'_>) -> Fil
     };
     r.shape = Some(vec![end as usize]);
     r.elements = end;
+    // Checked against what the settings give, else against meta.pkl's vocab_size.
+    let checked = vocab.as_ref().map(|(n, _)| {
+        ctx.given_vocabulary().unwrap_or(Vocabulary {
+            size: *n,
+            source: "meta.pkl".into(),
+        })
+    });
+    let sequences = seqs.as_ref().map_or(0, |s| s.len() as u64);
+    r.tokens = TokenStats::one(end, sequences, documents, checked);
     let placed = if seqs.is_some() {
         Placed::Sequence
     } else {

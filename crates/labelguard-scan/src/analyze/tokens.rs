@@ -5,7 +5,7 @@
 //! rows and the attention mask.
 
 use super::ctx::Ctx;
-use super::result::{FileKind, FileResult, Unit};
+use super::result::{FileKind, FileResult, TokenStats, Unit};
 use crate::checks::lg802_token_label_out_of_range::LabelTarget;
 use crate::checks::token_rows::{out_of_range, Tally};
 use crate::checks::{
@@ -179,6 +179,11 @@ impl TokenChecks {
     }
 
     /// The findings of the split `split`.
+    /// The rows and tokens read, and the vocabulary the ids were checked against.
+    pub(crate) fn stats(&self, ctx: &Ctx<'_>) -> TokenStats {
+        TokenStats::one(self.tokens, self.rows, 0, ctx.given_vocabulary())
+    }
+
     pub fn findings(&self, split: &str) -> Vec<Finding> {
         let spec = self.spec.as_ref();
         let mut out = Vec::new();
@@ -285,6 +290,7 @@ pub(crate) fn token_files(
     }
     r.shape = Some(vec![checks.rows as usize]);
     r.elements = checks.rows;
+    r.tokens = checks.stats(ctx);
     r.findings.extend(checks.findings(&item.split));
     r
 }

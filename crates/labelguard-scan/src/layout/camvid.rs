@@ -8,22 +8,16 @@
 //! or an image without its mask is LG608. And SegNet's copy of CamVid: `train/x.png` with its
 //! grey index mask `trainannot/x.png` (and `val`, `test`), paired the same way.
 
-use super::declare::{At, DeclaredPalette, Found, Layout, Tree};
+use super::class_colours::{found, read_classes, CLASS_DICT};
+use super::declare::{At, Found, Layout, Tree};
 use super::item::RootScan;
 use super::pairing::pair;
 use super::paths::{is_split_name, split_of, stem_of};
-use crate::checks::lg622_malformed_class_colours as lg622;
 use crate::config::ScanOptions;
 use crate::layout_kind::LayoutKind;
 use labelguard_formats::formats::{extensions, holds, Holds};
-use labelguard_formats::read::class_colours::parse_class_dict;
 use labelguard_formats::walk::Entry;
 use std::collections::BTreeSet;
-
-/// The file that lists the classes and their colours.
-const CLASS_DICT: &str = "class_dict.csv";
-/// The largest `class_dict.csv` read (a real one is under 1 KB).
-const MAX_BYTES: u64 = 1 << 20;
 
 /// How a copy of CamVid names its mask folders and masks.
 struct Copy {
@@ -92,7 +86,7 @@ fn trees(files: &[&Entry]) -> Vec<Tree> {
     let mut out: Vec<Tree> = Vec::new();
     let kaggle: BTreeSet<&str> = files
         .iter()
-        .filter_map(|e| match e.rel.strip_suffix(CLASS_DICT)? {
+        .filter_map(|e| match e.rel.strip_suffix(CLASS_DICT.file)? {
             "" => Some(""),
             base => base.strip_suffix('/'),
         })
@@ -100,7 +94,7 @@ fn trees(files: &[&Entry]) -> Vec<Tree> {
     for base in kaggle {
         let folders = owned(files, base, &KAGGLE);
         if !folders.is_empty() {
-            let mut all = vec![CLASS_DICT.to_string()];
+            let mut all = vec![CLASS_DICT.file.to_string()];
             all.extend(folders);
             out.push((base.to_string(), all));
         }
@@ -122,21 +116,6 @@ fn trees(files: &[&Entry]) -> Vec<Tree> {
         }
     }
     out
-}
-
-/// The classes of `class_dict.csv`, or its problem as a finding of the dataset.
-fn read_classes(scan: &mut RootScan<'_>) -> Option<Vec<(String, [u8; 3])>> {
-    let mut buf = Vec::new();
-    let problem = match scan.source_of(CLASS_DICT).read_all(MAX_BYTES, &mut buf) {
-        Err(f) => f,
-        Ok(()) => match parse_class_dict(&String::from_utf8_lossy(&buf)) {
-            Ok(classes) => return Some(classes),
-            Err(p) => lg622::finding(&p),
-        },
-    };
-    let item = scan.synthetic(CLASS_DICT, "all".into(), problem);
-    scan.items.push(item);
-    None
 }
 
 /// Pairs the masks of `copy`'s mask folders with their images.
@@ -168,23 +147,13 @@ fn pair_masks(scan: &mut RootScan<'_>, copy: &'static Copy) {
 }
 
 fn collect(scan: &mut RootScan<'_>) -> Found {
-    if !scan.present.contains(CLASS_DICT) {
+    if !scan.present.contains(CLASS_DICT.file) {
         pair_masks(scan, &SEGNET);
         return Found::default();
     }
-    let classes = read_classes(scan);
+    let classes = read_classes(scan, &CLASS_DICT);
     pair_masks(scan, &KAGGLE);
-    let Some(classes) = classes else {
-        return Found::default();
-    };
-    Found {
-        num_classes: Some(classes.len() as u32),
-        palette: Some(DeclaredPalette {
-            file: CLASS_DICT.to_string(),
-            colours: classes.iter().map(|(_, c)| *c).collect(),
-        }),
-        class_names: Some(classes.into_iter().map(|(n, _)| n).collect()),
-    }
+    classes.map_or_else(Found::default, |c| found(&CLASS_DICT, c))
 }
 
 /// The camvid layout (see the module's doc).

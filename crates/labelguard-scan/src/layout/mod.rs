@@ -58,6 +58,7 @@
 
 mod camvid;
 mod cityscapes;
+mod class_colours;
 mod coco;
 mod custom;
 mod datasets;

@@ -11,7 +11,13 @@
 //! the sorted set of names found (a dataset of other classes in VOC's format; every name is
 //! then a class and LG702 cannot fire, the class list being the data's own). Inferring from
 //! the whole dataset, not file by file, is what keeps the ids the same in every file.
+//!
+//! A CVAT or Datumaro export's `labelmap.txt` beside these folders lists the classes and their
+//! colours (its `SegmentationClass/` masks are RGB colour masks): it gives the class count,
+//! names and palette, as CamVid's `class_dict.csv` does (a colour it lacks is LG621, a file
+//! its reader refuses LG622).
 
+use super::class_colours::{found, read_classes, LABELMAP};
 use super::declare::{At, Found, Layout, Part, Tree};
 use super::item::{Item, RootScan, Task};
 use super::pairing::pair;
@@ -25,7 +31,7 @@ use labelguard_formats::source::Source;
 use labelguard_formats::walk::Entry;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
-/// VOC's folders beside `SegmentationClass`: owned by the VOC tree (instance masks, boxes and
+/// VOC's folders beside `SegmentationClass` (and a CVAT export's `labelmap.txt`): owned by the VOC tree (instance masks, boxes and
 /// lists are not class masks of another dataset).
 const OWNED: &[&str] = &[
     "SegmentationClass",
@@ -34,6 +40,7 @@ const OWNED: &[&str] = &[
     "JPEGImages",
     "Annotations",
     "ImageSets",
+    "labelmap.txt",
 ];
 
 /// The VOC trees: the folder above each `SegmentationClass/` (class masks) and each
@@ -313,8 +320,15 @@ impl Layout for Voc {
         split_units(items, class_names)
     }
     fn collect(&self, scan: &mut RootScan<'_>, _: &ScanOptions) -> Found {
+        let class_names = collect(scan);
+        // A CVAT or Datumaro export lists its classes and their mask colours in labelmap.txt.
+        if scan.present.contains(LABELMAP.file) {
+            if let Some(classes) = read_classes(scan, &LABELMAP) {
+                return found(&LABELMAP, classes);
+            }
+        }
         Found {
-            class_names: collect(scan),
+            class_names,
             num_classes: None,
             palette: None,
         }

@@ -8,6 +8,9 @@ use std::collections::BTreeSet;
 impl ScanReport {
     /// Folds one file's result in.
     pub fn add_result(&mut self, r: FileResult) {
+        // Deduplicated with the layout's when the report is finalized.
+        self.layout_findings
+            .extend(r.dataset.iter().cloned().map(ScanFinding::about_dataset));
         if r.dataset_level {
             self.layout_findings
                 .extend(r.findings.iter().cloned().map(ScanFinding::about_dataset));
@@ -18,6 +21,7 @@ impl ScanReport {
         self.summary.bad_elements += r.bad;
         self.histogram.untallied += r.hist_overflow;
         self.objects.add(&r.objects);
+        self.tokens.add(&r.tokens);
         if !r.histogram.is_empty() || !r.declared.is_empty() {
             self.histogram.unit = union_unit(&self.histogram.unit, r.unit.as_str());
             self.histogram.tallied_files += 1;
@@ -78,6 +82,7 @@ impl ScanReport {
         self.summary.bad_elements += other.summary.bad_elements;
         self.histogram.untallied += other.histogram.untallied;
         self.objects.add(&other.objects);
+        self.tokens.add(&other.tokens);
         self.histogram.tallied_files += other.histogram.tallied_files;
         self.histogram.label_ids_files += other.histogram.label_ids_files;
         self.histogram.unit = union_unit(&self.histogram.unit, &other.histogram.unit);

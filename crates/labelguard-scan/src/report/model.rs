@@ -2,7 +2,7 @@
 //! histogram and the weights, as the JSON document holds them.
 
 use super::finding::ScanFinding;
-use crate::analyze::{FileKind, ObjectStats};
+use crate::analyze::{FileKind, ObjectStats, TokenStats};
 use crate::config::{ScanOptions, Shard};
 use crate::layout_kind::LayoutKind;
 use crate::weights::{Method, Suggestion};
@@ -287,6 +287,10 @@ pub struct ScanReport {
     /// summed over the files; absent for datasets without detection annotations.
     #[serde(default, skip_serializing_if = "ObjectStats::is_empty")]
     pub objects: ObjectStats,
+    /// Counts of token data (tokens, sequences, documents) and the vocabularies its ids were
+    /// checked against; absent for datasets without token files or tables.
+    #[serde(default, skip_serializing_if = "TokenStats::is_empty")]
+    pub tokens: TokenStats,
 }
 
 impl ScanReport {
@@ -313,6 +317,7 @@ impl ScanReport {
             datasets: Vec::new(),
             overlays: Vec::new(),
             objects: ObjectStats::default(),
+            tokens: TokenStats::default(),
         }
     }
 
