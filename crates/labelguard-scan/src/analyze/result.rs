@@ -3,20 +3,7 @@
 use crate::layout::Item;
 use crate::overlay::Overlay;
 use labelguard_core::Finding;
-
-/// What kind of file a result is about.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FileKind {
-    Mask,
-    Array,
-    Table,
-    Image,
-    ClassWeights,
-    /// A detection annotation file (COCO JSON, YOLO labels, VOC XML).
-    Annotations,
-    Other,
-}
+pub use labelguard_scan_model::{FileKind, ObjectStats};
 
 /// What a file's histogram counts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,34 +24,6 @@ impl Unit {
             Unit::Samples => "samples",
             Unit::Objects => "objects",
         }
-    }
-}
-
-/// Counts of a detection annotation file's objects that the dataset's findings sum up (a
-/// dataset mixing box and polygon lines, LG710; objects flagged difficult or crowd, LG712).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct ObjectStats {
-    /// YOLO label files of box lines only / with a polygon line (ultralytics reads a file
-    /// with any polygon line as polygons).
-    pub files_with_boxes: u64,
-    pub files_with_polygons: u64,
-    /// Objects flagged `<difficult>1` / `<truncated>1` (VOC), `iscrowd: 1` (COCO).
-    pub difficult: u64,
-    pub truncated: u64,
-    pub crowd: u64,
-}
-
-impl ObjectStats {
-    pub fn add(&mut self, o: &ObjectStats) {
-        self.files_with_boxes += o.files_with_boxes;
-        self.files_with_polygons += o.files_with_polygons;
-        self.difficult += o.difficult;
-        self.truncated += o.truncated;
-        self.crowd += o.crowd;
-    }
-
-    pub fn is_empty(&self) -> bool {
-        *self == ObjectStats::default()
     }
 }
 
