@@ -9,7 +9,7 @@ use labelguard_fix::yolo::ClassTable;
 use labelguard_fix::{parse_map, run_detection, DetectionFix, DetectionOptions, FixOptions, Plan};
 use labelguard_scan::config::ScanOptions;
 use labelguard_scan::progress::Bar;
-use labelguard_scan::report::Settings;
+use labelguard_scan::report::settings_of;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -119,7 +119,7 @@ pub fn run(args: FixArgs) -> anyhow::Result<ExitCode> {
     if args.start.is_some() || args.drop_undeclared {
         anyhow::bail!("--start and --drop-undeclared are for a COCO file: PATH is not a file");
     }
-    let settings = Settings::new(
+    let settings = settings_of(
         std::slice::from_ref(&args.path),
         Vec::new(),
         &opts,

@@ -358,7 +358,12 @@ mod tests {
             ignore_index: 255,
             ..Default::default()
         };
-        let settings = Settings::new(&[dir.path().to_path_buf()], Vec::new(), &opts, Vec::new());
+        let settings = labelguard_scan::report::settings_of(
+            &[dir.path().to_path_buf()],
+            Vec::new(),
+            &opts,
+            Vec::new(),
+        );
         let plan = Plan::load(&p, &settings).unwrap();
         assert_eq!(plan.files["a.png"][0].kind, RepairKind::CityscapesTrainIds);
         assert!(plan.files["a.png"][0].map.contains(&[26, 13]));

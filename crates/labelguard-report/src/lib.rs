@@ -1,7 +1,7 @@
 //! Every renderer of labelguard, in one place (as ripgrep's printer crate holds its printers).
 //!
 //! The models come from the crates below: a checked call ([`labelguard_core::Report`]), the rule
-//! catalogue ([`labelguard_core::rules`]), a dataset scan ([`labelguard_scan::report`]) and the
+//! catalogue ([`labelguard_core::rules`]), a dataset scan ([`labelguard_scan_model`]) and the
 //! diagnoses of logs ([`labelguard_diagnose`]). Each folder renders one model; each file in it
 //! is one format. The renderers only read their model, and return the text to write: where it
 //! goes (stdout, a file, atomically) is the CLI's business.
@@ -36,5 +36,5 @@ pub use labelguard_core::finding::thousands;
 pub use style::{look, Style};
 
 /// The version of the JSON documents of `check`, `replay` and `diagnose`; bumped on any
-/// incompatible change. (The scan report has its own, `labelguard_scan::report::SCHEMA_VERSION`.)
+/// incompatible change. (The scan report has its own, `labelguard_scan_model::SCHEMA_VERSION`.)
 pub const SCHEMA_VERSION: u32 = 1;

@@ -12,10 +12,11 @@ use crate::layout_kind::LayoutKind;
 use crate::weights::Method;
 use labelguard_formats::glob::Glob;
 use labelguard_labels::preset::{self, Preset};
-use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
 mod setting;
+/// `--shard K/N` (declared with the report it is recorded in).
+pub use labelguard_scan_model::Shard;
 pub use setting::{markdown_table, Group, Kind, Overrides, Setting, Source, SETTINGS};
 
 /// Why the settings could not be resolved: a usage error (exit code 2).
@@ -157,36 +158,6 @@ impl ConfigFile {
             current = d.parent();
         }
         Ok(None)
-    }
-}
-
-/// `--shard K/N`: this run scans the K-th of N disjoint parts (1-based, as in `1/4` .. `4/4`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, Deserialize)]
-pub struct Shard {
-    pub index: u32,
-    pub count: u32,
-}
-
-impl std::str::FromStr for Shard {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Shard, String> {
-        let (k, n) = s
-            .split_once('/')
-            .ok_or_else(|| format!("'{s}' is not K/N (for example 2/8)"))?;
-        let k: u32 = k
-            .trim()
-            .parse()
-            .map_err(|_| format!("'{k}' is not a number"))?;
-        let n: u32 = n
-            .trim()
-            .parse()
-            .map_err(|_| format!("'{n}' is not a number"))?;
-        if n == 0 || k == 0 || k > n {
-            return Err(format!(
-                "shard {k}/{n}: K must be between 1 and N (shards are numbered 1..N; with 0-based array indices pass $((INDEX+1))/N)"
-            ));
-        }
-        Ok(Shard { index: k, count: n })
     }
 }
 

@@ -10,7 +10,7 @@ use crate::config::{ConfigError, ScanOptions, Shard};
 use crate::framework::Framework;
 use crate::layout::{discover_roots, DatasetInfo, Item, LayoutKind, Root};
 use crate::progress::Progress;
-use crate::report::{ScanReport, Settings};
+use crate::report::{absorb, add_result, finalize, settings_of, ScanReport, Settings};
 use labelguard_core::model::ModelSpec;
 use rayon::prelude::*;
 use std::cell::RefCell;
@@ -125,7 +125,7 @@ pub fn scan_roots(
         } else {
             vec![PathBuf::from(&info.name)]
         };
-        let mut settings = Settings::new(&shown, vec![info.layout], o, class_names.clone());
+        let mut settings = settings_of(&shown, vec![info.layout], o, class_names.clone());
         // Suggested when the class count is unknown, or when the preset given is another
         // dataset's (one --preset for a parent folder of several datasets).
         let suggested = suggest_preset(info, &mine);
@@ -170,7 +170,7 @@ pub fn scan_roots(
         let mut part = scan_items(&pool, &mine, &ctx, settings, opts.shard, progress);
         // In a sharded scan, shard 1 carries them (a merge adds the shards' findings up).
         if let Some(r) = model_result.filter(|_| opts.shard.is_none_or(|s| s.index == 1)) {
-            part.add_result(r);
+            add_result(&mut part, r);
         }
         parts.push(part);
     }
@@ -179,13 +179,13 @@ pub fn scan_roots(
         parts.pop().expect("one dataset")
     } else {
         let mut top = ScanReport::empty(
-            Settings::new(&roots, discovery.layouts, opts, Vec::new()),
+            settings_of(&roots, discovery.layouts, opts, Vec::new()),
             opts.shard,
         );
         top.datasets = parts;
         top
     };
-    report.finalize();
+    finalize(&mut report);
     Ok(report)
 }
 
@@ -210,14 +210,14 @@ fn scan_items(
             .fold(
                 || ScanReport::empty(settings.clone(), shard),
                 |mut acc, r| {
-                    acc.add_result(r);
+                    add_result(&mut acc, r);
                     acc
                 },
             )
             .reduce(
                 || ScanReport::empty(settings.clone(), shard),
                 |mut a, b| {
-                    a.absorb(b);
+                    absorb(&mut a, b);
                     a
                 },
             )

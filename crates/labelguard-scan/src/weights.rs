@@ -8,67 +8,8 @@
 //! `n_c` counts class `c`'s pixels (or samples), `N` all counted pixels of the `C` classes
 //! (ignore value excluded). Classes never seen get 0: they have no targets to weight.
 
-use serde::{Deserialize, Serialize};
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Method {
-    InverseFrequency,
-    MedianFrequency,
-    Enet,
-}
-
-impl Method {
-    pub const ALL: [Method; 3] = [
-        Method::InverseFrequency,
-        Method::MedianFrequency,
-        Method::Enet,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Method::InverseFrequency => "inverse_frequency",
-            Method::MedianFrequency => "median_frequency",
-            Method::Enet => "enet",
-        }
-    }
-
-    /// The formula, in the unit the labels were counted in (`pixels`, `objects`, `samples`; the
-    /// first of a joined unit such as `pixels+samples`).
-    pub fn formula(self, unit: &str) -> String {
-        let unit = match unit.split('+').next().unwrap_or("") {
-            "" | "none" => "pixels",
-            u => u,
-        };
-        match self {
-            Method::InverseFrequency => "w_c = N / (C * n_c)".into(),
-            Method::MedianFrequency => format!("w_c = median_k(f_k) / f_c, f_c = n_c / P_c (P_c = {unit} of the files containing c)"),
-            Method::Enet => "w_c = 1 / ln(1.02 + n_c / N)".into(),
-        }
-    }
-}
-
-impl std::str::FromStr for Method {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Method, String> {
-        match s.to_ascii_lowercase().replace('-', "_").as_str() {
-            "inverse" | "inverse_frequency" | "balanced" => Ok(Method::InverseFrequency),
-            "median" | "median_frequency" | "mfb" => Ok(Method::MedianFrequency),
-            "enet" => Ok(Method::Enet),
-            _ => Err(format!(
-                "unknown weights method '{s}' (known: inverse, median, enet)"
-            )),
-        }
-    }
-}
-
-/// One method's weights.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Suggestion {
-    pub method: Method,
-    pub formula: String,
-    pub weights: Vec<f64>,
-}
+/// The methods and their suggestions (declared with the report that holds them).
+pub use labelguard_scan_model::{Method, Suggestion};
 
 /// Rounds to 6 significant digits, so that reports are stable and readable.
 fn round(v: f64) -> f64 {

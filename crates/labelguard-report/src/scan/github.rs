@@ -3,7 +3,7 @@
 use super::sentence::full_text;
 use crate::visible;
 use labelguard_core::Severity;
-use labelguard_scan::report::ScanReport;
+use labelguard_scan_model::ScanReport;
 
 fn gh_data(s: &str) -> String {
     s.replace('%', "%25")

@@ -13,7 +13,7 @@ use base64::Engine;
 use labelguard_core::finding::shape_str;
 use labelguard_core::Finding;
 use labelguard_core::Severity;
-use labelguard_scan::report::ScanReport;
+use labelguard_scan_model::ScanReport;
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 use std::collections::HashMap;
 

@@ -6,7 +6,7 @@ use super::sentence::full_text;
 use crate::visible;
 use labelguard_core::Finding;
 use labelguard_core::Severity;
-use labelguard_scan::report::{ScanFinding, ScanReport};
+use labelguard_scan_model::{ScanFinding, ScanReport};
 use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, BytesText, Event};
 use quick_xml::Writer;
 

@@ -6,7 +6,7 @@ use crate::visible;
 use labelguard_core::finding::shape_str;
 use labelguard_core::rules::by_code;
 use labelguard_core::Severity;
-use labelguard_scan::report::ScanReport;
+use labelguard_scan_model::ScanReport;
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 use serde_json::json;
 use std::collections::BTreeMap;

@@ -7,9 +7,9 @@ use labelguard_core::finding::ValueCount;
 use labelguard_core::rule::Category;
 use labelguard_core::rules::category_of;
 use labelguard_core::Finding;
-use labelguard_scan::analyze::FileKind;
-use labelguard_scan::layout::LayoutKind;
-use labelguard_scan::report::{ClassRow, ScanReport};
+use labelguard_scan_model::FileKind;
+use labelguard_scan_model::LayoutKind;
+use labelguard_scan_model::{ClassRow, ScanReport};
 use std::collections::BTreeMap;
 use std::path::Path;
 

@@ -3,7 +3,7 @@
 //! tokens, sequences and documents instead of elements.
 
 use super::plural::plural;
-use labelguard_scan::report::ScanReport;
+use labelguard_scan_model::ScanReport;
 
 /// Whether every file of the report is token data, so that its counts are tokens.
 pub fn token_data(r: &ScanReport) -> bool {

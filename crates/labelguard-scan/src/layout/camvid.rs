@@ -163,9 +163,6 @@ impl Layout for Camvid {
     fn kind(&self) -> LayoutKind {
         LayoutKind::Camvid
     }
-    fn name(&self) -> &'static str {
-        "camvid"
-    }
     fn help(&self) -> &'static str {
         "class_dict.csv + train/ beside train_labels/*_L.png; SegNet's train/ + trainannot/"
     }

@@ -157,9 +157,6 @@ impl Layout for Cityscapes {
     fn kind(&self) -> LayoutKind {
         LayoutKind::Cityscapes
     }
-    fn name(&self) -> &'static str {
-        "cityscapes"
-    }
     fn help(&self) -> &'static str {
         "gtFine + leftImg8bit"
     }

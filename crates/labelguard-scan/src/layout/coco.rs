@@ -201,9 +201,6 @@ impl Layout for Coco {
     fn kind(&self) -> LayoutKind {
         LayoutKind::Coco
     }
-    fn name(&self) -> &'static str {
-        "coco"
-    }
     fn help(&self) -> &'static str {
         "annotations/instances_*.json (+ train2017/ ...), or *_annotations.coco.json"
     }

@@ -85,9 +85,6 @@ impl Layout for Custom {
     fn kind(&self) -> LayoutKind {
         LayoutKind::Custom
     }
-    fn name(&self) -> &'static str {
-        "custom"
-    }
     fn help(&self) -> &'static str {
         "--mask-glob with --image-template 'images/{subdir}/{stem}.jpg'"
     }

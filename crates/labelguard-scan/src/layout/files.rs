@@ -65,9 +65,6 @@ impl Layout for Files {
     fn kind(&self) -> LayoutKind {
         LayoutKind::Files
     }
-    fn name(&self) -> &'static str {
-        "files"
-    }
     fn help(&self) -> &'static str {
         "every mask, array and table found"
     }

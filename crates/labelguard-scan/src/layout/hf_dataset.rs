@@ -178,12 +178,6 @@ impl Layout for HfDataset {
     fn kind(&self) -> LayoutKind {
         LayoutKind::HfDataset
     }
-    fn name(&self) -> &'static str {
-        "hfdataset"
-    }
-    fn aliases(&self) -> &'static [&'static str] {
-        &["hf", "datasets", "arrow"]
-    }
     fn help(&self) -> &'static str {
         "a datasets save_to_disk folder (state.json, dataset_dict.json): token data"
     }

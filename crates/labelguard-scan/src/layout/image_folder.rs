@@ -189,9 +189,6 @@ impl Layout for ImageFolder {
     fn kind(&self) -> LayoutKind {
         LayoutKind::ImageFolder
     }
-    fn name(&self) -> &'static str {
-        "imagefolder"
-    }
     fn help(&self) -> &'static str {
         "class folders of photos"
     }

@@ -1,14 +1,18 @@
 //! The layouts, in order of precedence ([`LAYOUTS`]): adding a layout is its own file (a
-//! [`Layout`]), one line here, its `LayoutKind` variant and `mod` line, and its tests.
-//! Everything that names the layouts comes from this list: the kinds' names
-//! ([`LayoutKind::as_str`], the report's `layouts`), `--layout`'s parsing and its error,
-//! `scan --help`'s list ([`layouts_help`]); the `layout` setting's help (and so README's table),
-//! the JSON schema's enum, the list in `layout/mod.rs`'s doc and the user guide's aliases are
-//! held to it by the tests below.
+//! [`Layout`]), one line here, its `LayoutKind` variant and its names' line in
+//! `labelguard-scan-model`'s `layout_kind.rs` (the names' one declaration, which reports are
+//! read and rendered with, without the scan), its `mod` line, and its tests.
+//! Everything that names the layouts comes from that declaration, in this list's order (a
+//! test below holds the two together): the kinds' names ([`LayoutKind::as_str`], the
+//! report's `layouts`), `--layout`'s parsing and its error, `scan --help`'s list
+//! ([`layouts_help`]); the `layout` setting's help (and so README's table), the JSON schema's
+//! enum, the list in `layout/mod.rs`'s doc and the user guide's aliases are held to it by the
+//! tests below.
 
 use super::declare::{At, Layout, Scope};
 use super::{camvid, cityscapes, coco, custom, files, hf_dataset, image_folder, model, paired};
 use super::{token_bin, torchvision_raw, voc, webdataset, yolo};
+pub use crate::layout_kind::layout_names;
 use crate::layout_kind::LayoutKind;
 use labelguard_formats::walk::Entry;
 
@@ -35,9 +39,6 @@ pub(crate) const LAYOUTS: &[&dyn Layout] = &[
     &files::Files,
 ];
 
-/// The name `--layout` takes for detection.
-const AUTO: &str = "auto";
-
 /// The layout of a kind; `auto` (a dataset whose layout was not detected) reads its files as
 /// loose files.
 pub(crate) fn layout_of(kind: LayoutKind) -> &'static dyn Layout {
@@ -57,152 +58,32 @@ pub(crate) fn first_claim(files: &[&Entry], at: &At<'_>, scope: Option<Scope>) -
         .map_or(LayoutKind::Files, |l| l.kind())
 }
 
-/// The names `--layout` takes: `auto`, then every layout's, in order of precedence.
-pub fn layout_names() -> Vec<&'static str> {
-    std::iter::once(AUTO)
-        .chain(LAYOUTS.iter().map(|l| l.name()))
-        .collect()
-}
-
 /// `scan --help`'s list of layouts: one line each, its name and the files that mark it.
 pub fn layouts_help() -> String {
     LAYOUTS
         .iter()
-        .map(|l| format!("  {:<12} {}\n", l.name(), l.help()))
+        .map(|l| format!("  {:<12} {}\n", l.kind().as_str(), l.help()))
         .collect()
-}
-
-impl LayoutKind {
-    /// The kind's name (`--layout`, the report's `layouts`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            LayoutKind::Auto => AUTO,
-            kind => layout_of(kind).name(),
-        }
-    }
-}
-
-impl std::str::FromStr for LayoutKind {
-    type Err = String;
-    /// A name or alias, in any case, with or without `-` and `_`.
-    fn from_str(s: &str) -> Result<Self, String> {
-        let key = s.to_ascii_lowercase().replace(['-', '_'], "");
-        if key == AUTO {
-            return Ok(LayoutKind::Auto);
-        }
-        LAYOUTS
-            .iter()
-            .find(|l| l.name() == key || l.aliases().contains(&key.as_str()))
-            .map(|l| l.kind())
-            .ok_or_else(|| {
-                format!(
-                    "unknown layout '{s}' (known: {})",
-                    layout_names().join(", ")
-                )
-            })
-    }
-}
-
-impl serde::Serialize for LayoutKind {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for LayoutKind {
-    /// A name as a report writes it (no alias: a report holds names only).
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let name = String::deserialize(d)?;
-        match name.parse::<LayoutKind>() {
-            Ok(kind) if kind.as_str() == name => Ok(kind),
-            _ => Err(serde::de::Error::custom(format!(
-                "unknown layout `{name}`, expected one of {}",
-                layout_names().join(", ")
-            ))),
-        }
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::config::SETTINGS;
+    use labelguard_scan_model::layout_kind::NAMED;
 
-    /// Every kind but `auto` has its layout, once (a new kind without a line in
-    /// [`LAYOUTS`] fails here; a new kind not handled here does not compile).
+    /// The layouts are the kinds named in `labelguard_scan_model::layout_kind::NAMED`, in its
+    /// order (the names' one declaration, which the report and `--layout` read), each once; a
+    /// kind detected as nothing in particular (`auto`) reads its files as loose files.
     #[test]
-    fn every_kind_is_one_layout_of_the_list() {
-        let kinds = |k: LayoutKind| match k {
-            LayoutKind::Auto => 0,
-            LayoutKind::Cityscapes
-            | LayoutKind::Voc
-            | LayoutKind::Paired
-            | LayoutKind::ImageFolder
-            | LayoutKind::Files
-            | LayoutKind::Custom
-            | LayoutKind::Coco
-            | LayoutKind::Yolo
-            | LayoutKind::Model
-            | LayoutKind::HfDataset
-            | LayoutKind::WebDataset
-            | LayoutKind::TokenBin
-            | LayoutKind::Torchvision
-            | LayoutKind::Camvid => 1,
-        };
+    fn the_layouts_are_the_named_kinds_in_order() {
         let listed: Vec<LayoutKind> = LAYOUTS.iter().map(|l| l.kind()).collect();
-        for (i, k) in listed.iter().enumerate() {
-            assert_eq!(kinds(*k), 1);
-            assert!(!listed[..i].contains(k), "{k:?} is listed twice");
-        }
-        assert_eq!(
-            listed.len(),
-            14,
-            "a kind without its layout, or one too many"
-        );
+        let named: Vec<LayoutKind> = NAMED.iter().map(|n| n.kind).collect();
+        assert_eq!(listed, named);
         assert_eq!(layout_of(LayoutKind::Auto).kind(), LayoutKind::Files);
-    }
-
-    /// Names and aliases are told apart: each spelling parses to one layout, names round-trip,
-    /// and an unknown one lists them all.
-    #[test]
-    fn names_and_aliases_parse_to_their_layout() {
-        let mut seen: Vec<&str> = vec![AUTO];
         for l in LAYOUTS {
-            for s in std::iter::once(l.name()).chain(l.aliases().iter().copied()) {
-                assert!(!seen.contains(&s), "'{s}' names two layouts");
-                seen.push(s);
-                assert_eq!(s, s.to_ascii_lowercase().replace(['-', '_'], ""));
-                assert_eq!(s.parse::<LayoutKind>(), Ok(l.kind()));
-                assert_eq!(s.to_uppercase().parse::<LayoutKind>(), Ok(l.kind()));
-            }
-            assert_eq!(l.kind().as_str(), l.name());
             assert!(!l.help().is_empty() && !l.help().contains('\n'));
         }
-        assert_eq!("Image_Folder".parse(), Ok(LayoutKind::ImageFolder));
-        assert_eq!("pascal-voc".parse(), Ok(LayoutKind::Voc));
-        assert_eq!("AUTO".parse(), Ok(LayoutKind::Auto));
-        assert_eq!(
-            "darknet".parse::<LayoutKind>(),
-            Err(
-                "unknown layout 'darknet' (known: auto, custom, cityscapes, voc, camvid, \
-                 model, hfdataset, tokenbin, torchvision, coco, yolo, paired, webdataset, imagefolder, \
-                 files)"
-                    .to_string()
-            )
-        );
-    }
-
-    /// A report holds each kind by its name, and reads back names only.
-    #[test]
-    fn reports_write_and_read_the_names() {
-        for name in layout_names() {
-            let kind: LayoutKind = name.parse().unwrap();
-            let json = serde_json::to_string(&kind).unwrap();
-            assert_eq!(json, format!("\"{name}\""));
-            assert_eq!(serde_json::from_str::<LayoutKind>(&json).unwrap(), kind);
-        }
-        let err = serde_json::from_str::<LayoutKind>("\"wds\"").unwrap_err();
-        assert!(err.to_string().contains("unknown layout `wds`"), "{err}");
     }
 
     /// The lists of layouts written out elsewhere are this one: the settings' help (and so the
@@ -246,8 +127,8 @@ mod tests {
 
         // The user guide names every alias.
         let guide = include_str!("../../../../docs/guide/layout-detection.md");
-        for l in LAYOUTS {
-            for a in l.aliases() {
+        for n in NAMED {
+            for a in n.aliases {
                 assert!(
                     guide.contains(&format!("`{a}`")),
                     "the guide does not name '{a}'"

@@ -50,12 +50,6 @@ impl Layout for Model {
     fn kind(&self) -> LayoutKind {
         LayoutKind::Model
     }
-    fn name(&self) -> &'static str {
-        "model"
-    }
-    fn aliases(&self) -> &'static [&'static str] {
-        &["huggingface", "transformers"]
-    }
     fn help(&self) -> &'static str {
         "config.json beside tokenizer.json / model.safetensors (Hugging Face)"
     }

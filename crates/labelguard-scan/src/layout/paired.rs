@@ -134,12 +134,6 @@ impl Layout for Paired {
     fn kind(&self) -> LayoutKind {
         LayoutKind::Paired
     }
-    fn name(&self) -> &'static str {
-        "paired"
-    }
-    fn aliases(&self) -> &'static [&'static str] {
-        &["ade20k", "imagesmasks"]
-    }
     fn help(&self) -> &'static str {
         "annotations|masks|labels beside images (ADE20K)"
     }

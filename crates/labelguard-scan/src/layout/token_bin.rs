@@ -103,12 +103,6 @@ impl Layout for TokenBin {
     fn kind(&self) -> LayoutKind {
         LayoutKind::TokenBin
     }
-    fn name(&self) -> &'static str {
-        "tokenbin"
-    }
-    fn aliases(&self) -> &'static [&'static str] {
-        &["nanogpt", "megatron"]
-    }
     fn help(&self) -> &'static str {
         "nanoGPT train.bin/val.bin (+ meta.pkl), Megatron PREFIX.bin + PREFIX.idx: token ids"
     }

@@ -167,12 +167,6 @@ impl Layout for Torchvision {
     fn kind(&self) -> LayoutKind {
         LayoutKind::Torchvision
     }
-    fn name(&self) -> &'static str {
-        "torchvision"
-    }
-    fn aliases(&self) -> &'static [&'static str] {
-        &["mnist", "cifar"]
-    }
     fn help(&self) -> &'static str {
         "raw MNIST (train-labels-idx1-ubyte) and CIFAR (data_batch_1) files: class ids"
     }

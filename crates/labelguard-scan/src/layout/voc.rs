@@ -304,12 +304,6 @@ impl Layout for Voc {
     fn kind(&self) -> LayoutKind {
         LayoutKind::Voc
     }
-    fn name(&self) -> &'static str {
-        "voc"
-    }
-    fn aliases(&self) -> &'static [&'static str] {
-        &["pascalvoc"]
-    }
     fn help(&self) -> &'static str {
         "SegmentationClass + JPEGImages, and Annotations/*.xml (detection)"
     }

@@ -261,12 +261,6 @@ impl Layout for WebDataset {
     fn kind(&self) -> LayoutKind {
         LayoutKind::WebDataset
     }
-    fn name(&self) -> &'static str {
-        "webdataset"
-    }
-    fn aliases(&self) -> &'static [&'static str] {
-        &["wds"]
-    }
     fn help(&self) -> &'static str {
         "keyed samples (000123.jpg, 000123.seg.png, 000123.cls), as WebDataset groups them"
     }

@@ -197,12 +197,6 @@ impl Layout for Yolo {
     fn kind(&self) -> LayoutKind {
         LayoutKind::Yolo
     }
-    fn name(&self) -> &'static str {
-        "yolo"
-    }
-    fn aliases(&self) -> &'static [&'static str] {
-        &["ultralytics"]
-    }
     fn help(&self) -> &'static str {
         "labels/**/*.txt mirroring images/ (ultralytics, Roboflow), data.yaml"
     }

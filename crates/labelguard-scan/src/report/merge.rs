@@ -1,8 +1,9 @@
 //! Merging the JSON reports of the shards of one scan into the report of the whole scan.
 
-use super::finalize::first_code;
-use super::model::{ScanReport, SCHEMA_NAME, SCHEMA_VERSION};
+use super::finalize::{finalize, first_code};
+use super::fold::absorb;
 use crate::config::Shard;
+use labelguard_scan_model::{ScanReport, SCHEMA_NAME, SCHEMA_VERSION};
 use std::collections::BTreeSet;
 
 /// Why reports could not be merged.
@@ -73,10 +74,10 @@ pub fn merge(reports: Vec<ScanReport>) -> Result<ScanReport, MergeError> {
         .collect();
     for mut r in reports {
         for (mine, theirs) in by_part.iter_mut().zip(std::mem::take(&mut r.datasets)) {
-            mine.absorb(theirs);
+            absorb(mine, theirs);
         }
         if parts == 0 {
-            out.absorb(r);
+            absorb(&mut out, r);
         }
     }
     out.datasets = by_part;
@@ -89,6 +90,6 @@ pub fn merge(reports: Vec<ScanReport>) -> Result<ScanReport, MergeError> {
             ));
         }
     }
-    out.finalize();
+    finalize(&mut out);
     Ok(out)
 }

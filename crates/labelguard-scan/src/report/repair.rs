@@ -4,10 +4,10 @@
 //! (`files[].findings[].repair`), so that CI can turn a scan into a plan for `labelguard
 //! fix`. The repairs and their value tables live in `labelguard-labels`, once.
 
-use super::model::Settings;
 use labelguard_core::rules::by_code;
 use labelguard_core::Finding;
 pub use labelguard_labels::repair::{table, void_target, Repair, RepairKind};
+use labelguard_scan_model::Settings;
 
 /// A repair of `kind` with its table, for the settings of a scan.
 pub fn repair(kind: RepairKind, rule: Option<&str>, settings: &Settings, values: &[i64]) -> Repair {

@@ -13,12 +13,12 @@
 //!
 //! Documentation: `labelguard_core::rules::lg104_one_based_labels` (and LG105, LG106).
 
-use crate::report::finding::ScanFinding;
-use crate::report::model::ScanReport;
 use labelguard_core::finding::ValueCount;
 use labelguard_core::ops::class_ids::reweigh;
 use labelguard_core::rules::{LG104, LG105, LG106};
 use labelguard_core::{Finding, Verdict};
+use labelguard_scan_model::ScanFinding;
+use labelguard_scan_model::ScanReport;
 use std::collections::BTreeMap;
 
 /// The largest Cityscapes labelId: a dataset holding a larger id (trainIds' void 255) is not in

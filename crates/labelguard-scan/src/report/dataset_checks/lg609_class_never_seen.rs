@@ -3,10 +3,11 @@
 //! over the whole scan's histogram when the report is finalized; documented in
 //! `labelguard_core::rules::lg609_class_never_seen`.
 
-use crate::report::finding::ScanFinding;
-use crate::report::model::{ClassRow, ScanReport};
+use crate::report::background::background_class;
 use labelguard_core::rules::LG609;
 use labelguard_core::{Finding, Location, Verdict};
+use labelguard_scan_model::ScanFinding;
+use labelguard_scan_model::{ClassRow, ScanReport};
 
 /// The finding naming every class never seen, when the classes are known: from the class
 /// count, or declared by the data (a COCO file's categories are rows without a count).
@@ -22,7 +23,7 @@ pub fn check(report: &ScanReport) -> Option<ScanFinding> {
     // classes that can occur: say which count the finding is of.
     let head = report.settings.num_classes.map(u64::from);
     let of = match head {
-        Some(h) if unit == "objects" && report.background_class() && h == rows.len() as u64 + 1 => {
+        Some(h) if unit == "objects" && background_class(report) && h == rows.len() as u64 + 1 => {
             format!(
                 "the {} object classes of the {h}-class head (class 0 is background)",
                 rows.len()

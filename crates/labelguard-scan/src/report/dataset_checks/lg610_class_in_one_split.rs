@@ -4,11 +4,11 @@
 //! The ImageFolder layout's variant, splits with different class folders, is decided from the
 //! folders it lists, at discovery, by [`crate::checks::lg610_class_in_one_split`].
 
-use crate::report::finding::ScanFinding;
-use crate::report::model::ScanReport;
 use labelguard_core::finding::ValueCount;
 use labelguard_core::rules::LG610;
 use labelguard_core::{Finding, Verdict};
+use labelguard_scan_model::ScanFinding;
+use labelguard_scan_model::ScanReport;
 use std::collections::BTreeSet;
 
 /// The finding naming every class seen in one split only, when two splits have labels.

@@ -2,11 +2,11 @@
 //! `imbalance_ratio`. Decided over the whole scan's histogram when the report is finalized;
 //! documented in `labelguard_core::rules::lg611_class_imbalance`.
 
-use crate::report::finding::ScanFinding;
-use crate::report::model::{ClassRow, ScanReport};
 use labelguard_core::finding::ValueCount;
 use labelguard_core::rules::LG611;
 use labelguard_core::{Finding, Verdict};
+use labelguard_scan_model::ScanFinding;
+use labelguard_scan_model::{ClassRow, ScanReport};
 
 /// The finding naming the largest and smallest classes, when their ratio is past the limit.
 pub fn check(report: &ScanReport) -> Option<ScanFinding> {

@@ -3,12 +3,12 @@
 //! and class weights computed on the mapped classes 0 and 1 (blur artefacts left out).
 //! Documentation: `labelguard_core::rules::lg615_binary_255_masks`.
 
-use crate::report::finding::ScanFinding;
-use crate::report::model::{ScanReport, SplitCount, Weights};
 use crate::weights::suggest;
 use labelguard_core::finding::ValueCount;
 use labelguard_core::rules::{LG101, LG103, LG615};
 use labelguard_core::{Finding, Verdict};
+use labelguard_scan_model::ScanFinding;
+use labelguard_scan_model::{ScanReport, SplitCount, Weights};
 
 /// Share of labelled pixels that must be exactly 0 or 255 (the rest: blur artefacts).
 const BINARY_SHARE: f64 = 0.99;

@@ -8,8 +8,8 @@
 use crate::checks::lg704_head_class_count_mismatch as lg704;
 use crate::framework::Framework;
 use crate::layout::LayoutKind;
-use crate::report::finding::ScanFinding;
-use crate::report::model::ScanReport;
+use labelguard_scan_model::ScanFinding;
+use labelguard_scan_model::ScanReport;
 
 /// The finding when a YOLO dataset's head has more classes than its names.
 pub fn check(report: &ScanReport) -> Option<ScanFinding> {

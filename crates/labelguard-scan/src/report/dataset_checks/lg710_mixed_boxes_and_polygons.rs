@@ -5,11 +5,11 @@
 //! (`crate::checks::lg710_mixed_boxes_and_polygons::yolo_file_mixes`), and counts as a polygon
 //! file here, as ultralytics reads it.
 
-use crate::report::finding::ScanFinding;
-use crate::report::model::ScanReport;
 use labelguard_core::finding::count;
 use labelguard_core::rules::LG710;
 use labelguard_core::{Finding, Verdict};
+use labelguard_scan_model::ScanFinding;
+use labelguard_scan_model::ScanReport;
 
 /// The finding when some label files hold boxes and others polygons.
 pub fn check(report: &ScanReport) -> Option<ScanFinding> {

@@ -4,8 +4,8 @@
 //! Documented in `labelguard_core::rules::lg712_difficult_objects`.
 
 use crate::checks::lg712_difficult_objects::counted;
-use crate::report::finding::ScanFinding;
-use crate::report::model::ScanReport;
+use labelguard_scan_model::ScanFinding;
+use labelguard_scan_model::ScanReport;
 
 /// The finding counting the flagged objects, when there are any.
 pub fn check(report: &ScanReport) -> Option<ScanFinding> {

@@ -1,11 +1,9 @@
 //! The report's model: the settings, the summary, the files with findings, the class
 //! histogram and the weights, as the JSON document holds them.
 
-use super::finding::ScanFinding;
-use crate::analyze::{FileKind, ObjectStats, TokenStats};
-use crate::config::{ScanOptions, Shard};
+use crate::finding::ScanFinding;
 use crate::layout_kind::LayoutKind;
-use crate::weights::{Method, Suggestion};
+use crate::parts::{FileKind, Method, ObjectStats, Shard, Suggestion, TokenStats};
 use labelguard_core::rule::Category;
 use labelguard_core::rules::category_of;
 use labelguard_core::Severity;
@@ -57,48 +55,6 @@ pub struct Settings {
     /// The preset the detected layout suggests, when the class count is unknown.
     #[serde(default)]
     pub suggested_preset: Option<String>,
-}
-
-impl Settings {
-    pub fn new(
-        roots: &[std::path::PathBuf],
-        layouts: Vec<LayoutKind>,
-        opts: &ScanOptions,
-        class_names: Vec<String>,
-    ) -> Settings {
-        Settings {
-            roots: roots
-                .iter()
-                .map(|r| r.to_string_lossy().into_owned())
-                .collect(),
-            layouts,
-            preset: opts.preset.map(|p| p.name.to_string()),
-            num_classes: opts.num_classes,
-            ignore_index: opts.ignore_index,
-            reduce_zero_label: opts.reduce_zero_label,
-            framework: opts.framework.map(|f| f.as_str().to_string()),
-            class_names,
-            label_column: opts.label_column.clone(),
-            class_weights: opts
-                .class_weights
-                .as_ref()
-                .map(|p| p.to_string_lossy().into_owned()),
-            model: opts
-                .model
-                .as_ref()
-                .map(|p| p.to_string_lossy().into_owned()),
-            vocab_size: opts.vocab_size,
-            max_pixels: opts.max_pixels,
-            imbalance_ratio: opts.imbalance_ratio,
-            strict: opts.strict,
-            weights_method: opts.weights_method,
-            config: opts
-                .config_file
-                .as_ref()
-                .map(|p| crate::config::shown_path(p)),
-            suggested_preset: None,
-        }
-    }
 }
 
 /// Totals, and the outcome that decides the exit code.
@@ -170,7 +126,7 @@ pub struct SplitCount {
 }
 
 impl SplitCount {
-    pub(crate) fn add(&mut self, o: &SplitCount) {
+    pub fn add(&mut self, o: &SplitCount) {
         self.count += o.count;
         self.files += o.files;
         self.file_pixels += o.file_pixels;
@@ -194,7 +150,7 @@ pub struct ClassRow {
 impl ClassRow {
     /// A row of `id` with nothing counted yet; its role, name and fraction are set when the
     /// report is finalized.
-    pub(crate) fn empty(id: i64) -> ClassRow {
+    pub fn empty(id: i64) -> ClassRow {
         ClassRow {
             id,
             name: None,
@@ -322,7 +278,7 @@ impl ScanReport {
     }
 
     /// Class rows in `[0, C-1]`.
-    pub(crate) fn class_rows(&self) -> Vec<&ClassRow> {
+    pub fn class_rows(&self) -> Vec<&ClassRow> {
         self.histogram
             .classes
             .values()
@@ -330,7 +286,7 @@ impl ScanReport {
             .collect()
     }
 
-    pub(crate) fn class_label(&self, r: &ClassRow) -> String {
+    pub fn class_label(&self, r: &ClassRow) -> String {
         match &r.name {
             Some(n) => format!("{} ({n})", r.id),
             None => r.id.to_string(),
@@ -339,7 +295,7 @@ impl ScanReport {
 
     /// The unit the histogram counts in a message: `samples` for tables, `objects` for
     /// detection annotations, else `pixels`.
-    pub(crate) fn count_unit(&self) -> &'static str {
+    pub fn count_unit(&self) -> &'static str {
         match self.histogram.unit.as_str() {
             "samples" => "samples",
             "objects" => "objects",
@@ -390,26 +346,5 @@ impl ScanReport {
             .iter()
             .flat_map(|f| f.findings.iter())
             .chain(self.dataset.iter())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::config::SETTINGS;
-
-    /// The settings' declaration says which of them the report records, under their key
-    /// (`vocab_size` only when given, so it is given here).
-    #[test]
-    fn the_report_records_the_settings_declared_in_it() {
-        let opts = ScanOptions {
-            vocab_size: Some(1),
-            ..ScanOptions::default()
-        };
-        let settings = Settings::new(&[], Vec::new(), &opts, Vec::new());
-        let json = serde_json::to_value(settings).unwrap();
-        for s in SETTINGS {
-            assert_eq!(json.get(s.key).is_some(), s.in_report, "{}", s.key);
-        }
     }
 }
