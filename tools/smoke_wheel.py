@@ -10,6 +10,9 @@ environment. Then it checks:
   - `labelguard --version` prints the wheel's version (the Cargo workspace's);
   - the quick start's scan (examples/cityscapes-mini --preset cityscapes) exits 1 with its findings;
   - `import labelguard` in the venv's interpreter, `labelguard.__version__` the same version;
+  - Ctrl-C mid-scan (SIGINT to the console script scanning 20,000 masks with -o and --html) ends
+    it as it ends the binary: by the signal (a shell reports 130), within 2 s, no traceback, no
+    output written (tests/python/interrupted.py, as python/tests/test_command.py checks it);
   - with torch (`--torch-site`: site-packages holding torch for PY, joined by os.pathsep, seen
     through a .pth file;
     or `--torch-index`: pip installs torch from that index), enable() refuses a bad
@@ -27,6 +30,8 @@ import tempfile
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "python"))
+from interrupted import ctrl_c_mid_scan  # noqa: E402 (tests/python, no pytest needed)
 BAD_CROSS_ENTROPY = """
 import torch, torch.nn.functional as F, labelguard
 labelguard.enable()
@@ -103,6 +108,8 @@ def main() -> int:
         out, _ = run([py, "-c", "import labelguard; print(labelguard.__version__, labelguard.__file__)"], env, tmp)
         assert out.split()[0] == version and str(venv) in out, out
         print(f"  labelguard {version}: --version, the quick start's scan, import labelguard: ok")
+        took = ctrl_c_mid_scan([command], tmp / "ctrl-c", env=env)
+        print(f"  Ctrl-C mid-scan: ended by SIGINT (130) {took:.2f} s after it, no traceback, no outputs")
         if a.torch_site or a.torch_index:
             if a.torch_site:
                 site = run([py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], env, tmp)[0].strip()

@@ -2,7 +2,7 @@
 # make test-dist: every wheel in dist/ installed into fresh venvs of CPython 3.9-3.13 (each
 # wheel into every interpreter its tags accept), with cargo and rustc hidden from PATH and no
 # package index, then run as a user runs it (tools/smoke_wheel.py: --version, the quick start's
-# scan, import labelguard, and a bad F.cross_entropy refused where torch is at hand).
+# scan, import labelguard, Ctrl-C mid-scan, and a bad F.cross_entropy refused where torch is at hand).
 # Too slow for `make test` (a venv per wheel and interpreter): run it after `make dist`.
 #
 # TEST_DIST_VERSIONS (default 3.9 3.10 3.11 3.12 3.13) picks the interpreters (the release
