@@ -633,3 +633,35 @@ fn webdataset_samples_are_checked_part_by_part() {
     again.sort();
     assert_eq!(again, found);
 }
+
+/// A text dataset's JSON Lines (`{"text": ...}`, run_clm.py's `--train_file train.json`) has no
+/// label column: an LG613 warning that names it as not checked, not an error that fails the scan
+/// of valid data; a column the user names and the table lacks stays an error.
+#[test]
+fn a_text_table_without_a_label_column_is_a_warning_unless_a_column_is_named() {
+    use labelguard_core::Severity;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("train.json");
+    std::fs::write(&path, "{\"text\": \"a b\"}\n{\"text\": \"c d\"}\n").unwrap();
+    let found = |opts: &ScanOptions| {
+        let report = labelguard_scan::scan(
+            std::slice::from_ref(&path),
+            opts,
+            &labelguard_scan::progress::Silent,
+        )
+        .unwrap();
+        report
+            .all_findings()
+            .map(|f| (f.finding.code, f.finding.severity))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        found(&ScanOptions::default()),
+        vec![("LG613", Severity::Warning)]
+    );
+    let named = ScanOptions {
+        label_column: Some("tag".into()),
+        ..ScanOptions::default()
+    };
+    assert_eq!(found(&named), vec![("LG613", Severity::Error)]);
+}
