@@ -55,7 +55,23 @@ count_call = _calls.__next__
 
 def checked() -> int:
     """How many calls the guards have checked in this process (`labelguard run`'s summary)."""
-    return int(repr(_calls)[len("count(") : -1])  # itertools.count shows its next value
+    return _next_value(_calls)
+
+
+_refusals = itertools.count()
+#: Counts one refused call (a TargetError raised by a check).
+count_refusal = _refusals.__next__
+
+
+def refused() -> int:
+    """How many calls the guards have refused in this process: `labelguard run`'s summary names
+    them, since a refusal that a process catches, or that ends a child whose parent goes on (a
+    multiprocessing trainer), would not show in the command's exit code."""
+    return _next_value(_refusals)
+
+
+def _next_value(counter: Any) -> int:
+    return int(repr(counter)[len("count(") : -1])  # itertools.count shows its next value
 
 
 def never() -> bool:
@@ -120,6 +136,7 @@ def check_or_raise(op: str, call: Dict[str, Any], where: str, traced: Any = None
             err.raised_in = module
             attach_call(err, op, tensors, scalars)
             _training.refused(err)
+            count_refusal()
             if traced is not None:
                 raise_at(err, traced.user()[:3] if traced.user() else None)
                 raise err.with_traceback(None) from None

@@ -282,3 +282,32 @@ def test_enable_cuts_its_own_frames_and_names_the_op_once(tmp_path):
     assert out.returncode == 1, err
     assert last_frame(err) == f'File "{path}", line {bad_line(path)}, in <module>', err
     assert "labelguard.TargetError: cross_entropy (labelguard): PyTorch would" in err, err
+
+
+def test_a_refusal_in_a_child_the_command_goes_on_without_is_counted(tmp_path):
+    # mnist_hogwild's pattern: trainer processes started with multiprocessing, joined by a parent
+    # that exits 0 whatever became of them. The refusal in the child stops that child only; the
+    # run's closing summary must still say that a call was refused, never a silent success.
+    path = script(
+        tmp_path,
+        """
+        import torch
+        import torch.multiprocessing as mp
+        import torch.nn.functional as F
+
+        def train():
+            F.cross_entropy(torch.randn(4, 3), torch.tensor([0, 1, 2, 3]))  # BAD
+
+        if __name__ == "__main__":
+            p = mp.get_context("spawn").Process(target=train)
+            p.start()
+            p.join()
+            print("parent done", p.exitcode)
+        """,
+    )
+    out = run([sys.executable, str(path)], tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "parent done 1" in out.stdout, out.stdout
+    assert "labelguard.TargetError" in out.stderr and PYTORCH_ERROR not in out.stderr, out.stderr
+    assert re.search(r"the guards checked [1-9]\d* calls? in 2 processes and refused 1 \(torch ", out.stderr), out.stderr
+    assert "the command exited 0, yet 1 guarded call was refused" in out.stderr, out.stderr

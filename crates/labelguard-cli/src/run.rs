@@ -105,6 +105,14 @@ pub fn run(args: RunArgs, color: ColorChoice) -> anyhow::Result<ExitCode> {
     let first = launch.run(args.sync)?;
     if first.code == 0 {
         summarize(&first);
+        if let refused @ 1.. = first.guards.refused {
+            let calls = if refused == 1 {
+                "call was"
+            } else {
+                "calls were"
+            };
+            say(&format!("the command exited 0, yet {refused} guarded {calls} refused in its processes (the error caught, or a child process the command went on without): see each refusal above"));
+        }
         return Ok(ExitCode::SUCCESS);
     }
     let compiled = first.report.compiled_failure();

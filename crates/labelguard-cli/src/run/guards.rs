@@ -1,6 +1,7 @@
 //! The closing summary of the guards: what the sitecustomize of each Python process of the run
 //! left in the run's private directory (`guards-on` with torch's version once a process switched
-//! the guards on, `checked-PID` with the count of calls a process checked, written as it exits,
+//! the guards on, `checked-PID` with the counts of calls a process checked and refused (`12 1`;
+//! an older sitecustomize wrote the first alone), written as it exits,
 //! `guards-off-PID` with the reason the guards could not be switched on in a process that imported
 //! torch). Nothing there (no Python process imported torch, or `--no-guard`): no summary.
 
@@ -15,6 +16,8 @@ pub(super) struct Summary {
     pub torch: Option<String>,
     /// Calls checked, summed over `processes`, the processes that reported a count.
     pub checked: u64,
+    /// Calls refused (a TargetError raised), summed over the same processes.
+    pub refused: u64,
     pub processes: usize,
     /// Why the guards were off, one entry per process where they could not be switched on.
     pub off: Vec<String>,
@@ -33,8 +36,11 @@ impl Summary {
             if name == "guards-on" {
                 summary.torch = Some(text().trim().to_owned());
             } else if name.starts_with("checked-") {
-                if let Ok(n) = text().trim().parse::<u64>() {
+                let text = text();
+                let mut counts = text.split_whitespace().map(str::parse::<u64>);
+                if let Some(Ok(n)) = counts.next() {
                     summary.checked += n;
+                    summary.refused += counts.next().and_then(Result::ok).unwrap_or(0);
                     summary.processes += 1;
                 }
             } else if name.starts_with("guards-off-") {
@@ -67,11 +73,15 @@ impl Summary {
         let mut lines = Vec::new();
         if let Some(torch) = &self.torch {
             let calls = if self.checked == 1 { "call" } else { "calls" };
+            let refused = match self.refused {
+                0 => String::new(),
+                n => format!(" and refused {n}"),
+            };
             lines.push(match self.processes {
                 0 => format!("the guards were on (torch {torch}); no process reported how many calls they checked (each reports as it exits)"),
-                1 => format!("the guards checked {} {calls} (torch {torch})", self.checked),
+                1 => format!("the guards checked {} {calls}{refused} (torch {torch})", self.checked),
                 n => format!(
-                    "the guards checked {} {calls} in {n} processes (torch {torch})",
+                    "the guards checked {} {calls} in {n} processes{refused} (torch {torch})",
                     self.checked
                 ),
             });
@@ -106,7 +116,7 @@ mod tests {
             Summary::read(dir.path()).lines(),
             ["the guards checked 1 call (torch 2.15.0)"]
         );
-        put("checked-11", "41");
+        put("checked-11", "41 2");
         put("checked-12", "not a number");
         put("ended-0-10", "");
         put(
@@ -116,7 +126,7 @@ mod tests {
         assert_eq!(
             Summary::read(dir.path()).lines(),
             [
-                "the guards checked 42 calls in 2 processes (torch 2.15.0)",
+                "the guards checked 42 calls in 2 processes and refused 2 (torch 2.15.0)",
                 "the guards were off in 1 process that imported torch: labelguard.enable() failed (RuntimeError: no)"
             ]
         );

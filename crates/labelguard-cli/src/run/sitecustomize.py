@@ -162,22 +162,27 @@ def _end_spawned_ranks():
     spawn._wrap = _wrap
 
 
-#: `after_torch`: `_after_torch` has run in this process; `base`: the count of checked calls that
-#: a forked child inherited from its parent.
-_STATE = {"after_torch": False, "base": 0}
+#: `after_torch`: `_after_torch` has run in this process; `base`, `refused_base`: the counts of
+#: checked and refused calls that a forked child inherited from its parent.
+_STATE = {"after_torch": False, "base": 0, "refused_base": 0}
 
 
 def _torch_version():
     return getattr(sys.modules.get("torch"), "__version__", "of unknown version")
 
 
-def _checked():
-    """The calls the guards of this process checked, or None without the counter."""
-    checked = getattr(sys.modules.get("labelguard._guard"), "checked", None)
+def _checked(counter="checked", base="base"):
+    """The calls the guards of this process checked (or, with `refused`, refused), or None
+    without the counter."""
+    count = getattr(sys.modules.get("labelguard._guard"), counter, None)
     try:
-        return None if checked is None else checked() - _STATE["base"]
+        return None if count is None else count() - _STATE[base]
     except Exception:
         return None
+
+
+def _refused():
+    return _checked("refused", "refused_base")
 
 
 def _run_file(name):
@@ -224,12 +229,13 @@ def _count_at_exit():
     def leave():
         n = _checked()
         if n is not None:
-            _write("checked-%d" % os.getpid(), str(n))
+            _write("checked-%d" % os.getpid(), "%d %d" % (n, _refused() or 0))
 
     atexit.register(leave)
 
     def forked():
         _STATE["base"] += _checked() or 0
+        _STATE["refused_base"] += _refused() or 0
 
     if hasattr(os, "register_at_fork"):
         os.register_at_fork(after_in_child=forked)
