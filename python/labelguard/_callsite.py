@@ -176,7 +176,8 @@ def module_of_file(path: str) -> str:
     return owner(None, path)
 
 
-def _top_module(frame: FrameType) -> str:
+def top_module(frame: FrameType) -> str:
+    """The top-level package of the code `frame` runs (`labelguard`, `torch`, `__main__`)."""
     return str(frame.f_globals.get("__name__", "")).split(".", 1)[0]
 
 
@@ -188,7 +189,7 @@ def first_outside(frame: Optional[FrameType], modules: AbstractSet[str]) -> Tupl
     """The first frame from `frame` outward whose top-level module is not in `modules`, and how
     many frames out it is (0: `frame` itself)."""
     steps = 0
-    while frame is not None and _top_module(frame) in modules:
+    while frame is not None and top_module(frame) in modules:
         frame, steps = frame.f_back, steps + 1
     return frame, steps
 
@@ -255,7 +256,7 @@ def cut_own_frames(exc: Optional[BaseException]) -> None:
         if isinstance(exc, TargetError):
             last, tb = None, exc.__traceback__
             while tb is not None:
-                if _top_module(tb.tb_frame) != "labelguard":
+                if top_module(tb.tb_frame) != "labelguard":
                     last = tb
                 tb = tb.tb_next
             tb = exc.__traceback__

@@ -34,6 +34,8 @@ import sys
 from types import CodeType, FrameType, TracebackType
 from typing import Any, List, Optional, Tuple
 
+from ._callsite import top_module
+
 _CLASS: List[type] = []  # the TargetError that dynamo shortens, made once per process
 
 
@@ -144,13 +146,9 @@ def ending(err: BaseException) -> BaseException:
     last = head
     while last is not None and last.tb_next is not None:
         last = last.tb_next
-    if getattr(err, "first_useful_frame", None) is None and last is not None and not _own(last.tb_frame):
+    if getattr(err, "first_useful_frame", None) is None and last is not None and top_module(last.tb_frame) != "labelguard":
         return err.with_traceback(last)
     return err.with_traceback(head.tb_next if head is not None else None)
-
-
-def _own(frame: FrameType) -> bool:
-    return str(frame.f_globals.get("__name__", "")).split(".", 1)[0] == "labelguard"
 
 
 def hide_refusals(info: Any) -> bool:
