@@ -185,6 +185,15 @@ pub struct Histogram {
     pub id_space: Option<String>,
 }
 
+impl Histogram {
+    /// The row of class `id`, made empty when the histogram has none yet.
+    pub fn row(&mut self, id: i64) -> &mut ClassRow {
+        self.classes
+            .entry(id)
+            .or_insert_with(|| ClassRow::empty(id))
+    }
+}
+
 mod rows {
     use super::ClassRow;
     use serde::{Deserialize, Deserializer, Serialize, Serializer};

@@ -114,11 +114,7 @@ fn finalize_histogram(report: &mut ScanReport) {
             // objects of class 0 to see: that row is not a class never seen.
             let first = i64::from(report.histogram.unit == "objects" && background_class(report));
             for id in first..c as i64 {
-                report
-                    .histogram
-                    .classes
-                    .entry(id)
-                    .or_insert_with(|| ClassRow::empty(id));
+                report.histogram.row(id);
             }
         }
     }

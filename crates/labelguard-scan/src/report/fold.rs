@@ -2,7 +2,7 @@
 
 use crate::analyze::FileResult;
 use labelguard_scan_model::ScanFinding;
-use labelguard_scan_model::{ClassRow, FileRecord, ScanReport};
+use labelguard_scan_model::{FileRecord, ScanReport};
 use std::collections::BTreeSet;
 
 /// Folds one file's result in.
@@ -29,11 +29,7 @@ pub fn add_result(report: &mut ScanReport, r: FileResult) {
         report.histogram.label_ids_files += u64::from(r.display.ends_with("_labelIds.png"));
     }
     for (id, count) in &r.histogram {
-        let row = report
-            .histogram
-            .classes
-            .entry(*id)
-            .or_insert_with(|| ClassRow::empty(*id));
+        let row = report.histogram.row(*id);
         row.count += count;
         row.files += 1;
         // Looked up before it is cloned: a clean file of ten classes would clone its split's
@@ -47,11 +43,7 @@ pub fn add_result(report: &mut ScanReport, r: FileResult) {
         s.file_pixels += r.elements;
     }
     for (id, name) in &r.declared {
-        let row = report
-            .histogram
-            .classes
-            .entry(*id)
-            .or_insert_with(|| ClassRow::empty(*id));
+        let row = report.histogram.row(*id);
         row.name.get_or_insert_with(|| name.clone());
     }
     if let Some(overlay) = r.overlay {
