@@ -97,7 +97,7 @@ lint:
 docs:
 	cargo run -q -p labelguard-cli -- rules --format markdown > docs/rules.md
 	cargo run -q -p labelguard-cli -- ops --format markdown > docs/ops.md
-	UPDATE_DOCS=1 cargo test -q -p labelguard-scan --lib the_settings_reference_documents_every_setting
+	UPDATE_DOCS=1 cargo test -q -p labelguard-scan --lib -- the_settings_reference_documents_every_setting the_other_lists_of_layouts_are_this_one
 
 ## docs-site: the documentation site (mkdocs.yml: MkDocs + Material, the Python API reference by
 ## mkdocstrings from the installed package's docstrings and stub) into target/site, warnings as

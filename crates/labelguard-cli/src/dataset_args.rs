@@ -54,7 +54,16 @@ setting_flags! {
 fn flag(s: &Setting) -> Arg {
     // The derive's help was the doc comment without its final period.
     let help = s.help.strip_suffix('.').filter(|h| !h.ends_with('.'));
-    let arg = Arg::new(s.key).long(s.flag()).help(help.unwrap_or(s.help));
+    let help = help.unwrap_or(s.help).to_string();
+    // The layouts' names are their own files' (the settings, below the layouts, cannot list them).
+    let help = match s.key {
+        "layout" => format!(
+            "Layout: {}",
+            labelguard_scan::layout::layout_names().join(", ")
+        ),
+        _ => help,
+    };
+    let arg = Arg::new(s.key).long(s.flag()).help(help);
     if s.switch {
         return arg.action(ArgAction::SetTrue);
     }

@@ -31,6 +31,19 @@ pub fn run(args: MergeArgs, style: labelguard_report::Style) -> anyhow::Result<E
                 path.display()
             )
         })?;
+        // A report holds layouts by their names: each must be a layout of this build's.
+        if let Some(kind) = r
+            .settings
+            .layouts
+            .iter()
+            .find(|k| labelguard_scan::layout::requested(**k).ok() != Some(**k))
+        {
+            anyhow::bail!(
+                "{}: unknown layout `{kind}` (known: {})",
+                path.display(),
+                labelguard_scan::layout::layout_names().join(", ")
+            );
+        }
         reports.push(r);
     }
     let merged = merge(reports)?;

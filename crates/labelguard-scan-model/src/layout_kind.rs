@@ -1,139 +1,75 @@
-//! The layout kinds a dataset can have (`--layout`, a config's `layout =`, the report's
-//! `layouts`) and their names, declared once here: [`NAMED`] gives each kind its name and the
-//! other spellings `--layout` accepts, in the order of the scan's list of layouts
-//! (`labelguard-scan`'s `layout/list.rs`, its order of precedence, which a test there holds
-//! to this table). Each layout's behaviour (what it claims, its line of `scan --help`) is the
-//! scan's, in the layout's own file; the names live here so that a report can be read and
-//! rendered without the scan.
+//! A dataset's layout kind, by its name (`--layout NAME`, a config's `layout = "NAME"`, the
+//! report's `layouts`). The names are declared by the layouts themselves, each in its own file
+//! of the scan (`labelguard-scan`'s `layout/`), so a kind here is only a name: adding a layout
+//! adds nothing here, and a report is read and rendered without the scan. The two kinds this
+//! crate has to tell apart are declared here: [`LayoutKind::AUTO`] (no layout asked for) and
+//! [`LayoutKind::IMAGE_FOLDER`] (whose ids are its own numbering of class folders, which the
+//! report words differently).
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::collections::BTreeSet;
+use std::sync::Mutex;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LayoutKind {
-    /// Detected: the first layout that claims the files.
-    Auto,
-    Cityscapes,
-    Voc,
-    Paired,
-    ImageFolder,
-    Files,
-    Custom,
-    Coco,
-    Yolo,
-    Model,
-    HfDataset,
-    WebDataset,
-    TokenBin,
-    Torchvision,
-    Camvid,
-}
-
-/// A layout's names.
-#[derive(Debug)]
-pub struct Named {
-    pub kind: LayoutKind,
-    /// `--layout NAME`, a config's `layout = "NAME"`, the report's `layouts`.
-    pub name: &'static str,
-    /// Other spellings `--layout` accepts (lower case, without `-` or `_`).
-    pub aliases: &'static [&'static str],
-}
-
-const fn named(kind: LayoutKind, name: &'static str, aliases: &'static [&'static str]) -> Named {
-    Named {
-        kind,
-        name,
-        aliases,
-    }
-}
-
-/// Every layout's names, in the order of precedence of the scan's layouts (a new layout adds
-/// its kind above and its line here, where its layout stands in the scan's list).
-pub const NAMED: &[Named] = &[
-    named(LayoutKind::Custom, "custom", &[]),
-    named(LayoutKind::Cityscapes, "cityscapes", &[]),
-    named(LayoutKind::Voc, "voc", &["pascalvoc"]),
-    named(LayoutKind::Camvid, "camvid", &[]),
-    named(LayoutKind::Model, "model", &["huggingface", "transformers"]),
-    named(
-        LayoutKind::HfDataset,
-        "hfdataset",
-        &["hf", "datasets", "arrow"],
-    ),
-    named(LayoutKind::TokenBin, "tokenbin", &["nanogpt", "megatron"]),
-    named(LayoutKind::Torchvision, "torchvision", &["mnist", "cifar"]),
-    named(LayoutKind::Coco, "coco", &[]),
-    named(LayoutKind::Yolo, "yolo", &["ultralytics"]),
-    named(LayoutKind::Paired, "paired", &["ade20k", "imagesmasks"]),
-    named(LayoutKind::WebDataset, "webdataset", &["wds"]),
-    named(LayoutKind::ImageFolder, "imagefolder", &[]),
-    named(LayoutKind::Files, "files", &[]),
-];
-
-/// The name `--layout` takes for detection.
-pub const AUTO: &str = "auto";
-
-/// The names `--layout` takes: `auto`, then every layout's, in order of precedence.
-pub fn layout_names() -> Vec<&'static str> {
-    std::iter::once(AUTO)
-        .chain(NAMED.iter().map(|n| n.name))
-        .collect()
-}
+/// A layout kind: a name, lower case, without `-` or `_`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LayoutKind(&'static str);
 
 impl LayoutKind {
-    /// The kind's names (`None` for `auto`).
-    pub fn named(self) -> Option<&'static Named> {
-        NAMED.iter().find(|n| n.kind == self)
+    /// Detected: the first layout that claims the files.
+    pub const AUTO: LayoutKind = LayoutKind("auto");
+    /// torchvision's `root/class/image.jpg` (declared by the scan's `image_folder` layout).
+    pub const IMAGE_FOLDER: LayoutKind = LayoutKind("imagefolder");
+
+    /// A layout's kind, from the name its file declares.
+    pub const fn declared(name: &'static str) -> LayoutKind {
+        LayoutKind(name)
     }
 
-    /// The kind's name (`--layout`, the report's `layouts`).
+    /// The kind a user asked for (`--layout`, a config's `layout =`, a report's `layouts`), in
+    /// any case, with or without `-` and `_` (`Pascal-VOC` is `pascalvoc`). Whether a layout has
+    /// that name or alias is the scan's to say (`labelguard_scan::layout`).
+    pub fn requested(spelled: &str) -> LayoutKind {
+        LayoutKind(intern(spelled.to_ascii_lowercase().replace(['-', '_'], "")))
+    }
+
+    /// The kind's name.
     pub fn as_str(self) -> &'static str {
-        self.named().map_or(AUTO, |n| n.name)
-    }
-
-    /// The other spellings `--layout` accepts for the kind.
-    pub fn aliases(self) -> &'static [&'static str] {
-        self.named().map_or(&[], |n| n.aliases)
+        self.0
     }
 }
 
-impl std::str::FromStr for LayoutKind {
-    type Err = String;
-    /// A name or alias, in any case, with or without `-` and `_`.
-    fn from_str(s: &str) -> Result<Self, String> {
-        let key = s.to_ascii_lowercase().replace(['-', '_'], "");
-        if key == AUTO {
-            return Ok(LayoutKind::Auto);
+impl std::fmt::Display for LayoutKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+/// Each distinct requested name, kept once for the life of the process (a handful: the names
+/// a command line, a config file and the reports it reads spell), so that kinds stay `Copy`.
+fn intern(name: String) -> &'static str {
+    static NAMES: Mutex<BTreeSet<&'static str>> = Mutex::new(BTreeSet::new());
+    let mut names = NAMES.lock().unwrap_or_else(|e| e.into_inner());
+    match names.get(name.as_str()) {
+        Some(kept) => kept,
+        None => {
+            let kept: &'static str = Box::leak(name.into_boxed_str());
+            names.insert(kept);
+            kept
         }
-        NAMED
-            .iter()
-            .find(|n| n.name == key || n.aliases.contains(&key.as_str()))
-            .map(|n| n.kind)
-            .ok_or_else(|| {
-                format!(
-                    "unknown layout '{s}' (known: {})",
-                    layout_names().join(", ")
-                )
-            })
     }
 }
 
 impl Serialize for LayoutKind {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.as_str())
+        s.serialize_str(self.0)
     }
 }
 
 impl<'de> Deserialize<'de> for LayoutKind {
-    /// A name as a report writes it (no alias: a report holds names only).
+    /// A name as a report writes it; the scan's merge checks it names a layout.
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let name = String::deserialize(d)?;
-        match name.parse::<LayoutKind>() {
-            Ok(kind) if kind.as_str() == name => Ok(kind),
-            _ => Err(serde::de::Error::custom(format!(
-                "unknown layout `{name}`, expected one of {}",
-                layout_names().join(", ")
-            ))),
-        }
+        Ok(LayoutKind::requested(&name))
     }
 }
 
@@ -141,81 +77,30 @@ impl<'de> Deserialize<'de> for LayoutKind {
 mod tests {
     use super::*;
 
-    /// Every kind but `auto` has its names, once (a new kind without a line in [`NAMED`]
-    /// fails here; a new kind not handled here does not compile).
+    /// A requested name is compared as the layouts declare theirs: any case, with or without
+    /// `-` and `_`; the same name is kept once.
     #[test]
-    fn every_kind_is_named_once() {
-        let kinds = |k: LayoutKind| match k {
-            LayoutKind::Auto => 0,
-            LayoutKind::Cityscapes
-            | LayoutKind::Voc
-            | LayoutKind::Paired
-            | LayoutKind::ImageFolder
-            | LayoutKind::Files
-            | LayoutKind::Custom
-            | LayoutKind::Coco
-            | LayoutKind::Yolo
-            | LayoutKind::Model
-            | LayoutKind::HfDataset
-            | LayoutKind::WebDataset
-            | LayoutKind::TokenBin
-            | LayoutKind::Torchvision
-            | LayoutKind::Camvid => 1,
-        };
-        let listed: Vec<LayoutKind> = NAMED.iter().map(|n| n.kind).collect();
-        for (i, k) in listed.iter().enumerate() {
-            assert_eq!(kinds(*k), 1);
-            assert!(!listed[..i].contains(k), "{k:?} is named twice");
-        }
+    fn requested_names_are_normalised_and_kept_once() {
+        assert_eq!(LayoutKind::requested("AUTO"), LayoutKind::AUTO);
         assert_eq!(
-            listed.len(),
-            14,
-            "a kind without its names, or one too many"
+            LayoutKind::requested("Image_Folder"),
+            LayoutKind::IMAGE_FOLDER
         );
-        assert_eq!(LayoutKind::Auto.named().map(|n| n.name), None);
-        assert_eq!(LayoutKind::Auto.as_str(), AUTO);
+        assert_eq!(LayoutKind::requested("Pascal-VOC").as_str(), "pascalvoc");
+        let (a, b) = (
+            LayoutKind::requested("web-dataset"),
+            LayoutKind::requested("WebDataset"),
+        );
+        assert!(std::ptr::eq(a.as_str(), b.as_str()));
     }
 
-    /// Names and aliases are told apart: each spelling parses to one layout, names round-trip,
-    /// and an unknown one lists them all.
-    #[test]
-    fn names_and_aliases_parse_to_their_layout() {
-        let mut seen: Vec<&str> = vec![AUTO];
-        for n in NAMED {
-            for s in std::iter::once(n.name).chain(n.aliases.iter().copied()) {
-                assert!(!seen.contains(&s), "'{s}' names two layouts");
-                seen.push(s);
-                assert_eq!(s, s.to_ascii_lowercase().replace(['-', '_'], ""));
-                assert_eq!(s.parse::<LayoutKind>(), Ok(n.kind));
-                assert_eq!(s.to_uppercase().parse::<LayoutKind>(), Ok(n.kind));
-            }
-            assert_eq!(n.kind.as_str(), n.name);
-            assert_eq!(n.kind.aliases(), n.aliases);
-        }
-        assert_eq!("Image_Folder".parse(), Ok(LayoutKind::ImageFolder));
-        assert_eq!("pascal-voc".parse(), Ok(LayoutKind::Voc));
-        assert_eq!("AUTO".parse(), Ok(LayoutKind::Auto));
-        assert_eq!(
-            "darknet".parse::<LayoutKind>(),
-            Err(
-                "unknown layout 'darknet' (known: auto, custom, cityscapes, voc, camvid, \
-                 model, hfdataset, tokenbin, torchvision, coco, yolo, paired, webdataset, imagefolder, \
-                 files)"
-                    .to_string()
-            )
-        );
-    }
-
-    /// A report holds each kind by its name, and reads back names only.
+    /// A report holds each kind by its name, and reads it back.
     #[test]
     fn reports_write_and_read_the_names() {
-        for name in layout_names() {
-            let kind: LayoutKind = name.parse().unwrap();
+        for kind in [LayoutKind::AUTO, LayoutKind::declared("voc")] {
             let json = serde_json::to_string(&kind).unwrap();
-            assert_eq!(json, format!("\"{name}\""));
+            assert_eq!(json, format!("\"{}\"", kind.as_str()));
             assert_eq!(serde_json::from_str::<LayoutKind>(&json).unwrap(), kind);
         }
-        let err = serde_json::from_str::<LayoutKind>("\"wds\"").unwrap_err();
-        assert!(err.to_string().contains("unknown layout `wds`"), "{err}");
     }
 }

@@ -6,8 +6,7 @@
 //!   [`SCHEMA_NAME`] version [`SCHEMA_VERSION`] (`schema/scan-report.schema.json`), and the
 //!   questions renderers ask of it (its worst files, every finding, whether ids were checked);
 //! * [`finding`]: one finding with its file and repair ([`ScanFinding`]), in the report's wire form;
-//! * [`layout_kind`]: the layout kinds and their names and aliases, declared once here
-//!   ([`layout_kind::NAMED`], in the order of scan's list of layouts, which a test there holds);
+//! * [`layout_kind`]: a dataset's layout kind, by the name its layout declares in the scan;
 //! * [`parts`]: the small types the report holds whose work is the scan's: the kind of a file
 //!   ([`FileKind`]), detection object counts ([`ObjectStats`]), a shard ([`Shard`]) and the
 //!   weight methods ([`Method`], [`Suggestion`]).

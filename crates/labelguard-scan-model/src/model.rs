@@ -323,7 +323,7 @@ impl ScanReport {
                 .settings
                 .layouts
                 .iter()
-                .any(|l| *l != LayoutKind::ImageFolder)
+                .any(|l| *l != LayoutKind::IMAGE_FOLDER)
             && self.histogram.classes.values().any(|r| r.count > 0)
     }
 

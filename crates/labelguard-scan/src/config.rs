@@ -8,7 +8,7 @@
 //! error. Paths in the file are relative to the file. Each setting is declared once, in
 //! `config/setting.rs`; this file stacks the layers and resolves them.
 
-use crate::layout_kind::LayoutKind;
+use crate::layout_kind::{LayoutKind, CUSTOM};
 use crate::weights::Method;
 use labelguard_formats::glob::Glob;
 use labelguard_labels::preset::{self, Preset};
@@ -231,7 +231,7 @@ impl Default for ScanOptions {
             label_column: None,
             model: None,
             vocab_size: None,
-            layout: LayoutKind::Auto,
+            layout: LayoutKind::AUTO,
             include: Vec::new(),
             exclude: Vec::new(),
             mask_glob: None,
@@ -330,7 +330,7 @@ impl ScanOptions {
             s.vocab_size = Some(n);
         }
         if let Some(l) = &o.layout {
-            s.layout = l.parse().map_err(invalid)?;
+            s.layout = LayoutKind::requested(l);
         }
         let globs = |v: &Option<Vec<String>>| -> Result<Vec<Glob>, ConfigError> {
             v.iter()
@@ -343,12 +343,12 @@ impl ScanOptions {
         if let Some(g) = &o.mask_glob {
             s.mask_glob = Some(Glob::new(g).map_err(invalid)?);
             if o.layout.is_none() {
-                s.layout = LayoutKind::Custom;
+                s.layout = CUSTOM;
             }
         }
         s.mask_suffix = o.mask_suffix.clone();
         s.image_template = o.image_template.clone();
-        if s.layout == LayoutKind::Custom && s.mask_glob.is_none() {
+        if s.layout == CUSTOM && s.mask_glob.is_none() {
             return Err(invalid("--layout custom needs --mask-glob"));
         }
         if let Some(m) = o.max_pixels {

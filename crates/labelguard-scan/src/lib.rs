@@ -16,8 +16,8 @@
 //!   allocated.
 //! * [`layout`] recognises the dataset layouts (Cityscapes, Pascal VOC, COCO, YOLO, model
 //!   folders, token data, WebDataset, ImageFolder and the others that `scan --help` lists), one
-//!   file per layout, listed once in order of precedence (`layout/list.rs`); their kinds are the
-//!   leaf [`layout_kind`], shared with [`config`].
+//!   file per layout, listed once in order of precedence (`LAYOUTS` in `layout/mod.rs`); a
+//!   kind is the name its layout declares ([`layout_kind`], a leaf shared with [`config`]).
 //! * [`analyze`] turns one decoded file into findings, a class histogram ([`hist`]) and, when
 //!   asked, an overlay's pixels; one file per kind of input, reusing
 //!   `labelguard_core::class_ids` for every class-id verdict.

@@ -8,7 +8,8 @@ use crate::analyze::result::{FileKind, FileResult};
 use crate::analyze::{analyze_item_isolated, Buffers, Ctx};
 use crate::config::{ConfigError, ScanOptions, Shard};
 use crate::framework::Framework;
-use crate::layout::{discover_roots, DatasetInfo, Item, LayoutKind, Root};
+use crate::layout::{camvid, cityscapes, model, paired, voc, yolo};
+use crate::layout::{discover_roots, DatasetInfo, Item, Root};
 use crate::progress::Progress;
 use crate::report::{absorb, add_result, finalize, settings_of, ScanReport, Settings};
 use labelguard_core::model::ModelSpec;
@@ -90,7 +91,7 @@ pub fn scan_roots(
     let scanned_models: Vec<PathBuf> = kept
         .iter()
         .map(|&i| &discovery.datasets[i])
-        .filter(|d| d.layout == LayoutKind::Model)
+        .filter(|d| d.layout == model::KIND)
         .filter_map(|d| d.path.canonicalize().ok())
         .collect();
     for &i in &kept {
@@ -110,7 +111,7 @@ pub fn scan_roots(
             }
             // A palette given for a dataset whose labels are colour masks (CamVid): its colours
             // are the labels too, and a colour it lacks is named as missing from it (LG621).
-            (Some(_), _) if info.layout == LayoutKind::Camvid => Some(given_palette(&o)),
+            (Some(_), _) if info.layout == camvid::KIND => Some(given_palette(&o)),
             _ => None,
         };
         let o = &o;
@@ -164,7 +165,7 @@ pub fn scan_roots(
         ctx.class_colours = class_colours;
         ctx.framework = o.framework.unwrap_or(match info.layout {
             // The framework a format is trained with unless told otherwise.
-            LayoutKind::Yolo => Framework::Ultralytics,
+            yolo::KIND => Framework::Ultralytics,
             _ => Framework::Torchvision,
         });
         let mut part = scan_items(&pool, &mine, &ctx, settings, opts.shard, progress);
@@ -227,9 +228,9 @@ fn scan_items(
 /// The preset a detected layout suggests when no class count was given.
 fn suggest_preset(info: &DatasetInfo, items: &[&Item]) -> Option<&'static str> {
     match info.layout {
-        LayoutKind::Cityscapes => Some("cityscapes"),
-        LayoutKind::Voc => Some("pascal-voc"),
-        LayoutKind::Paired
+        cityscapes::KIND => Some("cityscapes"),
+        voc::KIND => Some("pascal-voc"),
+        paired::KIND
             if info.name.to_ascii_lowercase().contains("ade")
                 || items.iter().any(|i| {
                     i.display.contains("/annotations/training/")

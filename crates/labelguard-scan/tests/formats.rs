@@ -536,7 +536,7 @@ fn a_model_directory_is_scanned_as_a_model() {
     let r = scan(root, &o);
     assert_eq!(
         r.settings.layouts,
-        [labelguard_scan::layout_kind::LayoutKind::Model]
+        [labelguard_scan::layout_kind::LayoutKind::declared("model")]
     );
     assert!(codes(&r).is_empty(), "{:?}", codes(&r));
 

@@ -623,7 +623,10 @@ fn segnet_camvid_pairs_each_split_with_its_annot_folder() {
         b"/SegNet/CamVid/train/0001TP_000.png /SegNet/CamVid/trainannot/0001TP_000.png\n",
     );
     let r = scan(&root, &opts(classes(11, 11)));
-    assert_eq!(r.settings.layouts, ["camvid".parse().unwrap()]);
+    assert_eq!(
+        r.settings.layouts,
+        [labelguard_scan::layout_kind::LayoutKind::declared("camvid")]
+    );
     assert!(codes(&r, &root).is_empty(), "{:?}", codes(&r, &root));
     // Each mask in its split, every id counted: 6 masks of 768 pixels, 64 or 65 per id.
     let road = &r.histogram.classes[&3];

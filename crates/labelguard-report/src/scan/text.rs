@@ -119,7 +119,7 @@ fn render_one(r: &ScanReport, style: Style, max_files: Option<usize>, top: bool)
     let classes = match st.num_classes {
         Some(c) => plural(c as u64, "class"),
         None if tokens::token_data(r) => tokens::vocabulary(r),
-        None if st.layouts.iter().all(|l| *l == LayoutKind::ImageFolder) => format!(
+        None if st.layouts.iter().all(|l| *l == LayoutKind::IMAGE_FOLDER) => format!(
             "{} from the class folders",
             plural(st.class_names.len() as u64, "class")
         ),

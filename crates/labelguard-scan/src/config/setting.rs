@@ -202,7 +202,7 @@ settings! {
     model: PathBuf { value_name: "MODEL_DIR", in_report: true }
     /// Token data: the rows of the model's token embedding (ids are checked against 0..N-1); overrides nanoGPT's meta.pkl and --model's.
     vocab_size: u64 { value_name: "N", in_report: true }
-    /// Layout: auto, custom, cityscapes, voc, camvid, model, hfdataset, tokenbin, torchvision, coco, yolo, paired, webdataset, imagefolder, files.
+    /// Layout: auto (detected), or a layout's name or alias (README and `scan --help` list them).
     layout: String { group: Group::Labels, value_name: "LAYOUT", default: Some(r#""auto""#) }
     /// Scan only label files whose path (relative to PATH) matches; repeatable.
     include: Vec<String> { value_name: "GLOB" }

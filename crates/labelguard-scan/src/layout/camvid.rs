@@ -156,12 +156,15 @@ fn collect(scan: &mut RootScan<'_>) -> Found {
     classes.map_or_else(Found::default, |c| found(&CLASS_DICT, c))
 }
 
+/// The camvid layout's kind: `--layout camvid`, the report's `layouts`.
+pub(crate) const KIND: LayoutKind = LayoutKind::declared("camvid");
+
 /// The camvid layout (see the module's doc).
 pub(crate) struct Camvid;
 
 impl Layout for Camvid {
     fn kind(&self) -> LayoutKind {
-        LayoutKind::Camvid
+        KIND
     }
     fn help(&self) -> &'static str {
         "class_dict.csv + train/ beside train_labels/*_L.png; SegNet's train/ + trainannot/"

@@ -150,12 +150,15 @@ const CITYSCAPES_OTHER: &[&str] = &[
     "labelTrainIds_color.png",
 ];
 
+/// The cityscapes layout's kind: `--layout cityscapes`, the report's `layouts`.
+pub(crate) const KIND: LayoutKind = LayoutKind::declared("cityscapes");
+
 /// The cityscapes layout (see the module's doc).
 pub(crate) struct Cityscapes;
 
 impl Layout for Cityscapes {
     fn kind(&self) -> LayoutKind {
-        LayoutKind::Cityscapes
+        KIND
     }
     fn help(&self) -> &'static str {
         "gtFine + leftImg8bit"

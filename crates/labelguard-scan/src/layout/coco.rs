@@ -194,12 +194,15 @@ pub(crate) fn collect(scan: &mut RootScan<'_>) {
     }
 }
 
+/// The coco layout's kind: `--layout coco`, the report's `layouts`.
+pub(crate) const KIND: LayoutKind = LayoutKind::declared("coco");
+
 /// The coco layout (see the module's doc).
 pub(crate) struct Coco;
 
 impl Layout for Coco {
     fn kind(&self) -> LayoutKind {
-        LayoutKind::Coco
+        KIND
     }
     fn help(&self) -> &'static str {
         "annotations/instances_*.json (+ train2017/ ...), or *_annotations.coco.json"

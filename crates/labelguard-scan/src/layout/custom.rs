@@ -78,12 +78,15 @@ pub(crate) fn collect(scan: &mut RootScan<'_>, opts: &ScanOptions) {
     }
 }
 
+/// The custom layout's kind: `--layout custom`, the report's `layouts`.
+pub(crate) const KIND: LayoutKind = crate::layout_kind::CUSTOM;
+
 /// The custom layout (see the module's doc).
 pub(crate) struct Custom;
 
 impl Layout for Custom {
     fn kind(&self) -> LayoutKind {
-        LayoutKind::Custom
+        KIND
     }
     fn help(&self) -> &'static str {
         "--mask-glob with --image-template 'images/{subdir}/{stem}.jpg'"

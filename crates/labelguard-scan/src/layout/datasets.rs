@@ -12,9 +12,10 @@
 //! A folder with a single group is scanned as one dataset exactly as before.
 
 use super::declare::{At, Scope};
-use super::files::json_lines;
-use super::list::{first_claim, LAYOUTS};
+use super::files::{self, json_lines};
+use super::list::first_claim;
 use super::paths::{components, is_split_name};
+use super::LAYOUTS;
 use crate::config::ScanOptions;
 use crate::layout_kind::LayoutKind;
 use labelguard_formats::read::table::TableFormat;
@@ -64,7 +65,7 @@ pub(crate) fn partition<'a>(files: &[&'a Entry], opts: &ScanOptions) -> Vec<Grou
             keep_empty: true,
         }]
     };
-    if opts.layout != LayoutKind::Auto || opts.mask_glob.is_some() {
+    if opts.layout != LayoutKind::AUTO || opts.mask_glob.is_some() {
         return whole(opts.layout);
     }
     // (base, kind, owned folders below the base), in order of precedence.
@@ -144,7 +145,7 @@ pub(crate) fn partition<'a>(files: &[&'a Entry], opts: &ScanOptions) -> Vec<Grou
     }
     if groups.is_empty() && tables.len() + buckets.len() <= 1 {
         // One dataset: the folder itself, detected as before.
-        return whole(LayoutKind::Auto);
+        return whole(LayoutKind::AUTO);
     }
     for (sub, files) in buckets {
         let rel: Vec<Entry> = files
@@ -177,7 +178,7 @@ pub(crate) fn partition<'a>(files: &[&'a Entry], opts: &ScanOptions) -> Vec<Grou
         groups.push(Group {
             sub: dir,
             name,
-            kind: LayoutKind::Files,
+            kind: files::KIND,
             files,
             keep_empty: false,
         });

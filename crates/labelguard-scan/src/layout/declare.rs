@@ -1,8 +1,8 @@
-//! What a layout declares about itself ([`Layout`]): its kind (whose name and aliases are
-//! declared with the report's model), its line of `scan --help`, which files it claims and
-//! how it turns them into items. Every layout implements it in its own file; `list::LAYOUTS` lists them in order of precedence, and
-//! everything else that names layouts (`--layout`, its error and help, the settings' help, the
-//! report's `layouts`, the JSON schema) comes from that list or is held to it by a test.
+//! What a layout declares about itself ([`Layout`]): its kind (its name) and aliases, its line
+//! of `scan --help`, which files it claims and how it turns them into items. Every layout
+//! implements it in its own file and has one line in `LAYOUTS` (`layout/mod.rs`), in order of
+//! precedence; everything else that names layouts (`--layout`, its error and help, the
+//! report's `layouts`, the JSON schema, README) comes from that list or is held to it by a test.
 
 use super::item::{Item, RootScan};
 use crate::config::ScanOptions;
@@ -55,10 +55,13 @@ pub struct DeclaredPalette {
 
 /// One dataset layout.
 pub(crate) trait Layout: Sync {
-    /// Its kind: what the report and the settings hold. The kind's name and aliases
-    /// (`--layout NAME`, a config's `layout = "NAME"`, the report's `layouts`) are declared
-    /// with the report's model ([`LayoutKind::as_str`], [`LayoutKind::aliases`]).
+    /// Its kind, by its name (`--layout NAME`, a config's `layout = "NAME"`, the report's
+    /// `layouts`): the `KIND` its file declares, lower case, without `-` or `_`.
     fn kind(&self) -> LayoutKind;
+    /// Other spellings `--layout` accepts (lower case, without `-` or `_`).
+    fn aliases(&self) -> &'static [&'static str] {
+        &[]
+    }
     /// Its line of `scan --help`: the files that mark it.
     fn help(&self) -> &'static str;
     /// Whether it claims trees or loose files.

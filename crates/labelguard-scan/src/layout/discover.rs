@@ -3,8 +3,9 @@
 
 use super::datasets::partition;
 use super::declare::{At, DeclaredPalette, Part};
+use super::files;
 use super::item::{Item, RootScan, Task};
-use super::list::{first_claim, layout_of};
+use super::list::{first_claim, layout_of, requested};
 use super::paths::{display, folder_name, split_of};
 use super::root::Root;
 use super::shards;
@@ -58,6 +59,8 @@ pub fn discover(roots: &[PathBuf], opts: &ScanOptions) -> Result<Discovery, Conf
 
 /// Finds the items of every root, on disk or listed.
 pub fn discover_roots(roots: &[Root], opts: &ScanOptions) -> Result<Discovery, ConfigError> {
+    // A layout named that none declares is an error before anything is read.
+    requested(opts.layout)?;
     let mut items = Vec::new();
     let mut datasets: Vec<DatasetInfo> = Vec::new();
     // The `[[datasets]]` entries that named a dataset found here.
@@ -174,15 +177,15 @@ pub fn discover_roots(roots: &[Root], opts: &ScanOptions) -> Result<Discovery, C
                 matched.insert(canonical(&path));
             }
             let o = own.as_ref().unwrap_or(opts);
-            let kind = match (o.layout, group.kind) {
-                (LayoutKind::Auto, LayoutKind::Auto) => {
+            let kind = match (requested(o.layout)?, group.kind) {
+                (LayoutKind::AUTO, LayoutKind::AUTO) => {
                     let at = At {
                         opts: o,
                         root_name: &folder_name(&scan.root),
                     };
                     first_claim(&scan.files, &at, None)
                 }
-                (LayoutKind::Auto, k) => k,
+                (LayoutKind::AUTO, k) => k,
                 (k, _) => k,
             };
             let layout = layout_of(kind);
@@ -227,7 +230,7 @@ pub fn discover_roots(roots: &[Root], opts: &ScanOptions) -> Result<Discovery, C
             datasets.push(DatasetInfo {
                 name: display(root, ""),
                 path: root.clone(),
-                layout: LayoutKind::Files,
+                layout: files::KIND,
                 class_names: None,
                 num_classes: None,
                 palette: None,

@@ -58,12 +58,15 @@ pub(crate) fn json_lines(e: &Entry) -> bool {
         && e.sniffed(Sniff::JsonLines, is_json_lines)
 }
 
+/// The files layout's kind: `--layout files`, the report's `layouts`.
+pub(crate) const KIND: LayoutKind = LayoutKind::declared("files");
+
 /// The files layout (see the module's doc).
 pub(crate) struct Files;
 
 impl Layout for Files {
     fn kind(&self) -> LayoutKind {
-        LayoutKind::Files
+        KIND
     }
     fn help(&self) -> &'static str {
         "every mask, array and table found"

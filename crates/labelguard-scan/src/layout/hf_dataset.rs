@@ -171,12 +171,18 @@ fn read_small(path: &std::path::Path) -> Result<String, String> {
     Ok(s)
 }
 
+/// The hfdataset layout's kind: `--layout hfdataset`, the report's `layouts`.
+pub(crate) const KIND: LayoutKind = LayoutKind::declared("hfdataset");
+
 /// The hfdataset layout (see the module's doc).
 pub(crate) struct HfDataset;
 
 impl Layout for HfDataset {
     fn kind(&self) -> LayoutKind {
-        LayoutKind::HfDataset
+        KIND
+    }
+    fn aliases(&self) -> &'static [&'static str] {
+        &["hf", "datasets", "arrow"]
     }
     fn help(&self) -> &'static str {
         "a datasets save_to_disk folder (state.json, dataset_dict.json): token data"

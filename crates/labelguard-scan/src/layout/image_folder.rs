@@ -182,12 +182,15 @@ fn list_dirs(dir: &Path) -> Vec<String> {
     out
 }
 
+/// The imagefolder layout's kind: `--layout imagefolder`, the report's `layouts`.
+pub(crate) const KIND: LayoutKind = LayoutKind::IMAGE_FOLDER;
+
 /// The imagefolder layout (see the module's doc).
 pub(crate) struct ImageFolder;
 
 impl Layout for ImageFolder {
     fn kind(&self) -> LayoutKind {
-        LayoutKind::ImageFolder
+        KIND
     }
     fn help(&self) -> &'static str {
         "class folders of photos"

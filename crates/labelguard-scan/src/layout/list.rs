@@ -1,43 +1,43 @@
-//! The layouts, in order of precedence ([`LAYOUTS`]): adding a layout is its own file (a
-//! [`Layout`]), one line here, its `LayoutKind` variant and its names' line in
-//! `labelguard-scan-model`'s `layout_kind.rs` (the names' one declaration, which reports are
-//! read and rendered with, without the scan), its `mod` line, and its tests.
-//! Everything that names the layouts comes from that declaration, in this list's order (a
-//! test below holds the two together): the kinds' names ([`LayoutKind::as_str`], the
-//! report's `layouts`), `--layout`'s parsing and its error, `scan --help`'s list
-//! ([`layouts_help`]); the `layout` setting's help (and so README's table), the JSON schema's
-//! enum, the list in `layout/mod.rs`'s doc and the user guide's aliases are held to it by the
-//! tests below.
+//! The layouts asked in order ([`LAYOUTS`], declared in `layout/mod.rs`: a new layout is its
+//! own file and one line there). Everything that names the layouts comes from that list: a
+//! kind's name and aliases are its layout's ([`Layout::kind`], [`Layout::aliases`]), and so are
+//! `--layout`'s parsing and its error ([`requested`]) and `scan --help`'s list
+//! ([`layouts_help`]); the lists written out elsewhere (the JSON schema's enum, README's list)
+//! are held to it by a test that `make docs` (`UPDATE_DOCS=1`) rewrites them with, and the
+//! user guide must name every alias.
 
 use super::declare::{At, Layout, Scope};
-use super::{camvid, cityscapes, coco, custom, files, hf_dataset, image_folder, model, paired};
-use super::{token_bin, torchvision_raw, voc, webdataset, yolo};
-pub use crate::layout_kind::layout_names;
+use super::{files, LAYOUTS};
+use crate::config::ConfigError;
 use crate::layout_kind::LayoutKind;
 use labelguard_formats::walk::Entry;
 
-/// Every layout, in order of precedence: in a folder that holds several datasets each tree
-/// goes to the first layout that claims it (a Cityscapes or VOC tree before the models, the
-/// models before the token data, the detection trees before a mask folder beside an image
-/// folder, which `annotations/` and `labels/` beside `images/` would look like); the loose
-/// files left over are keyed samples, an ImageFolder tree or files, in that order. A folder
-/// that holds one dataset is the first layout that claims anything in it.
-pub(crate) const LAYOUTS: &[&dyn Layout] = &[
-    &custom::Custom,
-    &cityscapes::Cityscapes,
-    &voc::Voc,
-    &camvid::Camvid,
-    &model::Model,
-    &hf_dataset::HfDataset,
-    &token_bin::TokenBin,
-    &torchvision_raw::Torchvision,
-    &coco::Coco,
-    &yolo::Yolo,
-    &paired::Paired,
-    &webdataset::WebDataset,
-    &image_folder::ImageFolder,
-    &files::Files,
-];
+/// The names `--layout` takes: `auto`, then every layout's, in order of precedence.
+pub fn layout_names() -> Vec<&'static str> {
+    std::iter::once(LayoutKind::AUTO)
+        .chain(LAYOUTS.iter().map(|l| l.kind()))
+        .map(LayoutKind::as_str)
+        .collect()
+}
+
+/// The layout a requested kind names (`--layout`, a config's `layout =`, a dataset's own):
+/// `auto`, or the kind of the layout with that name or alias.
+pub fn requested(kind: LayoutKind) -> Result<LayoutKind, ConfigError> {
+    if kind == LayoutKind::AUTO {
+        return Ok(kind);
+    }
+    let name = kind.as_str();
+    LAYOUTS
+        .iter()
+        .find(|l| l.kind() == kind || l.aliases().contains(&name))
+        .map(|l| l.kind())
+        .ok_or_else(|| {
+            ConfigError::Invalid(format!(
+                "unknown layout '{name}' (known: {})",
+                layout_names().join(", ")
+            ))
+        })
+}
 
 /// The layout of a kind; `auto` (a dataset whose layout was not detected) reads its files as
 /// loose files.
@@ -55,7 +55,7 @@ pub(crate) fn first_claim(files: &[&Entry], at: &At<'_>, scope: Option<Scope>) -
         .iter()
         .filter(|l| scope.is_none_or(|s| l.scope() == s))
         .find(|l| !l.claim(files, at).is_empty())
-        .map_or(LayoutKind::Files, |l| l.kind())
+        .map_or(files::KIND, |l| l.kind())
 }
 
 /// `scan --help`'s list of layouts: one line each, its name and the files that mark it.
@@ -69,45 +69,74 @@ pub fn layouts_help() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::SETTINGS;
-    use labelguard_scan_model::layout_kind::NAMED;
+    use std::path::Path;
 
-    /// The layouts are the kinds named in `labelguard_scan_model::layout_kind::NAMED`, in its
-    /// order (the names' one declaration, which the report and `--layout` read), each once; a
-    /// kind detected as nothing in particular (`auto`) reads its files as loose files.
+    /// Each layout once, with a one-line help; every name and alias spelled as a request is
+    /// (lower case, no `-` or `_`) and naming one layout; `auto` reads loose files.
     #[test]
-    fn the_layouts_are_the_named_kinds_in_order() {
-        let listed: Vec<LayoutKind> = LAYOUTS.iter().map(|l| l.kind()).collect();
-        let named: Vec<LayoutKind> = NAMED.iter().map(|n| n.kind).collect();
-        assert_eq!(listed, named);
-        assert_eq!(layout_of(LayoutKind::Auto).kind(), LayoutKind::Files);
+    fn each_layout_is_named_once() {
+        let mut seen: Vec<&str> = vec![LayoutKind::AUTO.as_str()];
         for l in LAYOUTS {
             assert!(!l.help().is_empty() && !l.help().contains('\n'));
+            for s in std::iter::once(l.kind().as_str()).chain(l.aliases().iter().copied()) {
+                assert!(!seen.contains(&s), "'{s}' names two layouts");
+                seen.push(s);
+                assert_eq!(
+                    LayoutKind::requested(s).as_str(),
+                    s,
+                    "'{s}' is not normalised"
+                );
+            }
+            assert_eq!(layout_of(l.kind()).help(), l.help());
         }
+        assert_eq!(layout_of(LayoutKind::AUTO).kind(), files::KIND);
     }
 
-    /// The lists of layouts written out elsewhere are this one: the settings' help (and so the
-    /// settings reference, which a test holds to the settings), the JSON schema's enum, the list
-    /// in the layouts' module doc, `scan --help`'s, README's.
+    /// A name or alias, in any case, with or without `-` and `_`, is its layout; an unknown one
+    /// lists them all.
+    #[test]
+    fn names_and_aliases_are_their_layout() {
+        let asked = |s: &str| requested(LayoutKind::requested(s)).map(LayoutKind::as_str);
+        for l in LAYOUTS {
+            for s in std::iter::once(l.kind().as_str()).chain(l.aliases().iter().copied()) {
+                assert_eq!(asked(s).unwrap(), l.kind().as_str());
+                assert_eq!(asked(&s.to_uppercase()).unwrap(), l.kind().as_str());
+            }
+        }
+        assert_eq!(asked("Image_Folder").unwrap(), "imagefolder");
+        assert_eq!(asked("pascal-voc").unwrap(), "voc");
+        assert_eq!(asked("AUTO").unwrap(), "auto");
+        assert_eq!(
+            asked("darknet").unwrap_err().to_string(),
+            format!(
+                "unknown layout 'darknet' (known: {})",
+                layout_names().join(", ")
+            )
+        );
+    }
+
+    /// The lists of layouts written out elsewhere are this one, in its order: the JSON schema's
+    /// enum and README's list (`make docs`, `UPDATE_DOCS=1`, rewrites both), `scan --help`'s;
+    /// and the user guide names every alias.
     #[test]
     fn the_other_lists_of_layouts_are_this_one() {
         let names = layout_names();
-        let setting = SETTINGS.iter().find(|s| s.key == "layout").unwrap();
-        assert_eq!(setting.help, format!("Layout: {}.", names.join(", ")));
-
-        let schema: serde_json::Value =
-            serde_json::from_str(include_str!("../../schema/scan-report.schema.json")).unwrap();
-        let mut found = Vec::new();
-        enums_of_layouts(&schema, &mut found);
-        assert_eq!(found.len(), 1, "the schema's layouts: {found:?}");
-        assert_eq!(found[0], names);
-
-        let doc: Vec<&str> = include_str!("mod.rs")
-            .lines()
-            .filter_map(|l| l.strip_prefix("//! * **"))
-            .filter_map(|l| l.split_once("**").map(|(n, _)| n))
-            .collect();
-        assert_eq!(doc, names[1..]);
+        let quoted: Vec<String> = names.iter().map(|n| format!("\"{n}\"")).collect();
+        pinned(
+            "crates/labelguard-scan/schema/scan-report.schema.json",
+            "{",
+            "        \"layouts\": ",
+            &format!(
+                "{{\"type\": \"array\", \"items\": {{\"enum\": [{}]}}}},",
+                quoted.join(", ")
+            ),
+        );
+        pinned(
+            "README.md",
+            "Layouts, recognised by default",
+            "- ",
+            &names[1..].join(", "),
+        );
 
         let help = layouts_help();
         let first_words: Vec<&str> = help
@@ -116,41 +145,38 @@ mod tests {
             .collect();
         assert_eq!(first_words, names[1..]);
 
-        // README's list, in the same order.
-        let readme = include_str!("../../../../README.md");
-        let listed = readme
-            .lines()
-            .skip_while(|l| !l.starts_with("Layouts, recognised by default"))
-            .find_map(|l| l.strip_prefix("- "))
-            .expect("README lists the layouts under 'Layouts, recognised by default'");
-        assert_eq!(listed.split(", ").collect::<Vec<_>>(), names[1..]);
-
-        // The user guide names every alias.
         let guide = include_str!("../../../../docs/guide/layout-detection.md");
-        for n in NAMED {
-            for a in n.aliases {
-                assert!(
-                    guide.contains(&format!("`{a}`")),
-                    "the guide does not name '{a}'"
-                );
-            }
+        for a in LAYOUTS.iter().flat_map(|l| l.aliases()) {
+            assert!(
+                guide.contains(&format!("`{a}`")),
+                "docs/guide/layout-detection.md does not name the alias '{a}'"
+            );
         }
     }
 
-    fn enums_of_layouts(v: &serde_json::Value, out: &mut Vec<Vec<String>>) {
-        match v {
-            serde_json::Value::Object(m) => {
-                for (k, v) in m {
-                    if k == "layouts" {
-                        if let Some(e) = v.pointer("/items/enum").and_then(|e| e.as_array()) {
-                            out.push(e.iter().map(|x| x.as_str().unwrap().to_string()).collect());
-                        }
-                    }
-                    enums_of_layouts(v, out);
-                }
-            }
-            serde_json::Value::Array(a) => a.iter().for_each(|x| enums_of_layouts(x, out)),
-            _ => {}
+    /// The first line of `file` (from the workspace root) that starts with `prefix`, after the
+    /// first that starts with `after`, goes on with `rest`; with `UPDATE_DOCS` set, it is
+    /// rewritten so.
+    fn pinned(file: &str, after: &str, prefix: &str, rest: &str) {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../..")
+            .join(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut lines: Vec<&str> = text.split_inclusive('\n').collect();
+        let at = lines
+            .iter()
+            .position(|l| l.starts_with(after))
+            .and_then(|a| (a..lines.len()).find(|&i| lines[i].starts_with(prefix)))
+            .unwrap_or_else(|| panic!("{file}: no line {prefix:?} after {after:?}"));
+        let want = format!("{prefix}{rest}\n");
+        if lines[at] != want && std::env::var_os("UPDATE_DOCS").is_some() {
+            lines[at] = &want;
+            std::fs::write(&path, lines.concat()).unwrap();
+            return;
         }
+        assert_eq!(
+            lines[at], want,
+            "{file}'s list of layouts is stale: run `make docs`"
+        );
     }
 }

@@ -1,95 +1,73 @@
 //! Layouts: which files are labels, which image each mask belongs to, and which split each
 //! file is in.
 //!
-//! Recognised, in order of precedence (`list::LAYOUTS`, which a test holds this list to: with
-//! `--layout auto`, the default, each tree of a folder goes to the first layout that claims it):
-//!
-//! * **custom**: `--mask-glob` selects the masks, `--image-template` names each mask's image
-//!   with `{stem}`, `{name}`, `{dir}`, `{subdir}` (the mask's directory below the glob's literal
-//!   prefix) and `{split}`;
-//! * **cityscapes**: `gtFine/<split>/<city>/<stem>_gtFine_labelTrainIds.png` (or `gtCoarse`),
-//!   paired with `leftImg8bit/<split>/<city>/<stem>_leftImg8bit.png`. A stem without a
-//!   `labelTrainIds` file is scanned through its `labelIds` file, so the trap is named (LG105);
-//! * **voc**: `SegmentationClass/<stem>.png` with `JPEGImages/<stem>.jpg`, splits from
-//!   `ImageSets/Segmentation/{train,val,test}.txt`, and the detection annotations
-//!   `Annotations/<stem>.xml`;
-//! * **camvid**: CamVid's widely used copy, `class_dict.csv` (`name,r,g,b`) beside
-//!   `train/<stem>.png` and its colour masks `train_labels/<stem>_L.png` (and `val`, `test`):
-//!   the masks mapped to ids with the file's colours, index = row; and SegNet's copy,
-//!   `train/x.png` with its grey index mask `trainannot/x.png`;
-//! * **model**: a Hugging Face model directory (`config.json` beside `tokenizer.json`, the
-//!   tokenizer's other files or the weights): its tokenizer checked against the model; a
-//!   diffusers pipeline (`model_index.json`): each text encoder checked against its tokenizer
-//!   (`pipeline`); a folder of weights beside a model's configuration: never read as labels;
-//! * **hfdataset**: a folder saved by `datasets`' `save_to_disk` (`state.json`, or
-//!   `dataset_dict.json` with a folder per split): one token-data item per split;
-//! * **tokenbin**: flat token files, nanoGPT's `train.bin`/`val.bin` (with its `meta.pkl`) and
-//!   Megatron/NeMo/GPT-NeoX indexed datasets (`PREFIX.bin` beside `PREFIX.idx`): their ids
-//!   against the vocabulary;
-//! * **torchvision**: the raw files of torchvision's MNIST-style (`train-labels-idx1-ubyte`)
-//!   and CIFAR (`data_batch_1`, `cifar-100-python/train`) datasets, read as class labels;
-//! * **coco**: COCO instances JSON (`annotations/instances_train2017.json` with its image
-//!   folder, or a Roboflow export's `train/_annotations.coco.json`), one item per file;
-//! * **yolo**: YOLO label files (`labels/**/*.txt` mirroring `images/`, classes from
-//!   `data.yaml`);
-//! * **paired**: a mask directory (`annotations`, `masks`, `labels`, `gt`, ...) beside an image
-//!   directory (`images`, `imgs`, ...) with matching stems below them: ADE20K's
-//!   `annotations/training` + `images/training`, or a plain `images/` + `masks/`;
-//! * **webdataset**: WebDataset samples, files grouped by key as WebDataset groups them
-//!   (`000123.jpg`, `000123.seg.png`, `000123.cls`): masks, class labels (`.cls`, `.json`) and
-//!   label arrays checked per sample, extracted or in shards;
-//! * **imagefolder**: torchvision's `root/[split/]class/image.jpg`, recognised when the tree
-//!   holds photos in class folders, at any depth below them as torchvision walks them (JPEG
-//!   files, or PNGs whose pixels are a photo's, not a mask's: `photos`), in class folders not
-//!   named like masks, and nothing else matched;
-//! * **files**: every mask, array and label table found, each on its own.
+//! Each layout is one file (`custom.rs`, `voc.rs`, ...: a `declare::Layout`, with its name,
+//! aliases, `scan --help` line and documentation) and one line of [`LAYOUTS`] below, the
+//! order of precedence: with `--layout auto`, the default, each tree of a folder goes to the
+//! first layout that claims it. `scan --help` lists them in that order.
 //!
 //! Splits are named by the first path component that is a split name (`train`/`training`,
 //! `val`/`valid`/`validation`, `test`/`testing`), or `all`.
 //!
-//! One file per layout (`cityscapes`, `voc`, `coco`, `yolo`, `model` with `pipeline`, `hf_dataset`,
-//! `paired`, `webdataset`, `image_folder`, `token_bin`, `torchvision_raw`, `custom`, `files`), each
-//! a `declare::Layout` (its name, aliases, help, what it claims, how it collects its items),
-//! listed once in `list::LAYOUTS`; `discover` runs them over every scanned path, `datasets` splits a scanned folder into the
-//! datasets it holds, `item` holds what discovery produces (items, tasks), `pairing` the
-//! mask-to-image pairing the paired layouts share, `paths` the path helpers (splits,
-//! extensions), `root` what a scan is given, `shards` the tar shards (WebDataset) that stand for their members, and the
-//! brace patterns of shard names given as arguments.
+//! `list` asks the layouts in order, `discover` runs them over every scanned path, `datasets`
+//! splits a scanned folder into the datasets it holds, `item` holds what discovery produces
+//! (items, tasks), `pairing` the mask-to-image pairing the paired layouts share, `paths` the
+//! path helpers (splits, extensions), `root` what a scan is given, `shards` the tar shards
+//! (WebDataset) that stand for their members, and the brace patterns of shard names given as
+//! arguments.
 
-mod camvid;
-mod cityscapes;
 mod class_colours;
-mod coco;
-mod custom;
 mod datasets;
 mod declare;
 mod discover;
-mod files;
-mod hf_dataset;
-mod image_folder;
 pub mod item;
 mod list;
-pub(crate) mod model;
-mod paired;
-mod pairing;
+pub(crate) mod pairing;
 pub mod paths;
 mod photos;
 mod pipeline;
 mod root;
 pub mod shards;
 mod single_file;
-mod token_bin;
-mod torchvision_raw;
-mod voc;
-mod webdataset;
-mod yolo;
+
+/// Declares each layout's module and lists the layouts in order ([`LAYOUTS`]).
+macro_rules! layouts {
+    ($($module:ident::$layout:ident),* $(,)?) => {
+        $(pub(crate) mod $module;)*
+        /// Every layout, in order of precedence: in a folder that holds several datasets each
+        /// tree goes to the first layout that claims it (a Cityscapes or VOC tree before the
+        /// models, the models before the token data, the detection trees before a mask folder
+        /// beside an image folder, which `annotations/` and `labels/` beside `images/` would look
+        /// like); the loose files left over are keyed samples, an ImageFolder tree or files, in
+        /// that order. A folder that holds one dataset is the first layout that claims anything
+        /// in it. A new layout is its file and its line here.
+        pub(crate) const LAYOUTS: &[&dyn declare::Layout] = &[$(&$module::$layout),*];
+    };
+}
+
+layouts! {
+    custom::Custom,
+    cityscapes::Cityscapes,
+    voc::Voc,
+    camvid::Camvid,
+    model::Model,
+    hf_dataset::HfDataset,
+    token_bin::TokenBin,
+    torchvision_raw::Torchvision,
+    coco::Coco,
+    yolo::Yolo,
+    paired::Paired,
+    webdataset::WebDataset,
+    image_folder::ImageFolder,
+    files::Files,
+}
 
 pub use crate::layout_kind::LayoutKind;
 pub use custom::expand_template;
 pub use declare::DeclaredPalette;
 pub use discover::{discover, discover_roots, DatasetInfo, Discovery};
 pub use item::{Item, Part, Task};
-pub use list::{layout_names, layouts_help};
+pub use list::{layout_names, layouts_help, requested};
 pub use paths::split_of;
 pub use root::{ListedRoot, Root};
 

@@ -43,12 +43,18 @@ pub(crate) fn collect(scan: &mut RootScan<'_>) {
     scan.items.push(item);
 }
 
+/// The model layout's kind: `--layout model`, the report's `layouts`.
+pub(crate) const KIND: LayoutKind = LayoutKind::declared("model");
+
 /// The model layout (see the module's doc).
 pub(crate) struct Model;
 
 impl Layout for Model {
     fn kind(&self) -> LayoutKind {
-        LayoutKind::Model
+        KIND
+    }
+    fn aliases(&self) -> &'static [&'static str] {
+        &["huggingface", "transformers"]
     }
     fn help(&self) -> &'static str {
         "config.json beside tokenizer.json / model.safetensors (Hugging Face)"

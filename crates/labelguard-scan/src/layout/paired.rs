@@ -127,12 +127,18 @@ pub(crate) fn collect(scan: &mut RootScan<'_>, opts: &ScanOptions) {
     }
 }
 
+/// The paired layout's kind: `--layout paired`, the report's `layouts`.
+pub(crate) const KIND: LayoutKind = LayoutKind::declared("paired");
+
 /// The paired layout (see the module's doc).
 pub(crate) struct Paired;
 
 impl Layout for Paired {
     fn kind(&self) -> LayoutKind {
-        LayoutKind::Paired
+        KIND
+    }
+    fn aliases(&self) -> &'static [&'static str] {
+        &["ade20k", "imagesmasks"]
     }
     fn help(&self) -> &'static str {
         "annotations|masks|labels beside images (ADE20K)"

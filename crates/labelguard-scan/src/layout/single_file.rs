@@ -5,6 +5,7 @@
 
 use super::coco::{images_beside, is_coco_json};
 use super::item::Task;
+use super::{coco, files, hf_dataset, voc, yolo};
 use crate::layout_kind::LayoutKind;
 use labelguard_formats::formats::{by_extension, Reader, TableFormat};
 use labelguard_formats::read::table::is_json_lines;
@@ -20,7 +21,7 @@ pub(crate) fn single_file(path: &Path) -> (Task, LayoutKind) {
                 image: None,
                 missing_image: None,
             },
-            LayoutKind::Files,
+            files::KIND,
         )
     };
     let Some(format) = by_extension(&path.to_string_lossy()) else {
@@ -28,17 +29,17 @@ pub(crate) fn single_file(path: &Path) -> (Task, LayoutKind) {
         return decoded();
     };
     match format.reader {
-        Reader::Table(f) => (Task::Table(f), LayoutKind::Files),
-        Reader::Array => (Task::Array, LayoutKind::Files),
+        Reader::Table(f) => (Task::Table(f), files::KIND),
+        Reader::Array => (Task::Array, files::KIND),
         Reader::CocoJson if is_coco_json(&Source::File(path.to_path_buf())) => (
             Task::Coco {
                 images: images_beside(path),
             },
-            LayoutKind::Coco,
+            coco::KIND,
         ),
         // JSON Lines records in a `.json` file, as `datasets.load_dataset("json")` reads them.
         Reader::CocoJson if is_json_lines(&Source::File(path.to_path_buf())) => {
-            (Task::Table(TableFormat::Jsonl), LayoutKind::Files)
+            (Task::Table(TableFormat::Jsonl), files::KIND)
         }
         // One Arrow shard of a `datasets` folder.
         Reader::ArrowTokens => (
@@ -46,21 +47,21 @@ pub(crate) fn single_file(path: &Path) -> (Task, LayoutKind) {
                 files: vec![path.to_path_buf()],
                 format: TokenFormat::Arrow,
             },
-            LayoutKind::HfDataset,
+            hf_dataset::KIND,
         ),
         Reader::VocXml => (
             Task::VocXml {
                 image: None,
                 missing_image: None,
             },
-            LayoutKind::Voc,
+            voc::KIND,
         ),
         Reader::YoloTxt => (
             Task::Yolo {
                 image: None,
                 missing_image: None,
             },
-            LayoutKind::Yolo,
+            yolo::KIND,
         ),
         // A photo or a mask is decoded as a mask; a `.json` that is not COCO, and the parts
         // that only mean something beside the files of their sample or dataset (a
@@ -96,36 +97,31 @@ mod tests {
     fn a_file_named_alone_is_read_as_its_format_row_says() {
         let coco = br#"{"images": [], "annotations": [], "categories": []}"#;
         for (name, bytes, task, layout) in [
-            ("labels.CSV", &b"label\n1\n"[..], "Table", LayoutKind::Files),
-            ("labels.pq", b"", "Table", LayoutKind::Files),
-            ("mask.npy", b"", "Array", LayoutKind::Files),
-            ("instances.json", coco, "Coco", LayoutKind::Coco),
-            ("other.json", b"{\"label\": 3}", "Mask", LayoutKind::Files),
+            ("labels.CSV", &b"label\n1\n"[..], "Table", files::KIND),
+            ("labels.pq", b"", "Table", files::KIND),
+            ("mask.npy", b"", "Array", files::KIND),
+            ("instances.json", coco, "Coco", coco::KIND),
+            ("other.json", b"{\"label\": 3}", "Mask", files::KIND),
             (
                 "train.json",
                 b"{\"label\": 3}\n{\"label\": 1}\n",
                 "Table",
-                LayoutKind::Files,
+                files::KIND,
             ),
             (
                 "config.json",
                 b"{\n  \"label\": 3\n}\n",
                 "Mask",
-                LayoutKind::Files,
+                files::KIND,
             ),
-            (
-                "data-00000-of-00001.arrow",
-                b"",
-                "Tokens",
-                LayoutKind::HfDataset,
-            ),
-            ("0001.xml", b"<annotation/>", "VocXml", LayoutKind::Voc),
-            ("0001.txt", b"0 0.5 0.5 0.1 0.1\n", "Yolo", LayoutKind::Yolo),
-            ("mask.png", b"", "Mask", LayoutKind::Files),
-            ("photo.jpg", b"", "Mask", LayoutKind::Files),
-            ("000123.cls", b"3", "Mask", LayoutKind::Files),
-            ("unknown.bin", b"", "Mask", LayoutKind::Files),
-            ("no_extension", b"", "Mask", LayoutKind::Files),
+            ("data-00000-of-00001.arrow", b"", "Tokens", hf_dataset::KIND),
+            ("0001.xml", b"<annotation/>", "VocXml", voc::KIND),
+            ("0001.txt", b"0 0.5 0.5 0.1 0.1\n", "Yolo", yolo::KIND),
+            ("mask.png", b"", "Mask", files::KIND),
+            ("photo.jpg", b"", "Mask", files::KIND),
+            ("000123.cls", b"3", "Mask", files::KIND),
+            ("unknown.bin", b"", "Mask", files::KIND),
+            ("no_extension", b"", "Mask", files::KIND),
         ] {
             assert_eq!(of(name, bytes), (task.to_string(), layout), "{name}");
         }

@@ -1,6 +1,10 @@
 //! Discovery over small trees of every layout.
 
 use super::*;
+use super::{
+    cityscapes, files, hf_dataset, image_folder, model, paired, token_bin, torchvision_raw, voc,
+    webdataset, yolo,
+};
 use crate::config::ScanOptions;
 use std::path::Path;
 
@@ -97,7 +101,7 @@ fn cityscapes_pairs_train_ids_and_falls_back_to_label_ids() {
         ],
         &ScanOptions::default(),
     );
-    assert_eq!(d.layouts, vec![LayoutKind::Cityscapes]);
+    assert_eq!(d.layouts, vec![cityscapes::KIND]);
     assert!(!s.iter().any(|x| x.contains("LG614")));
     assert_eq!(
         s,
@@ -147,7 +151,7 @@ fn voc_and_paired_layouts_pair_by_stem() {
         ],
         &ScanOptions::default(),
     );
-    assert_eq!(d.layouts, vec![LayoutKind::Voc]);
+    assert_eq!(d.layouts, vec![voc::KIND]);
     assert_eq!(
         s,
         vec![
@@ -165,7 +169,7 @@ fn voc_and_paired_layouts_pair_by_stem() {
         ],
         &ScanOptions::default(),
     );
-    assert_eq!(d.layouts, vec![LayoutKind::Paired]);
+    assert_eq!(d.layouts, vec![paired::KIND]);
     assert_eq!(
         s,
         vec![
@@ -192,7 +196,7 @@ fn image_folder_numbers_each_split_and_flags_differences() {
         ],
         &opts,
     );
-    assert_eq!(d.layouts, vec![LayoutKind::ImageFolder]);
+    assert_eq!(d.layouts, vec![image_folder::KIND]);
     assert_eq!(d.class_names.as_deref().unwrap(), ["cat", "dog", "eel"]);
     assert!(
         s.contains(&"train/eel/3.jpg train image:2".to_string()),
@@ -220,7 +224,7 @@ fn a_model_directory_is_one_item_beside_other_datasets() {
         ],
         &ScanOptions::default(),
     );
-    assert_eq!(d.layouts, vec![LayoutKind::Model]);
+    assert_eq!(d.layouts, vec![model::KIND]);
     assert_eq!(s, vec!["config.json  model"]);
     // Below a folder of other data, the model owns its own folder's files only.
     let (d, s) = run(
@@ -232,15 +236,15 @@ fn a_model_directory_is_one_item_beside_other_datasets() {
         ],
         &ScanOptions::default(),
     );
-    assert!(d.layouts.contains(&LayoutKind::Model), "{:?}", d.layouts);
+    assert!(d.layouts.contains(&model::KIND), "{:?}", d.layouts);
     assert!(s.contains(&"bert/config.json  model".to_string()), "{s:?}");
     assert!(s.iter().any(|x| x.starts_with("bert/ckpt/x.npy")), "{s:?}");
     // A dataset's config.json alone is not a model.
     let (d, _) = run(&["config.json", "a.png"], &ScanOptions::default());
-    assert!(!d.layouts.contains(&LayoutKind::Model));
+    assert!(!d.layouts.contains(&model::KIND));
     // Forced, without config.json: the missing file is named.
     let opts = ScanOptions {
-        layout: LayoutKind::Model,
+        layout: model::KIND,
         ..ScanOptions::default()
     };
     let (_, s) = run(&["tokenizer.json"], &opts);
@@ -255,7 +259,7 @@ fn files_and_custom_templates() {
     );
     // Loose files in a folder of their own, a table and loose files at the root: three
     // datasets, each scanned on its own.
-    assert_eq!(d.layouts, vec![LayoutKind::Files; 3]);
+    assert_eq!(d.layouts, vec![files::KIND; 3]);
     let names: Vec<&str> = d
         .datasets
         .iter()
@@ -318,7 +322,7 @@ fn yolo_ultralytics_tree_pairs_labels_with_images_of_any_case() {
     );
     std::fs::write(root.join("data.yaml"), "path: .\nnames: [cat, dog]\n").unwrap();
     let d = discover(std::slice::from_ref(&root), &ScanOptions::default()).unwrap();
-    assert_eq!(d.layouts, vec![LayoutKind::Yolo]);
+    assert_eq!(d.layouts, vec![yolo::KIND]);
     assert_eq!(d.datasets.len(), 1);
     assert_eq!(
         d.datasets[0].class_names.as_deref(),
@@ -370,7 +374,7 @@ fn yolo_roboflow_export_is_one_dataset_with_three_splits() {
     )
     .unwrap();
     let d = discover(std::slice::from_ref(&root), &ScanOptions::default()).unwrap();
-    assert_eq!(d.layouts, vec![LayoutKind::Yolo]);
+    assert_eq!(d.layouts, vec![yolo::KIND]);
     assert_eq!(d.datasets.len(), 1);
     assert_eq!(d.datasets[0].num_classes, Some(2));
     let mut s = summary(&d);
@@ -428,11 +432,7 @@ fn a_datasets_dict_is_one_token_item_per_split_beside_other_datasets() {
     );
     let d = discover(std::slice::from_ref(&root), &ScanOptions::default()).unwrap();
     let s = summary(&d);
-    assert!(
-        d.layouts.contains(&LayoutKind::HfDataset),
-        "{:?}",
-        d.layouts
-    );
+    assert!(d.layouts.contains(&hf_dataset::KIND), "{:?}", d.layouts);
     for want in [
         "tok/train train tokens:2",
         "tok/validation validation tokens:1",
@@ -492,7 +492,7 @@ fn webdataset_samples_pair_masks_with_images_and_check_class_labels() {
         ],
         &ScanOptions::default(),
     );
-    assert_eq!(d.layouts, vec![LayoutKind::WebDataset]);
+    assert_eq!(d.layouts, vec![webdataset::KIND]);
     assert_eq!(
         s,
         vec![
@@ -515,11 +515,7 @@ fn photos_beside_json_files_are_not_webdataset_samples() {
         &["a/1.jpg", "a/1.json", "a/2.jpg", "a/2.json"],
         &ScanOptions::default(),
     );
-    assert!(
-        !d.layouts.contains(&LayoutKind::WebDataset),
-        "{:?}",
-        d.layouts
-    );
+    assert!(!d.layouts.contains(&webdataset::KIND), "{:?}", d.layouts);
 }
 
 #[test]
@@ -570,20 +566,20 @@ fn token_files_and_torchvision_raw_files_are_their_own_datasets() {
         .map(|x| (x.layout, x.num_classes))
         .collect();
     assert!(
-        kinds.contains(&(LayoutKind::Torchvision, Some(100))),
+        kinds.contains(&(torchvision_raw::KIND, Some(100))),
         "{kinds:?}"
     );
     assert!(
-        kinds.contains(&(LayoutKind::Torchvision, Some(10))),
+        kinds.contains(&(torchvision_raw::KIND, Some(10))),
         "{kinds:?}"
     );
-    assert!(kinds.contains(&(LayoutKind::TokenBin, None)), "{kinds:?}");
+    assert!(kinds.contains(&(token_bin::KIND, None)), "{kinds:?}");
     // One folder of nanoGPT files scanned as the root is detected as such.
     let (d, s) = run(
         &["train.bin", "val.bin", "prepare.py"],
         &ScanOptions::default(),
     );
-    assert_eq!(d.layouts, vec![LayoutKind::TokenBin]);
+    assert_eq!(d.layouts, vec![token_bin::KIND]);
     assert_eq!(
         s,
         vec![
@@ -596,7 +592,7 @@ fn token_files_and_torchvision_raw_files_are_their_own_datasets() {
     let root = dir.path().join("cifar-100-python");
     touch(&root, &["train", "test", "meta"]);
     let d = discover(std::slice::from_ref(&root), &ScanOptions::default()).unwrap();
-    assert_eq!(d.layouts, vec![LayoutKind::Torchvision]);
+    assert_eq!(d.layouts, vec![torchvision_raw::KIND]);
     assert_eq!(d.datasets[0].num_classes, Some(100));
     assert_eq!(d.items.len(), 2);
 }
@@ -607,19 +603,16 @@ fn token_files_and_torchvision_raw_files_are_their_own_datasets() {
 fn a_tree_is_its_layout_alone_and_beside_another_dataset() {
     let trees: &[(LayoutKind, &[&str])] = &[
         (
-            LayoutKind::Cityscapes,
+            cityscapes::KIND,
             &[
                 "gtFine/train/a/x_gtFine_labelTrainIds.png",
                 "leftImg8bit/train/a/x_leftImg8bit.png",
             ],
         ),
-        (
-            LayoutKind::Voc,
-            &["SegmentationClass/x.png", "JPEGImages/x.jpg"],
-        ),
-        (LayoutKind::Voc, &["Annotations/x.xml", "JPEGImages/x.jpg"]),
-        (LayoutKind::Paired, &["images/x.jpg", "masks/x.png"]),
-        (LayoutKind::TokenBin, &["train.bin", "val.bin"]),
+        (voc::KIND, &["SegmentationClass/x.png", "JPEGImages/x.jpg"]),
+        (voc::KIND, &["Annotations/x.xml", "JPEGImages/x.jpg"]),
+        (paired::KIND, &["images/x.jpg", "masks/x.png"]),
+        (token_bin::KIND, &["train.bin", "val.bin"]),
     ];
     for (kind, rels) in trees {
         let (alone, _) = run(rels, &ScanOptions::default());
@@ -637,7 +630,7 @@ fn a_tree_is_its_layout_alone_and_beside_another_dataset() {
             .map(|x| (x.name.rsplit('/').next().unwrap(), x.layout))
             .collect();
         assert!(
-            layouts.contains(&("tree", *kind)) && layouts.contains(&("other", LayoutKind::Files)),
+            layouts.contains(&("tree", *kind)) && layouts.contains(&("other", files::KIND)),
             "{rels:?} beside another dataset: {layouts:?}"
         );
     }

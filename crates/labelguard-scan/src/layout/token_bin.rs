@@ -96,12 +96,18 @@ pub(crate) fn collect(scan: &mut RootScan<'_>) {
     scan.items.extend(items);
 }
 
+/// The tokenbin layout's kind: `--layout tokenbin`, the report's `layouts`.
+pub(crate) const KIND: LayoutKind = LayoutKind::declared("tokenbin");
+
 /// The tokenbin layout (see the module's doc).
 pub(crate) struct TokenBin;
 
 impl Layout for TokenBin {
     fn kind(&self) -> LayoutKind {
-        LayoutKind::TokenBin
+        KIND
+    }
+    fn aliases(&self) -> &'static [&'static str] {
+        &["nanogpt", "megatron"]
     }
     fn help(&self) -> &'static str {
         "nanoGPT train.bin/val.bin (+ meta.pkl), Megatron PREFIX.bin + PREFIX.idx: token ids"

@@ -160,12 +160,18 @@ pub(crate) fn collect(scan: &mut RootScan<'_>) -> Option<u32> {
     }
 }
 
+/// The torchvision layout's kind: `--layout torchvision`, the report's `layouts`.
+pub(crate) const KIND: LayoutKind = LayoutKind::declared("torchvision");
+
 /// The torchvision layout (see the module's doc).
 pub(crate) struct Torchvision;
 
 impl Layout for Torchvision {
     fn kind(&self) -> LayoutKind {
-        LayoutKind::Torchvision
+        KIND
+    }
+    fn aliases(&self) -> &'static [&'static str] {
+        &["mnist", "cifar"]
     }
     fn help(&self) -> &'static str {
         "raw MNIST (train-labels-idx1-ubyte) and CIFAR (data_batch_1) files: class ids"

@@ -297,12 +297,18 @@ fn split_units(items: Vec<Item>, class_names: Option<Vec<String>>) -> Vec<Part> 
     }]
 }
 
+/// The voc layout's kind: `--layout voc`, the report's `layouts`.
+pub(crate) const KIND: LayoutKind = LayoutKind::declared("voc");
+
 /// The voc layout (see the module's doc).
 pub(crate) struct Voc;
 
 impl Layout for Voc {
     fn kind(&self) -> LayoutKind {
-        LayoutKind::Voc
+        KIND
+    }
+    fn aliases(&self) -> &'static [&'static str] {
+        &["pascalvoc"]
     }
     fn help(&self) -> &'static str {
         "SegmentationClass + JPEGImages, and Annotations/*.xml (detection)"

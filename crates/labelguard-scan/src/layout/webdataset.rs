@@ -254,12 +254,18 @@ pub(crate) fn collect(scan: &mut RootScan<'_>) {
     }
 }
 
+/// The webdataset layout's kind: `--layout webdataset`, the report's `layouts`.
+pub(crate) const KIND: LayoutKind = LayoutKind::declared("webdataset");
+
 /// The webdataset layout (see the module's doc).
 pub(crate) struct WebDataset;
 
 impl Layout for WebDataset {
     fn kind(&self) -> LayoutKind {
-        LayoutKind::WebDataset
+        KIND
+    }
+    fn aliases(&self) -> &'static [&'static str] {
+        &["wds"]
     }
     fn help(&self) -> &'static str {
         "keyed samples (000123.jpg, 000123.seg.png, 000123.cls), as WebDataset groups them"

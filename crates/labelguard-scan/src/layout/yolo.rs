@@ -190,12 +190,18 @@ pub(crate) fn collect(scan: &mut RootScan<'_>) -> Found {
     classes
 }
 
+/// The yolo layout's kind: `--layout yolo`, the report's `layouts`.
+pub(crate) const KIND: LayoutKind = LayoutKind::declared("yolo");
+
 /// The yolo layout (see the module's doc).
 pub(crate) struct Yolo;
 
 impl Layout for Yolo {
     fn kind(&self) -> LayoutKind {
-        LayoutKind::Yolo
+        KIND
+    }
+    fn aliases(&self) -> &'static [&'static str] {
+        &["ultralytics"]
     }
     fn help(&self) -> &'static str {
         "labels/**/*.txt mirroring images/ (ultralytics, Roboflow), data.yaml"

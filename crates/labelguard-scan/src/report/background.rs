@@ -1,7 +1,7 @@
 //! Whether class 0 is background for the framework a detection dataset was judged for.
 
 use crate::framework::Framework;
-use crate::layout_kind::LayoutKind;
+use crate::layout::yolo;
 use labelguard_scan_model::ScanReport;
 
 /// Whether the detection framework the labels were judged for (`--framework`, else the
@@ -12,7 +12,7 @@ pub(crate) fn background_class(report: &ScanReport) -> bool {
         .framework
         .as_deref()
         .and_then(|f| f.parse::<Framework>().ok());
-    let framework = given.unwrap_or(if report.settings.layouts.contains(&LayoutKind::Yolo) {
+    let framework = given.unwrap_or(if report.settings.layouts.contains(&yolo::KIND) {
         Framework::Ultralytics
     } else {
         Framework::Torchvision

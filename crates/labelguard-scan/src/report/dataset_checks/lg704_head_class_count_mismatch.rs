@@ -7,14 +7,14 @@
 
 use crate::checks::lg704_head_class_count_mismatch as lg704;
 use crate::framework::Framework;
-use crate::layout::LayoutKind;
+use crate::layout::yolo;
 use labelguard_scan_model::ScanFinding;
 use labelguard_scan_model::ScanReport;
 
 /// The finding when a YOLO dataset's head has more classes than its names.
 pub fn check(report: &ScanReport) -> Option<ScanFinding> {
     let st = &report.settings;
-    if st.layouts != [LayoutKind::Yolo] || st.class_names.is_empty() {
+    if st.layouts != [yolo::KIND] || st.class_names.is_empty() {
         return None;
     }
     let framework = st
