@@ -117,6 +117,15 @@ fn write_fixtures(root: &Path) {
     let merge = root.join("merge/refused.in");
     make_data(&merge);
     put(&merge, "junk.json", b"{\"hello\": 1}");
+    // A report (the output files' case's, as recorded) naming a layout this build lacks.
+    let report = include_str!("cmd/scan/outputs_written.out/out/report.json");
+    let renamed = report.replacen(
+        "\"layouts\": [\n      \"cityscapes\"",
+        "\"layouts\": [\n      \"darknet\"",
+        1,
+    );
+    assert_ne!(renamed, report, "the recorded report names its layouts");
+    put(&merge, "unknown_layout.json", renamed.as_bytes());
 
     // The output files' case writes its report, HTML and weights beside DATA, which must be
     // left as it was: `.out` holds DATA again (and the outputs, as recorded).
