@@ -7,10 +7,13 @@
 #     maturin links with zig (`--zig`, the `ziglang` package): no container is needed.
 #   - one wheel per CPython for 3.9-3.13 (the full API), and one abi3 wheel (cp312-abi3) that pip
 #     takes only where no exact wheel exists (CPython 3.14 and later). abi3 was measured against a
-#     per-version build on CPython 3.12 (make bench-abi3, bench-hot's calls, two runs): +2% and
-#     +6% summed over the eleven calls, up to +12% on one call, which does not keep enable()'s
-#     per-call cost within 5% of the per-version build; so the per-version wheels stay where they
-#     can be built (docs/guide/install.md).
+#     per-version build of the same source on CPython 3.12 and 3.13 (make bench-abi3 with these
+#     wheels, bench-hot's calls; three runs each, one with the builds' places swapped; load
+#     1.4-2.5): enable()'s added per-call cost, summed, was 6.6-8.1% higher with abi3 on 3.12 and
+#     5.0-8.2% on 3.13 (ten calls there: its `w[labels]` row is not valid with two builds in one
+#     process), up to +15% on one call, and higher on 62 of the 63 call timings. That does not
+#     keep the per-call cost within 5% of the per-version build, so the per-version wheels stay
+#     where they can be built (docs/guide/install.md).
 #   - the sdist (maturin sdist): builds anywhere with Rust >= 1.88.
 # Each wheel is then checked with `auditwheel show` (its tag must be the manylinux one).
 #
