@@ -30,7 +30,7 @@ wheel: venv
 
 ## dist: the release's files into dist/: manylinux_2_17 x86_64 wheels (CPython 3.9-3.13 one each,
 ## one abi3 wheel for 3.14 and later), linked by zig, each checked by auditwheel, and the sdist
-## (tools/dist.sh says why; docs/guide/install.md). A release build per wheel: 10-20 minutes on 2 cores.
+## (tools/dist.sh says why; docs/guide/install.md). About 30 minutes on 2 idle cores (the first wheel's cold build 9, then 3-5 per CPython).
 ## Its tools are in their own small venv, $(DIST_VENV) (requirements-dist.txt), not the tests' .venv.
 DIST_VENV ?= .venv-dist
 $(DIST_VENV)/.installed: requirements-dist.txt
