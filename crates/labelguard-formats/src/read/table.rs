@@ -188,6 +188,45 @@ pub fn is_json_lines(source: &Source) -> bool {
     object(lines.next()) && object(lines.next())
 }
 
+/// How much of a table [`column_names`] reads.
+const COLUMNS_SNIFF: u64 = 64 << 10;
+
+/// The column names of a CSV/TSV table (its header row) or of JSON Lines records (the keys of
+/// the first one), read from the file's first bytes; `None` for Parquet and for a file whose
+/// head does not give them. For what discovery reads of a table before it is scanned (the
+/// `ending0`..`ending3` columns of a multiple-choice table).
+pub fn column_names(source: &Source, format: TableFormat) -> Option<Vec<String>> {
+    let mut head = Vec::new();
+    source.read_head(COLUMNS_SNIFF, &mut head).ok()?;
+    let text = String::from_utf8_lossy(&head);
+    let text = text.trim_start_matches('\u{feff}');
+    match format {
+        TableFormat::Csv | TableFormat::Tsv => {
+            let mut rdr = csv::ReaderBuilder::new()
+                .delimiter(if format == TableFormat::Tsv {
+                    b'\t'
+                } else {
+                    b','
+                })
+                .has_headers(true)
+                .from_reader(text.as_bytes());
+            let names: Vec<String> = rdr
+                .headers()
+                .ok()?
+                .iter()
+                .map(|h| h.trim().to_string())
+                .collect();
+            Some(names)
+        }
+        TableFormat::Jsonl => {
+            let first = text.split('\n').find(|l| !l.trim().is_empty())?;
+            let value: serde_json::Value = serde_json::from_str(first).ok()?;
+            Some(value.as_object()?.keys().cloned().collect())
+        }
+        TableFormat::Parquet => None,
+    }
+}
+
 /// Picks the column: the one asked for, or the first of [`DEFAULT_COLUMNS`] present.
 fn choose(names: &[String], wanted: Option<&str>) -> Result<usize, TableError> {
     let found = match wanted {
@@ -552,6 +591,21 @@ mod tests {
             "{}",
             j.column.len()
         );
+    }
+
+    #[test]
+    fn column_names_are_read_from_the_head_of_csv_and_json_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let csv = dir.path().join("t.csv");
+        std::fs::write(&csv, "\u{feff}sent1,ending0, ending1,label\nx,a,b,0\n").unwrap();
+        let names = column_names(&Source::File(csv), TableFormat::Csv).unwrap();
+        assert_eq!(names, ["sent1", "ending0", "ending1", "label"]);
+        let jsonl = dir.path().join("t.json");
+        std::fs::write(&jsonl, "\n{\"ending0\": \"a\", \"label\": 1}\n{\"x\": 2}\n").unwrap();
+        let names = column_names(&Source::File(jsonl.clone()), TableFormat::Jsonl).unwrap();
+        assert_eq!(names, ["ending0", "label"]);
+        std::fs::write(&jsonl, "not json\n").unwrap();
+        assert_eq!(column_names(&Source::File(jsonl), TableFormat::Jsonl), None);
     }
 
     #[test]

@@ -70,6 +70,7 @@ mod image_folder;
 pub mod item;
 mod list;
 pub(crate) mod model;
+mod multiple_choice;
 mod paired;
 mod pairing;
 pub mod paths;
