@@ -7,7 +7,8 @@ Each file is loaded with `datasets` itself, the truth of what the script trains 
 reads the `.json` file as the label table it is (it was "corrupt: not a PNG, TIFF or array
 mask" named alone, and skipped in a folder); a label of -1 with PyTorch's default
 ignore_index is found with no class count given, as PyTorch's loss refuses it for every C; a
-text-only file (`{"text": ...}`) and the `id2label.json` beside the data are no error.
+text-only file (`{"text": ...}`) and the `id2label.json` beside the data are no error; a
+multiple-choice table (`run_swag.py`: `ending0`..`ending3`) has as many classes as endings.
 """
 
 import json
@@ -109,3 +110,38 @@ def test_a_text_dataset_without_labels_is_no_error(labelguard, tmp_path):
     # A column the user names and the table lacks stays an error.
     named = scan_json(labelguard, train, "--label-column", "tag")
     assert codes(named) == [("LG613", "error")]
+
+
+def swag_records(n=40, stray=None):
+    """run_swag.py's `--train_file` records: a context, four endings, the right one's index."""
+    rows = [
+        {
+            "sent1": WORDS[i % len(WORDS)],
+            "sent2": WORDS[(i + 3) % len(WORDS)],
+            **{f"ending{k}": WORDS[(i + k) % len(WORDS)] for k in range(4)},
+            "label": i % 4,
+        }
+        for i in range(n)
+    ]
+    if stray is not None:
+        rows[7]["label"] = stray
+    return rows
+
+
+def test_a_multiple_choice_table_has_as_many_classes_as_endings(labelguard, tmp_path):
+    train = write_json_lines(tmp_path / "train.json", swag_records(stray=4))
+    loaded = datasets.load_dataset("json", data_files={"train": str(train)})["train"]
+    endings = [c for c in loaded.column_names if c.startswith("ending")]
+    assert len(endings) == 4 and loaded["label"][7] == 4
+    # What AutoModelForMultipleChoice's loss meets: one score per ending, label 4 is none of them.
+    with pytest.raises(IndexError, match="out of bounds"):
+        torch.nn.functional.cross_entropy(torch.zeros(1, len(endings)), torch.tensor(loaded["label"][7:8]))
+    report = scan_json(labelguard, train)
+    assert report["settings"]["num_classes"] == 4
+    found = [x for _, x in file_findings(report)]
+    assert [(x["code"], x["severity"]) for x in found] == [("LG101", "error")]
+    assert found[0]["locations"][0]["index"] == [7]
+    # The valid twin: no finding, the four choices counted; a class count given still wins.
+    clean = scan_json(labelguard, write_json_lines(tmp_path / "train.json", swag_records()))
+    assert codes(clean) == [] and histogram(clean) == {k: 10 for k in range(4)}
+    assert codes(scan_json(labelguard, write_json_lines(train, swag_records(stray=4)), "--num-classes", "5")) == []
