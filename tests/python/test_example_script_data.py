@@ -145,3 +145,33 @@ def test_a_multiple_choice_table_has_as_many_classes_as_endings(labelguard, tmp_
     clean = scan_json(labelguard, write_json_lines(tmp_path / "train.json", swag_records()))
     assert codes(clean) == [] and histogram(clean) == {k: 10 for k in range(4)}
     assert codes(scan_json(labelguard, write_json_lines(train, swag_records(stray=4)), "--num-classes", "5")) == []
+
+
+def ner_records(n=30, stray=None):
+    """run_ner.py's `--train_file` records: words and one tag id per word."""
+    rows = [
+        {"tokens": WORDS[i % 5 : i % 5 + 4], "ner_tags": [(i + k) % 3 for k in range(4)]} for i in range(n)
+    ]
+    if stray is not None:
+        rows[5]["ner_tags"][1] = stray
+    return rows
+
+
+def test_word_labels_of_a_token_classification_file_are_read_per_word(labelguard, tmp_path):
+    train = write_json_lines(tmp_path / "train.json", ner_records())
+    # The LG613 warning names ner_tags; naming it checks each word's tag (it was 30 LG612
+    # errors, one per row, on valid data: a list was read as one unknown label).
+    assert codes(scan_json(labelguard, train)) == [("LG613", "warning")]
+    clean = scan_json(labelguard, train, "--label-column", "ner_tags")
+    assert codes(clean) == [] and histogram(clean) == {0: 40, 1: 40, 2: 40}
+    write_json_lines(train, ner_records(stray=7))
+    tags = datasets.load_dataset("json", data_files={"train": str(train)})["train"]["ner_tags"]
+    assert tags[5][1] == 7
+    # A token-classification loss over 5 labels refuses the word's tag.
+    with pytest.raises(IndexError, match="out of bounds"):
+        torch.nn.functional.cross_entropy(torch.zeros(4, 5), torch.tensor(tags[5]))
+    report = scan_json(labelguard, train, "--label-column", "ner_tags", "--num-classes", "5")
+    found = [x for _, x in file_findings(report)]
+    assert [(x["code"], x["severity"]) for x in found] == [("LG101", "error")]
+    assert found[0]["locations"][0]["index"] == [5, 1]
+    assert "ner_tags[5, 1] = 7" in found[0]["message"]

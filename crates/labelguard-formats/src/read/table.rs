@@ -57,6 +57,20 @@ pub struct LabelColumn {
     pub float_first: Vec<BadCell>,
     /// Rows read before `max_rows` stopped the reader, if it did.
     pub truncated_at: Option<u64>,
+    /// For a JSON Lines column of lists (token classification's `ner_tags`: one label per
+    /// word), where each row's labels start in `ids`; empty when every row is one label.
+    pub row_starts: Vec<usize>,
+}
+
+impl LabelColumn {
+    /// The row and the place in it of `ids[i]`, for a column of lists.
+    pub fn row_of(&self, i: usize) -> Option<(usize, usize)> {
+        let row = self
+            .row_starts
+            .partition_point(|&s| s <= i)
+            .checked_sub(1)?;
+        Some((row, i - self.row_starts[row]))
+    }
 }
 
 pub enum TableError {
@@ -83,18 +97,44 @@ struct Builder<'a> {
     max_rows: u64,
     out: LabelColumn,
     unknown_counts: HashMap<String, u64>,
+    /// Rows read: a row of a column of lists holds several ids.
+    row: usize,
 }
 
 const FIRST: usize = 5;
 
 impl Builder<'_> {
-    /// Adds one cell; `false` once `max_rows` rows were read.
+    /// Adds a row of one cell; `false` once `max_rows` ids were read.
     fn push(&mut self, cell: Cell) -> bool {
+        if !self.out.row_starts.is_empty() {
+            self.out.row_starts.push(self.out.ids.len());
+        }
+        let more = self.push_id(cell);
+        self.row += 1;
+        more
+    }
+
+    /// Adds a row of several cells (a JSON list: the labels of a sentence's words).
+    fn push_list(&mut self, cells: impl Iterator<Item = Cell>) -> bool {
+        if self.out.row_starts.is_empty() {
+            self.out.row_starts = (0..self.out.ids.len()).collect();
+        }
+        self.out.row_starts.push(self.out.ids.len());
+        for cell in cells {
+            if !self.push_id(cell) {
+                return false;
+            }
+        }
+        self.row += 1;
+        true
+    }
+
+    fn push_id(&mut self, cell: Cell) -> bool {
         if self.out.ids.len() as u64 >= self.max_rows {
             self.out.truncated_at = Some(self.max_rows);
             return false;
         }
-        let row = self.out.ids.len();
+        let row = self.row;
         let cell = match (cell, self.classes) {
             (Cell::Text(t), Some(map)) => match map.get(&t) {
                 Some(&id) => Cell::Int(id),
@@ -273,6 +313,7 @@ pub fn read_labels(
         max_rows,
         out: LabelColumn::default(),
         unknown_counts: HashMap::new(),
+        row: 0,
     };
     let (file, len) = source.open(u64::MAX)?;
     match format {
@@ -415,8 +456,16 @@ fn read_jsonl(
             b.out.column = labelguard_core::clip::echo(&first_keys[idx]);
         }
         let k = key.as_deref().expect("set above");
-        let cell = obj.get(k).map(json_cell).unwrap_or(Cell::Missing);
-        if !b.push(cell) {
+        let more = match obj.get(k) {
+            // One label per word (`ner_tags`, `pos_tags`): each is an id.
+            Some(serde_json::Value::Array(items))
+                if items.iter().all(|v| !v.is_array() && !v.is_object()) =>
+            {
+                b.push_list(items.iter().map(json_cell))
+            }
+            cell => b.push(cell.map(json_cell).unwrap_or(Cell::Missing)),
+        };
+        if !more {
             break;
         }
     }
@@ -606,6 +655,35 @@ mod tests {
         assert_eq!(names, ["ending0", "label"]);
         std::fs::write(&jsonl, "not json\n").unwrap();
         assert_eq!(column_names(&Source::File(jsonl), TableFormat::Jsonl), None);
+    }
+
+    #[test]
+    fn a_column_of_lists_is_one_id_per_word_with_its_row() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("ner.jsonl");
+        // A scalar row first, then word labels, an empty list, a bad word label.
+        std::fs::write(
+            &p,
+            "{\"ner_tags\": 4}\n{\"ner_tags\": [0, 1, 2]}\n{\"ner_tags\": []}\n{\"ner_tags\": [3, \"x\"]}\n",
+        )
+        .unwrap();
+        let col = read_labels(
+            &Source::File(p),
+            TableFormat::Jsonl,
+            Some("ner_tags"),
+            None,
+            -100,
+            u64::MAX,
+        )
+        .unwrap_or_else(|_| panic!("read"));
+        assert_eq!(col.ids, [4, 0, 1, 2, 3, -100]);
+        assert_eq!(col.row_starts, [0, 1, 4, 4]);
+        assert_eq!(col.row_of(0), Some((0, 0)));
+        assert_eq!(col.row_of(3), Some((1, 2)));
+        assert_eq!(col.row_of(5), Some((3, 1)));
+        // The bad word is named by its row.
+        assert_eq!(col.unknown, 1);
+        assert_eq!(col.unknown_first[0].row, 3);
     }
 
     #[test]
