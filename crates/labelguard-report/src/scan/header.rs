@@ -6,11 +6,12 @@ use labelguard_scan_model::ScanReport;
 
 /// Files were read and none held a class id (a folder of photos without labels, DCGAN's or
 /// DreamBooth's; a text dataset with no label column): there is no class count to be unknown.
-/// Unreadable files keep the usual words, since their ids are not known to be absent.
+/// Unreadable files keep the usual words, since their ids are not known to be absent; other
+/// findings (a model folder's, `--model`) do not.
 pub fn no_labels(r: &ScanReport) -> bool {
     let s = &r.summary;
     s.files_scanned > 0
-        && s.files_with_errors == 0
+        && !r.files.iter().any(|f| f.unreadable())
         && s.elements == 0
         && r.histogram.classes.is_empty()
         && !tokens::token_data(r)
