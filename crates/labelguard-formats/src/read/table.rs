@@ -228,8 +228,9 @@ pub fn is_json_lines(source: &Source) -> bool {
     object(lines.next()) && object(lines.next())
 }
 
-/// How much of a table [`column_names`] reads.
-const COLUMNS_SNIFF: u64 = 64 << 10;
+/// How much of a table [`column_names`] reads: discovery asks it of every table of the files
+/// layout, so a header row or a first record, not more.
+const COLUMNS_SNIFF: u64 = 16 << 10;
 
 /// The column names of a CSV/TSV table (its header row) or of JSON Lines records (the keys of
 /// the first one), read from the file's first bytes; `None` for Parquet and for a file whose
