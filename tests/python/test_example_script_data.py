@@ -157,15 +157,25 @@ def ner_records(n=30, stray=None):
     return rows
 
 
-def test_word_labels_of_a_token_classification_file_are_read_per_word(labelguard, tmp_path):
-    train = write_json_lines(tmp_path / "train.json", ner_records())
+def write_ner(path, rows):
+    """JSON Lines as run_ner.py's --train_file, or the Parquet file of a Hub NER dataset."""
+    if path.suffix == ".parquet":
+        datasets.Dataset.from_list(rows).to_parquet(str(path))
+        return path
+    return write_json_lines(path, rows)
+
+
+@pytest.mark.parametrize("suffix", ["json", "parquet"])
+def test_word_labels_of_a_token_classification_file_are_read_per_word(labelguard, tmp_path, suffix):
+    train = write_ner(tmp_path / f"train.{suffix}", ner_records())
     # The LG613 warning names ner_tags; naming it checks each word's tag (it was 30 LG612
     # errors, one per row, on valid data: a list was read as one unknown label).
     assert codes(scan_json(labelguard, train)) == [("LG613", "warning")]
     clean = scan_json(labelguard, train, "--label-column", "ner_tags")
     assert codes(clean) == [] and histogram(clean) == {0: 40, 1: 40, 2: 40}
-    write_json_lines(train, ner_records(stray=7))
-    tags = datasets.load_dataset("json", data_files={"train": str(train)})["train"]["ner_tags"]
+    write_ner(train, ner_records(stray=7))
+    builder = "parquet" if suffix == "parquet" else "json"
+    tags = datasets.load_dataset(builder, data_files={"train": str(train)})["train"]["ner_tags"]
     assert tags[5][1] == 7
     # A token-classification loss over 5 labels refuses the word's tag.
     with pytest.raises(IndexError, match="out of bounds"):

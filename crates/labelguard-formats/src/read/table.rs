@@ -516,27 +516,39 @@ fn read_parquet(
         .map_err(|e| corrupt(format!("corrupt Parquet file: {e}")))?;
     for row in rows {
         let row = row.map_err(|e| corrupt(format!("corrupt Parquet row group: {e}")))?;
-        let cell = match row.get_column_iter().next().map(|(_, f)| f) {
-            None | Some(Field::Null) => Cell::Missing,
-            Some(Field::Bool(v)) => Cell::Int(*v as i64),
-            Some(Field::Byte(v)) => Cell::Int(*v as i64),
-            Some(Field::Short(v)) => Cell::Int(*v as i64),
-            Some(Field::Int(v)) => Cell::Int(*v as i64),
-            Some(Field::Long(v)) => Cell::Int(*v),
-            Some(Field::UByte(v)) => Cell::Int(*v as i64),
-            Some(Field::UShort(v)) => Cell::Int(*v as i64),
-            Some(Field::UInt(v)) => Cell::Int(*v as i64),
-            Some(Field::ULong(v)) => Cell::Int((*v).min(i64::MAX as u64) as i64),
-            Some(Field::Float(v)) => Cell::Float(*v as f64),
-            Some(Field::Double(v)) => Cell::Float(*v),
-            Some(Field::Str(s)) => Cell::from_text(s),
-            Some(other) => Cell::Text(other.to_string()),
+        let more = match row.get_column_iter().next().map(|(_, f)| f) {
+            // One label per word (`ner_tags` of a Hub NER dataset): each is an id.
+            Some(Field::ListInternal(list)) if list.elements().iter().all(Field::is_primitive) => {
+                b.push_list(list.elements().iter().map(parquet_cell))
+            }
+            field => b.push(field.map_or(Cell::Missing, parquet_cell)),
         };
-        if !b.push(cell) {
+        if !more {
             break;
         }
     }
     Ok(())
+}
+
+#[cfg(feature = "parquet")]
+fn parquet_cell(f: &parquet::record::Field) -> Cell {
+    use parquet::record::Field;
+    match f {
+        Field::Null => Cell::Missing,
+        Field::Bool(v) => Cell::Int(*v as i64),
+        Field::Byte(v) => Cell::Int(*v as i64),
+        Field::Short(v) => Cell::Int(*v as i64),
+        Field::Int(v) => Cell::Int(*v as i64),
+        Field::Long(v) => Cell::Int(*v),
+        Field::UByte(v) => Cell::Int(*v as i64),
+        Field::UShort(v) => Cell::Int(*v as i64),
+        Field::UInt(v) => Cell::Int(*v as i64),
+        Field::ULong(v) => Cell::Int((*v).min(i64::MAX as u64) as i64),
+        Field::Float(v) => Cell::Float(*v as f64),
+        Field::Double(v) => Cell::Float(*v),
+        Field::Str(s) => Cell::from_text(s),
+        other => Cell::Text(other.to_string()),
+    }
 }
 
 #[cfg(not(feature = "parquet"))]
