@@ -185,3 +185,24 @@ def test_word_labels_of_a_token_classification_file_are_read_per_word(labelguard
     assert [(x["code"], x["severity"]) for x in found] == [("LG101", "error")]
     assert found[0]["locations"][0]["index"] == [5, 1]
     assert "ner_tags[5, 1] = 7" in found[0]["message"]
+
+
+def test_label_names_that_the_script_numbers_are_a_warning(labelguard, tmp_path):
+    rows = [dict(r, label=["negative", "positive"][r["label"]]) for r in sentences()]
+    path = write_table(tmp_path / "train.csv", rows)
+    labels = datasets.load_dataset("csv", data_files={"train": str(path)})["train"]["label"]
+    # run_classification.py's (and run_glue.py's) classes: the sorted distinct names, so every
+    # label has an id and nothing reaches the loss out of range.
+    label_list = sorted(set(labels))
+    assert label_list == ["negative", "positive"]
+    assert all(0 <= label_list.index(x) < len(label_list) for x in labels)
+    report = scan_json(labelguard, path)
+    assert codes(report) == [("LG612", "warning")] and report["summary"]["status"] == "warnings"
+    assert report["summary"]["bad_elements"] == 0
+    # With a classes file the names are checked: one it lacks is an error.
+    classes = tmp_path / "classes.txt"
+    classes.write_text("negative\n")
+    assert codes(scan_json(labelguard, path, "--classes", str(classes))) == [("LG612", "error")]
+    # An empty cell among the names stays an error.
+    rows[13]["label"] = ""
+    assert codes(scan_json(labelguard, write_table(path, rows))) == [("LG612", "error")]

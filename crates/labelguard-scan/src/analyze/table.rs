@@ -84,7 +84,9 @@ fn table_findings(r: &mut FileResult, col: &LabelColumn, ctx: &Ctx<'_>) {
         &col.unknown_values,
         !ctx.class_map.is_empty(),
     ) {
-        r.bad += col.unknown;
+        if f.severity == labelguard_core::Severity::Error {
+            r.bad += col.unknown;
+        }
         r.findings.push(f);
     }
     if col.floats > 0 {

@@ -5,7 +5,7 @@
 
 use labelguard_core::finding::ValueCount;
 use labelguard_core::rules::LG612;
-use labelguard_core::{Finding, Verdict};
+use labelguard_core::{Finding, Severity, Verdict};
 use labelguard_formats::bad_cell::BadCell;
 
 /// The finding when column `name` (of `rows` rows) has `unknown` labels (the first few `cells`
@@ -57,5 +57,26 @@ pub fn finding(
             count: *n,
         })
         .collect();
+    if !have_classes && unknown == rows as u64 && values.iter().all(|(v, _)| !v.is_empty()) {
+        return Some(names_only(f, name, rows, values));
+    }
     Some(f)
+}
+
+/// Every label is a name and no classes file was given (`positive`/`negative` in the
+/// `--train_file` of transformers' `run_glue.py` or `run_classification.py`, which number the
+/// sorted distinct names themselves): a warning that the names were not checked, not an error
+/// on every row of valid data.
+fn names_only(mut f: Finding, name: &str, rows: usize, values: &[(String, u64)]) -> Finding {
+    let mut names: Vec<&str> = values.iter().map(|(v, _)| v.as_str()).collect();
+    names.sort_unstable();
+    let listed = match names.len() {
+        n if n > 8 => format!("{}, ... ({n} or more distinct)", names[..8].join(", ")),
+        n => format!("{} ({n} distinct)", names.join(", ")),
+    };
+    f.message = format!("the {rows} labels in '{name}' are names, not class ids, so they were not range-checked: {listed}");
+    f.hint = Some("a script that numbers the names itself trains on them: transformers' run_glue.py and run_classification.py take the sorted distinct names as the classes".into());
+    f.fix = "nothing to do for such a script; to check the names against the model's classes, pass --classes FILE (one class name per line)".into();
+    f.verdict = Verdict::Ok;
+    f.severity(Severity::Warning)
 }
