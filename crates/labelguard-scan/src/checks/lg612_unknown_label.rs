@@ -64,9 +64,9 @@ pub fn finding(
 }
 
 /// Every label is a name and no classes file was given (`positive`/`negative` in the
-/// `--train_file` of transformers' `run_glue.py` or `run_classification.py`, which number the
-/// sorted distinct names themselves): a warning that the names were not checked, not an error
-/// on every row of valid data.
+/// `--train_file` of transformers' `run_glue.py` or `run_classification.py`, which map the
+/// sorted distinct names to ids themselves): a warning that the names were not checked, not an
+/// error on every row of valid data.
 fn names_only(mut f: Finding, name: &str, rows: usize, values: &[(String, u64)]) -> Finding {
     let mut names: Vec<&str> = values.iter().map(|(v, _)| v.as_str()).collect();
     names.sort_unstable();
@@ -75,7 +75,7 @@ fn names_only(mut f: Finding, name: &str, rows: usize, values: &[(String, u64)])
         n => format!("{} ({n} distinct)", names.join(", ")),
     };
     f.message = format!("the {rows} labels in '{name}' are names, not class ids, so they were not range-checked: {listed}");
-    f.hint = Some("a script that numbers the names itself trains on them: transformers' run_glue.py and run_classification.py take the sorted distinct names as the classes".into());
+    f.hint = Some("a script that numbers the names itself makes no id out of range: transformers' run_glue.py and run_classification.py map the sorted distinct names to 0..K-1".into());
     f.fix = "nothing to do for such a script; to check the names against the model's classes, pass --classes FILE (one class name per line)".into();
     f.verdict = Verdict::Ok;
     f.severity(Severity::Warning)
