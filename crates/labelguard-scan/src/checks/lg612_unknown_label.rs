@@ -70,9 +70,14 @@ pub fn finding(
 fn names_only(mut f: Finding, name: &str, rows: usize, values: &[(String, u64)]) -> Finding {
     let mut names: Vec<&str> = values.iter().map(|(v, _)| v.as_str()).collect();
     names.sort_unstable();
+    // The reader counts at most 64 distinct values.
+    let distinct = match names.len() {
+        n if n >= 64 => format!("{n} or more distinct"),
+        n => format!("{n} distinct"),
+    };
     let listed = match names.len() {
-        n if n > 8 => format!("{}, ... ({n} or more distinct)", names[..8].join(", ")),
-        n => format!("{} ({n} distinct)", names.join(", ")),
+        n if n > 8 => format!("{}, ... ({distinct})", names[..8].join(", ")),
+        _ => format!("{} ({distinct})", names.join(", ")),
     };
     f.message = format!("the {rows} labels in '{name}' are names, not class ids, so they were not range-checked: {listed}");
     f.hint = Some("a script that numbers the names itself makes no id out of range: transformers' run_glue.py and run_classification.py map the sorted distinct names to 0..K-1".into());
