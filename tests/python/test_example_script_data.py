@@ -7,7 +7,8 @@ Each file is loaded with `datasets` itself, the truth of what the script trains 
 reads the `.json` file as the label table it is (it was "corrupt: not a PNG, TIFF or array
 mask" named alone, and skipped in a folder); a label of -1 with PyTorch's default
 ignore_index is found with no class count given, as PyTorch's loss refuses it for every C; a
-text-only file (`{"text": ...}`) and the `id2label.json` beside the data are no error.
+text-only file (`{"text": ...}`) and the `id2label.json` beside the data are no error; a
+multiple-choice table (`run_swag.py`: `ending0`..`ending3`) has as many classes as endings.
 """
 
 import json
@@ -109,3 +110,99 @@ def test_a_text_dataset_without_labels_is_no_error(labelguard, tmp_path):
     # A column the user names and the table lacks stays an error.
     named = scan_json(labelguard, train, "--label-column", "tag")
     assert codes(named) == [("LG613", "error")]
+
+
+def swag_records(n=40, stray=None):
+    """run_swag.py's `--train_file` records: a context, four endings, the right one's index."""
+    rows = [
+        {
+            "sent1": WORDS[i % len(WORDS)],
+            "sent2": WORDS[(i + 3) % len(WORDS)],
+            **{f"ending{k}": WORDS[(i + k) % len(WORDS)] for k in range(4)},
+            "label": i % 4,
+        }
+        for i in range(n)
+    ]
+    if stray is not None:
+        rows[7]["label"] = stray
+    return rows
+
+
+def test_a_multiple_choice_table_has_as_many_classes_as_endings(labelguard, tmp_path):
+    train = write_json_lines(tmp_path / "train.json", swag_records(stray=4))
+    loaded = datasets.load_dataset("json", data_files={"train": str(train)})["train"]
+    endings = [c for c in loaded.column_names if c.startswith("ending")]
+    assert len(endings) == 4 and loaded["label"][7] == 4
+    # What AutoModelForMultipleChoice's loss meets: one score per ending, label 4 is none of them.
+    with pytest.raises(IndexError, match="out of bounds"):
+        torch.nn.functional.cross_entropy(torch.zeros(1, len(endings)), torch.tensor(loaded["label"][7:8]))
+    report = scan_json(labelguard, train)
+    assert report["settings"]["num_classes"] == 4
+    found = [x for _, x in file_findings(report)]
+    assert [(x["code"], x["severity"]) for x in found] == [("LG101", "error")]
+    assert found[0]["locations"][0]["index"] == [7]
+    # The valid twin: no finding, the four choices counted; a class count given still wins.
+    clean = scan_json(labelguard, write_json_lines(tmp_path / "train.json", swag_records()))
+    assert codes(clean) == [] and histogram(clean) == {k: 10 for k in range(4)}
+    assert codes(scan_json(labelguard, write_json_lines(train, swag_records(stray=4)), "--num-classes", "5")) == []
+
+
+def ner_records(n=30, stray=None):
+    """run_ner.py's `--train_file` records: words and one tag id per word."""
+    rows = [
+        {"tokens": WORDS[i % 5 : i % 5 + 4], "ner_tags": [(i + k) % 3 for k in range(4)]} for i in range(n)
+    ]
+    if stray is not None:
+        rows[5]["ner_tags"][1] = stray
+    return rows
+
+
+def write_ner(path, rows):
+    """JSON Lines as run_ner.py's --train_file, or the Parquet file of a Hub NER dataset."""
+    if path.suffix == ".parquet":
+        datasets.Dataset.from_list(rows).to_parquet(str(path))
+        return path
+    return write_json_lines(path, rows)
+
+
+@pytest.mark.parametrize("suffix", ["json", "parquet"])
+def test_word_labels_of_a_token_classification_file_are_read_per_word(labelguard, tmp_path, suffix):
+    train = write_ner(tmp_path / f"train.{suffix}", ner_records())
+    # The LG613 warning names ner_tags; naming it checks each word's tag (it was 30 LG612
+    # errors, one per row, on valid data: a list was read as one unknown label).
+    assert codes(scan_json(labelguard, train)) == [("LG613", "warning")]
+    clean = scan_json(labelguard, train, "--label-column", "ner_tags")
+    assert codes(clean) == [] and histogram(clean) == {0: 40, 1: 40, 2: 40}
+    write_ner(train, ner_records(stray=7))
+    builder = "parquet" if suffix == "parquet" else "json"
+    tags = datasets.load_dataset(builder, data_files={"train": str(train)})["train"]["ner_tags"]
+    assert tags[5][1] == 7
+    # A token-classification loss over 5 labels refuses the word's tag.
+    with pytest.raises(IndexError, match="out of bounds"):
+        torch.nn.functional.cross_entropy(torch.zeros(4, 5), torch.tensor(tags[5]))
+    report = scan_json(labelguard, train, "--label-column", "ner_tags", "--num-classes", "5")
+    found = [x for _, x in file_findings(report)]
+    assert [(x["code"], x["severity"]) for x in found] == [("LG101", "error")]
+    assert found[0]["locations"][0]["index"] == [5, 1]
+    assert "ner_tags[5, 1] = 7" in found[0]["message"]
+
+
+def test_label_names_that_the_script_numbers_are_a_warning(labelguard, tmp_path):
+    rows = [dict(r, label=["negative", "positive"][r["label"]]) for r in sentences()]
+    path = write_table(tmp_path / "train.csv", rows)
+    labels = datasets.load_dataset("csv", data_files={"train": str(path)})["train"]["label"]
+    # run_classification.py's (and run_glue.py's) classes: the sorted distinct names, so every
+    # label has an id and nothing reaches the loss out of range.
+    label_list = sorted(set(labels))
+    assert label_list == ["negative", "positive"]
+    assert all(0 <= label_list.index(x) < len(label_list) for x in labels)
+    report = scan_json(labelguard, path)
+    assert codes(report) == [("LG612", "warning")] and report["summary"]["status"] == "warnings"
+    assert report["summary"]["bad_elements"] == 0
+    # With a classes file the names are checked: one it lacks is an error.
+    classes = tmp_path / "classes.txt"
+    classes.write_text("negative\n")
+    assert codes(scan_json(labelguard, path, "--classes", str(classes))) == [("LG612", "error")]
+    # An empty cell among the names stays an error.
+    rows[13]["label"] = ""
+    assert codes(scan_json(labelguard, write_table(path, rows))) == [("LG612", "error")]

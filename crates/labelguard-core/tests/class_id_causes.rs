@@ -210,3 +210,39 @@ fn stray_labels_of_index_ops_keep_their_rule_and_name_the_sample() {
     );
     assert!(f[0].fix.starts_with("correct or drop"), "{}", f[0].fix);
 }
+
+#[test]
+fn a_255_label_per_sample_is_worded_as_a_sample_not_a_pixel() {
+    // MNIST's targets or a classification table: one label per sample, one of them 255.
+    let ids: Vec<i64> = (0..30)
+        .map(|i| if i == 12 { 255 } else { i % 10 })
+        .collect();
+    let per_sample = TensorView::of_i64(&ids);
+    let f = class_ids(&per_sample, "label", 10, -100, Verdict::DeviceAssert);
+    assert_eq!(f.len(), 1);
+    assert_eq!(f[0].code, "LG103", "{f:?}");
+    assert!(
+        f[0].message.contains("255, the 'unlabelled' marker"),
+        "{f:?}"
+    );
+    let hint = f[0].hint.as_deref().unwrap();
+    assert!(
+        hint.starts_with("one label per sample") && !hint.contains("pixels"),
+        "{hint}"
+    );
+    assert!(
+        f[0].fix
+            .starts_with("relabel or drop the samples labelled 255"),
+        "{f:?}"
+    );
+    // The same ids as a mask (`[1, H, W]`): a void border of pixels, whose fix is the ignore_index.
+    let bytes: Vec<u8> = ids.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let mask = TensorView::new(DType::I64, &[1, 5, 6], &bytes).unwrap();
+    let f = class_ids(&mask, "mask", 10, -100, Verdict::DeviceAssert);
+    assert_eq!(f[0].code, "LG103", "{f:?}");
+    assert!(
+        f[0].hint.as_deref().unwrap().contains("unlabelled pixels"),
+        "{f:?}"
+    );
+    assert!(f[0].fix.starts_with("pass ignore_index=255"), "{f:?}");
+}

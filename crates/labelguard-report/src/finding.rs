@@ -4,20 +4,30 @@ use crate::{look, visible, Style};
 use labelguard_core::finding::{shape_str, values_str};
 use labelguard_core::{Finding, Severity, Verdict};
 
+/// What a finding's header says of PyTorch, in parentheses: its verdict. An error that follows
+/// from one already explained (LG904, LG909) is a warning: its header must not also say
+/// "(error)". A finding of something PyTorch accepts (LG613's text table whose rows were not
+/// checked, LG815's chat file) says nothing: "(ok)" beside a warning would read as its verdict.
+pub(crate) fn verdict_note(f: &Finding) -> Option<&'static str> {
+    match (f.severity, f.verdict) {
+        (Severity::Warning, Verdict::Error | Verdict::DeviceAssert) => {
+            Some("follows an earlier error")
+        }
+        (_, Verdict::Ok) => None,
+        (_, v) => Some(v.as_str()),
+    }
+}
+
 /// One finding as a block of text.
 pub fn finding_text(f: &Finding, style: Style) -> String {
-    // An error that follows from one already explained (LG904, LG909) is a warning: its header
-    // must not also say "(error)".
-    let verdict = match (f.severity, f.verdict) {
-        (Severity::Warning, Verdict::Error | Verdict::DeviceAssert) => "follows an earlier error",
-        (_, v) => v.as_str(),
-    };
+    let verdict = verdict_note(f)
+        .map(|v| format!(" ({v})"))
+        .unwrap_or_default();
     let mut out = format!(
-        "{}[{}] {} ({})\n  {}\n",
+        "{}[{}] {}{verdict}\n  {}\n",
         style.paint(look::severity(f.severity), f.severity.as_str()),
         style.paint(look::HEADING, f.code),
         f.rule,
-        verdict,
         visible(&f.message)
     );
     if !f.locations.is_empty() {

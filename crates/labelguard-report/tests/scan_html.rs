@@ -80,3 +80,23 @@ fn file_names_are_escaped_everywhere() {
     };
     assert!(!html.chars().any(forbidden), "{html}");
 }
+
+/// A text dataset (`{"text": ...}` records, run_clm.py's `--train_file`): no label column, so no
+/// class id. The page says that no labels were found, shows no ignore_index, and gives LG613's
+/// warning no "(ok)" verdict.
+#[test]
+fn a_dataset_without_labels_says_so_and_its_warning_has_no_verdict() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    put(
+        dir.path(),
+        "train.jsonl",
+        b"{\"text\": \"a b c\"}\n{\"text\": \"d e\"}\n",
+    );
+    let opts = ScanOptions::resolve(None, &Overrides::default()).expect("valid settings");
+    let report =
+        labelguard_scan::scan(&[dir.path().to_path_buf()], &opts, &Silent).expect("scan runs");
+    let page = labelguard_report::scan::html(&report, None);
+    assert!(page.contains("no labels found"), "{page}");
+    assert!(!page.contains("ignore_index"), "{page}");
+    assert!(page.contains("LG613") && !page.contains("(ok)"), "{page}");
+}

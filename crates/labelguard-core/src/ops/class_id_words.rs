@@ -29,6 +29,17 @@ pub(crate) struct ClassIdFacts<'a> {
     pub stray: bool,
 }
 
+impl ClassIdFacts<'_> {
+    /// The targets are one label per sample (a `[N]` target, a table's label column, MNIST's
+    /// targets), not the pixels of a mask: the first bad place has a single index.
+    pub fn per_sample(&self) -> bool {
+        self.located
+            .first
+            .first()
+            .is_some_and(|(i, _)| i.len() == 1)
+    }
+}
+
 /// The ignore value of a loss that has no `ignore_index` (multi_margin_loss): no class id is it.
 pub(crate) const NO_IGNORE: i64 = i64::MIN;
 

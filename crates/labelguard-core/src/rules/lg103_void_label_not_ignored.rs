@@ -36,20 +36,38 @@ pub(crate) const CAUSE: ClassIdCause = ClassIdCause {
 };
 
 /// 255 is the void label: the fix is the loss's ignore_index, or, for a loss without one, the
-/// samples' removal.
+/// samples' removal. On one label per sample (a classification table, MNIST's targets) 255 is
+/// no unlabelled pixel but a sample marked unlabelled, or a corrupt label: its words say so.
 fn words(f: &ClassIdFacts<'_>) -> Words {
     let (n, c, ignore, first) = (f.n, f.c, f.ignore, &f.first);
+    let per_sample = f.per_sample();
     let (ignored, fix) = if ignore == NO_IGNORE {
         ("the loss has no ignore_index".to_string(), drop_marked(255))
+    } else if per_sample {
+        (
+            format!("ignore_index is {ignore}"),
+            "relabel or drop the samples labelled 255; or, to skip them in the loss, pass ignore_index=255 (nn.CrossEntropyLoss(ignore_index=255))".into(),
+        )
     } else {
         (
             format!("ignore_index is {ignore}"),
             "pass ignore_index=255 (nn.CrossEntropyLoss(ignore_index=255))".into(),
         )
     };
+    let (what, hint) = if per_sample {
+        (
+            "the 'unlabelled' marker",
+            format!("one label per sample, and 255 is none of the {c} classes: samples marked unlabelled (255 is the void value of segmentation masks), or corrupt labels"),
+        )
+    } else {
+        (
+            "the void label",
+            "255 marks unlabelled pixels (object borders, padding) in VOC, Cityscapes trainIds and most segmentation pipelines".to_string(),
+        )
+    };
     Words {
-        message: format!("{} {} 255, the void label, but {ignored} and the model has {c} classes{first}", count(n, "target"), is_are(n)),
-        hint: Some("255 marks unlabelled pixels (object borders, padding) in VOC, Cityscapes trainIds and most segmentation pipelines".into()),
+        message: format!("{} {} 255, {what}, but {ignored} and the model has {c} classes{first}", count(n, "target"), is_are(n)),
+        hint: Some(hint),
         fix,
     }
 }

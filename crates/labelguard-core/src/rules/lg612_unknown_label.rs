@@ -5,7 +5,9 @@ declare_rule! {
     ///
     /// ## What it checks
     /// Each cell of the label column (`--label-column`) must be an integer class id or, with `--classes FILE`, one
-    /// of the listed class names.
+    /// of the listed class names. When every label is a name and no classes file is given (`positive`/`negative`
+    /// in the `--train_file` of transformers' `run_glue.py` or `run_classification.py`, which number the sorted
+    /// distinct names themselves), the finding is a warning that the names were not range-checked.
     ///
     /// ## Why it matters
     /// A lookup `class_to_idx[name]` raises `KeyError` in a DataLoader worker; code that falls back to `-1` or to

@@ -1,7 +1,7 @@
 use crate::rule::declare_rule;
 
 declare_rule! {
-    /// The label column named by `--label-column` is not in the table.
+    /// The table has no label column: not the one `--label-column` names, nor (a warning) one of the usual names.
     ///
     /// ## What it checks
     /// The header of CSV/TSV files, the keys of JSONL records (`.jsonl`, or JSON Lines in a `.json`

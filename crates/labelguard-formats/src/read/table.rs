@@ -57,6 +57,20 @@ pub struct LabelColumn {
     pub float_first: Vec<BadCell>,
     /// Rows read before `max_rows` stopped the reader, if it did.
     pub truncated_at: Option<u64>,
+    /// For a JSON Lines column of lists (token classification's `ner_tags`: one label per
+    /// word), where each row's labels start in `ids`; empty when every row is one label.
+    pub row_starts: Vec<usize>,
+}
+
+impl LabelColumn {
+    /// The row and the place in it of `ids[i]`, for a column of lists.
+    pub fn row_of(&self, i: usize) -> Option<(usize, usize)> {
+        let row = self
+            .row_starts
+            .partition_point(|&s| s <= i)
+            .checked_sub(1)?;
+        Some((row, i - self.row_starts[row]))
+    }
 }
 
 pub enum TableError {
@@ -83,18 +97,44 @@ struct Builder<'a> {
     max_rows: u64,
     out: LabelColumn,
     unknown_counts: HashMap<String, u64>,
+    /// Rows read: a row of a column of lists holds several ids.
+    row: usize,
 }
 
 const FIRST: usize = 5;
 
 impl Builder<'_> {
-    /// Adds one cell; `false` once `max_rows` rows were read.
+    /// Adds a row of one cell; `false` once `max_rows` ids were read.
     fn push(&mut self, cell: Cell) -> bool {
+        if !self.out.row_starts.is_empty() {
+            self.out.row_starts.push(self.out.ids.len());
+        }
+        let more = self.push_id(cell);
+        self.row += 1;
+        more
+    }
+
+    /// Adds a row of several cells (a JSON list: the labels of a sentence's words).
+    fn push_list(&mut self, cells: impl Iterator<Item = Cell>) -> bool {
+        if self.out.row_starts.is_empty() {
+            self.out.row_starts = (0..self.out.ids.len()).collect();
+        }
+        self.out.row_starts.push(self.out.ids.len());
+        for cell in cells {
+            if !self.push_id(cell) {
+                return false;
+            }
+        }
+        self.row += 1;
+        true
+    }
+
+    fn push_id(&mut self, cell: Cell) -> bool {
         if self.out.ids.len() as u64 >= self.max_rows {
             self.out.truncated_at = Some(self.max_rows);
             return false;
         }
-        let row = self.out.ids.len();
+        let row = self.row;
         let cell = match (cell, self.classes) {
             (Cell::Text(t), Some(map)) => match map.get(&t) {
                 Some(&id) => Cell::Int(id),
@@ -188,6 +228,46 @@ pub fn is_json_lines(source: &Source) -> bool {
     object(lines.next()) && object(lines.next())
 }
 
+/// How much of a table [`column_names`] reads: discovery asks it of every table of the files
+/// layout, so a header row or a first record, not more.
+const COLUMNS_SNIFF: u64 = 16 << 10;
+
+/// The column names of a CSV/TSV table (its header row) or of JSON Lines records (the keys of
+/// the first one), read from the file's first bytes; `None` for Parquet and for a file whose
+/// head does not give them. For what discovery reads of a table before it is scanned (the
+/// `ending0`..`ending3` columns of a multiple-choice table).
+pub fn column_names(source: &Source, format: TableFormat) -> Option<Vec<String>> {
+    let mut head = Vec::new();
+    source.read_head(COLUMNS_SNIFF, &mut head).ok()?;
+    let text = String::from_utf8_lossy(&head);
+    let text = text.trim_start_matches('\u{feff}');
+    match format {
+        TableFormat::Csv | TableFormat::Tsv => {
+            let mut rdr = csv::ReaderBuilder::new()
+                .delimiter(if format == TableFormat::Tsv {
+                    b'\t'
+                } else {
+                    b','
+                })
+                .has_headers(true)
+                .from_reader(text.as_bytes());
+            let names: Vec<String> = rdr
+                .headers()
+                .ok()?
+                .iter()
+                .map(|h| h.trim().to_string())
+                .collect();
+            Some(names)
+        }
+        TableFormat::Jsonl => {
+            let first = text.split('\n').find(|l| !l.trim().is_empty())?;
+            let value: serde_json::Value = serde_json::from_str(first).ok()?;
+            Some(value.as_object()?.keys().cloned().collect())
+        }
+        TableFormat::Parquet => None,
+    }
+}
+
 /// Picks the column: the one asked for, or the first of [`DEFAULT_COLUMNS`] present.
 fn choose(names: &[String], wanted: Option<&str>) -> Result<usize, TableError> {
     let found = match wanted {
@@ -234,6 +314,7 @@ pub fn read_labels(
         max_rows,
         out: LabelColumn::default(),
         unknown_counts: HashMap::new(),
+        row: 0,
     };
     let (file, len) = source.open(u64::MAX)?;
     match format {
@@ -376,8 +457,16 @@ fn read_jsonl(
             b.out.column = labelguard_core::clip::echo(&first_keys[idx]);
         }
         let k = key.as_deref().expect("set above");
-        let cell = obj.get(k).map(json_cell).unwrap_or(Cell::Missing);
-        if !b.push(cell) {
+        let more = match obj.get(k) {
+            // One label per word (`ner_tags`, `pos_tags`): each is an id.
+            Some(serde_json::Value::Array(items))
+                if items.iter().all(|v| !v.is_array() && !v.is_object()) =>
+            {
+                b.push_list(items.iter().map(json_cell))
+            }
+            cell => b.push(cell.map(json_cell).unwrap_or(Cell::Missing)),
+        };
+        if !more {
             break;
         }
     }
@@ -427,27 +516,39 @@ fn read_parquet(
         .map_err(|e| corrupt(format!("corrupt Parquet file: {e}")))?;
     for row in rows {
         let row = row.map_err(|e| corrupt(format!("corrupt Parquet row group: {e}")))?;
-        let cell = match row.get_column_iter().next().map(|(_, f)| f) {
-            None | Some(Field::Null) => Cell::Missing,
-            Some(Field::Bool(v)) => Cell::Int(*v as i64),
-            Some(Field::Byte(v)) => Cell::Int(*v as i64),
-            Some(Field::Short(v)) => Cell::Int(*v as i64),
-            Some(Field::Int(v)) => Cell::Int(*v as i64),
-            Some(Field::Long(v)) => Cell::Int(*v),
-            Some(Field::UByte(v)) => Cell::Int(*v as i64),
-            Some(Field::UShort(v)) => Cell::Int(*v as i64),
-            Some(Field::UInt(v)) => Cell::Int(*v as i64),
-            Some(Field::ULong(v)) => Cell::Int((*v).min(i64::MAX as u64) as i64),
-            Some(Field::Float(v)) => Cell::Float(*v as f64),
-            Some(Field::Double(v)) => Cell::Float(*v),
-            Some(Field::Str(s)) => Cell::from_text(s),
-            Some(other) => Cell::Text(other.to_string()),
+        let more = match row.get_column_iter().next().map(|(_, f)| f) {
+            // One label per word (`ner_tags` of a Hub NER dataset): each is an id.
+            Some(Field::ListInternal(list)) if list.elements().iter().all(Field::is_primitive) => {
+                b.push_list(list.elements().iter().map(parquet_cell))
+            }
+            field => b.push(field.map_or(Cell::Missing, parquet_cell)),
         };
-        if !b.push(cell) {
+        if !more {
             break;
         }
     }
     Ok(())
+}
+
+#[cfg(feature = "parquet")]
+fn parquet_cell(f: &parquet::record::Field) -> Cell {
+    use parquet::record::Field;
+    match f {
+        Field::Null => Cell::Missing,
+        Field::Bool(v) => Cell::Int(*v as i64),
+        Field::Byte(v) => Cell::Int(*v as i64),
+        Field::Short(v) => Cell::Int(*v as i64),
+        Field::Int(v) => Cell::Int(*v as i64),
+        Field::Long(v) => Cell::Int(*v),
+        Field::UByte(v) => Cell::Int(*v as i64),
+        Field::UShort(v) => Cell::Int(*v as i64),
+        Field::UInt(v) => Cell::Int(*v as i64),
+        Field::ULong(v) => Cell::Int((*v).min(i64::MAX as u64) as i64),
+        Field::Float(v) => Cell::Float(*v as f64),
+        Field::Double(v) => Cell::Float(*v),
+        Field::Str(s) => Cell::from_text(s),
+        other => Cell::Text(other.to_string()),
+    }
 }
 
 #[cfg(not(feature = "parquet"))]
@@ -552,6 +653,50 @@ mod tests {
             "{}",
             j.column.len()
         );
+    }
+
+    #[test]
+    fn column_names_are_read_from_the_head_of_csv_and_json_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let csv = dir.path().join("t.csv");
+        std::fs::write(&csv, "\u{feff}sent1,ending0, ending1,label\nx,a,b,0\n").unwrap();
+        let names = column_names(&Source::File(csv), TableFormat::Csv).unwrap();
+        assert_eq!(names, ["sent1", "ending0", "ending1", "label"]);
+        let jsonl = dir.path().join("t.json");
+        std::fs::write(&jsonl, "\n{\"ending0\": \"a\", \"label\": 1}\n{\"x\": 2}\n").unwrap();
+        let names = column_names(&Source::File(jsonl.clone()), TableFormat::Jsonl).unwrap();
+        assert_eq!(names, ["ending0", "label"]);
+        std::fs::write(&jsonl, "not json\n").unwrap();
+        assert_eq!(column_names(&Source::File(jsonl), TableFormat::Jsonl), None);
+    }
+
+    #[test]
+    fn a_column_of_lists_is_one_id_per_word_with_its_row() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("ner.jsonl");
+        // A scalar row first, then word labels, an empty list, a bad word label.
+        std::fs::write(
+            &p,
+            "{\"ner_tags\": 4}\n{\"ner_tags\": [0, 1, 2]}\n{\"ner_tags\": []}\n{\"ner_tags\": [3, \"x\"]}\n",
+        )
+        .unwrap();
+        let col = read_labels(
+            &Source::File(p),
+            TableFormat::Jsonl,
+            Some("ner_tags"),
+            None,
+            -100,
+            u64::MAX,
+        )
+        .unwrap_or_else(|_| panic!("read"));
+        assert_eq!(col.ids, [4, 0, 1, 2, 3, -100]);
+        assert_eq!(col.row_starts, [0, 1, 4, 4]);
+        assert_eq!(col.row_of(0), Some((0, 0)));
+        assert_eq!(col.row_of(3), Some((1, 2)));
+        assert_eq!(col.row_of(5), Some((3, 1)));
+        // The bad word is named by its row.
+        assert_eq!(col.unknown, 1);
+        assert_eq!(col.unknown_first[0].row, 3);
     }
 
     #[test]

@@ -81,7 +81,8 @@ fn finding_html(f: &Finding) -> Markup {
     html! {
         div class="finding" {
             span class=(sev_class(f.severity)) { (f.severity.as_str()) }
-            " " b { (f.code) } " " (f.rule) " " small { "(" (f.verdict) ")" }
+            " " b { (f.code) } " " (f.rule)
+            @if let Some(v) = crate::finding::verdict_note(f) { " " small { "(" (v) ")" } }
             br; (rich(&f.message))
             @if !f.locations.is_empty() {
                 br; "at: "
@@ -235,10 +236,13 @@ fn body(r: &ScanReport, palette: Option<&[[u8; 3]]>) -> Markup {
                 (c) " classes"
             } @else if super::tokens::token_data(r) {
                 (super::tokens::vocabulary(r)) ", " (super::tokens::read(r))
+            } @else if super::header::no_labels(r) {
+                "no labels found: no class ids were read"
             } @else {
                 "class count unknown: ids counted, " b { "not range-checked" }
             }
-            " (" (layouts.join("+")) " layout), ignore_index " (st.ignore_index)
+            " (" (layouts.join("+")) " layout)"
+            @if let Some(w) = super::header::ignore_words(r) { ", " (w) }
             @if st.reduce_zero_label { ", reduce_zero_label" }
             @if let Some(p) = &st.preset { ", preset " (p) }
             @if let Some(p) = &st.suggested_preset {

@@ -2,6 +2,7 @@
 //! SARIF / JUnit / GitHub annotations for machines, and a self-contained HTML page.
 
 mod github;
+mod header;
 mod html;
 mod json;
 mod junit;

@@ -1,7 +1,7 @@
 //! The text report: what a person reads after `labelguard scan DATA`.
 
 pub use super::plural::plural;
-use super::tokens;
+use super::{header, tokens};
 use crate::{finding_text, look, thousands, visible, Style};
 use labelguard_core::finding::ValueCount;
 use labelguard_core::rule::Category;
@@ -123,11 +123,14 @@ fn render_one(r: &ScanReport, style: Style, max_files: Option<usize>, top: bool)
             "{} from the class folders",
             plural(st.class_names.len() as u64, "class")
         ),
+        None if header::no_labels(r) => "no labels found (no class ids were read)".into(),
         None => "class count unknown (ids are counted, not range-checked)".into(),
     };
     let extra = format!(
-        ", ignore_index {}{}{}{}",
-        st.ignore_index,
+        "{}{}{}{}",
+        header::ignore_words(r)
+            .map(|w| format!(", {w}"))
+            .unwrap_or_default(),
         if st.reduce_zero_label {
             ", reduce_zero_label"
         } else {

@@ -84,7 +84,9 @@ fn table_findings(r: &mut FileResult, col: &LabelColumn, ctx: &Ctx<'_>) {
         &col.unknown_values,
         !ctx.class_map.is_empty(),
     ) {
-        r.bad += col.unknown;
+        if f.severity == labelguard_core::Severity::Error {
+            r.bad += col.unknown;
+        }
         r.findings.push(f);
     }
     if col.floats > 0 {
@@ -105,8 +107,30 @@ fn table_findings(r: &mut FileResult, col: &LabelColumn, ctx: &Ctx<'_>) {
         r.findings.push(f);
     }
     let view = TensorView::of_i64(&col.ids);
+    let before = r.findings.len();
     class_check(r, &view, name, ctx, None);
+    in_rows(&mut r.findings[before..], col, name);
     // Rows that were not ids carry the ignore value: they are counted as unknown, not as classes.
     r.histogram
         .retain(|(v, _)| *v != ctx.opts.ignore_index || col.unknown + col.fractional == 0);
+}
+
+/// A column of lists (`ner_tags`) was checked as one run of ids: each place `name[i]` the
+/// findings name becomes the row and the word, `name[row, word]`, in their locations and
+/// messages.
+fn in_rows(findings: &mut [Finding], col: &LabelColumn, name: &str) {
+    if col.row_starts.is_empty() {
+        return;
+    }
+    for f in findings {
+        for l in &mut f.locations {
+            let [i] = l.index[..] else { continue };
+            let Some((row, word)) = col.row_of(i) else {
+                continue;
+            };
+            let (flat, nested) = (format!("{name}[{i}] ="), format!("{name}[{row}, {word}] ="));
+            f.message = f.message.replace(&flat, &nested);
+            l.index = vec![row, word];
+        }
+    }
 }

@@ -49,7 +49,8 @@ pub fn expand_template(
 
 pub(crate) fn collect(scan: &mut RootScan<'_>, opts: &ScanOptions) {
     let Some(glob) = &opts.mask_glob else {
-        return files::collect(scan);
+        files::collect(scan);
+        return;
     };
     let prefix = glob.literal_prefix();
     let masks: Vec<(&Entry, String)> = scan

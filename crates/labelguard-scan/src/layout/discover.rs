@@ -110,12 +110,19 @@ pub fn discover_roots(roots: &[Root], opts: &ScanOptions) -> Result<Discovery, C
             if own.is_some() {
                 matched.insert(canonical(root));
             }
+            // A multiple-choice table named alone declares its class count as in a folder.
+            let num_classes = match items.last().map(|it| (&it.source, &it.task)) {
+                Some((source, Task::Table(f))) => {
+                    super::multiple_choice::class_count([(source, *f)])
+                }
+                _ => None,
+            };
             datasets.push(DatasetInfo {
                 name: root.to_string_lossy().into_owned(),
                 path: root.clone(),
                 layout,
                 class_names: None,
-                num_classes: None,
+                num_classes,
                 palette: None,
                 options: own,
             });

@@ -13,9 +13,12 @@ use labelguard_formats::formats::{holds, Holds};
 use labelguard_formats::read::table::{is_json_lines, TableFormat};
 use labelguard_formats::walk::{Entry, Sniff};
 
-pub(crate) fn collect(scan: &mut RootScan<'_>) {
+/// Collects the files' items; returns the class count that multiple-choice tables declare by
+/// their ending columns ([`super::multiple_choice`]).
+pub(crate) fn collect(scan: &mut RootScan<'_>) -> Option<u32> {
     let files = scan.files.clone();
     let photos = super::photos::photo_folders(&files);
+    let mut tables = Vec::new();
     for e in files {
         let (dir, name) = e.rel.rsplit_once('/').unwrap_or(("", &e.rel));
         let task = if holds(name, Holds::Mask) && photos.contains(dir) {
@@ -34,6 +37,9 @@ pub(crate) fn collect(scan: &mut RootScan<'_>) {
         } else {
             continue;
         };
+        if let Task::Table(f) = task {
+            tables.push((&e.source, f));
+        }
         let item = scan.item(e, split_of(&e.rel), task);
         scan.items.push(item);
     }
@@ -48,6 +54,7 @@ pub(crate) fn collect(scan: &mut RootScan<'_>) {
             scan.items.push(item);
         }
     }
+    super::multiple_choice::class_count(tables)
 }
 
 /// Whether `e` is a `.json` file of JSON Lines records, not COCO (the `--train_file train.json`
@@ -81,7 +88,9 @@ impl Layout for Files {
         whole(true)
     }
     fn collect(&self, scan: &mut RootScan<'_>, _: &ScanOptions) -> Found {
-        collect(scan);
-        Found::default()
+        Found {
+            num_classes: collect(scan),
+            ..Found::default()
+        }
     }
 }
