@@ -126,12 +126,12 @@ pub(crate) fn group_causes(
         let only_c = bad == [c];
         // 1-based before labelIds: a mask whose only bad id is exactly C and that has no 0 is
         // numbered from 1, also when C is 19 (labelIds would hold 0..33, not just 19).
-        if only_c
-            && min >= 1
-            && c >= 2
-            && weighs(bad)
-            && zero_absent_by_design(histogram, c, ignore)
-        {
+        if only_c && min >= 1 && c >= 2 && weighs(bad) {
+            // A few labels without a 0 show no numbering: C out of range (LG101), which a scan
+            // weighs again on the whole dataset (`reweigh`), as it did a 1-based file.
+            if !zero_absent_by_design(histogram, c, ignore) {
+                return one(&lg101_class_id_out_of_range::CAUSE);
+            }
             return one(&lg104_one_based_labels::CAUSE);
         }
         if c == 19 && lg105_cityscapes_label_ids::shape(bad, max, histogram, ignore) {
