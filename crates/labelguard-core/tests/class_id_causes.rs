@@ -246,3 +246,53 @@ fn a_255_label_per_sample_is_worded_as_a_sample_not_a_pixel() {
     );
     assert!(f[0].fix.starts_with("pass ignore_index=255"), "{f:?}");
 }
+
+/// timm's `train.py` on an ImageFolder with a 4th class folder and `--num-classes 3`: a batch of
+/// 4 labels holds 2, 3, 3, 3 (no 0 by chance). Its label-smoothing loss gathers the log-probs at
+/// the labels, and `nn.CrossEntropyLoss` takes them as targets: neither may call the labels
+/// 1-based (LG104, "subtract one") on 4 labels; the same 4 labels as 1, 2, 3, 3 (every class
+/// shifted by one) stay 1-based.
+#[test]
+fn a_small_batch_without_a_zero_is_not_called_one_based() {
+    let i64s = |v: &[i64]| -> Vec<u8> { v.iter().flat_map(|x| x.to_le_bytes()).collect() };
+    let logits = vec![0u8; 4 * 3 * 4];
+    let codes_and_fixes = |f: Vec<labelguard_core::Finding>| -> Vec<(String, String)> {
+        f.into_iter().map(|f| (f.code.to_string(), f.fix)).collect()
+    };
+    let cross_entropy = |labels: &[i64]| {
+        let ids = i64s(labels);
+        let input = TensorView::new(DType::F32, &[4, 3], &logits).unwrap();
+        let target = TensorView::new(DType::I64, &[4], &ids).unwrap();
+        let args: Vec<(&str, Value)> = Vec::new();
+        let f = spec("cross_entropy")
+            .unwrap()
+            .check(vec![("input", input), ("target", target)], args)
+            .unwrap()
+            .findings;
+        codes_and_fixes(f)
+    };
+    let gather = |labels: &[i64]| {
+        let ids = i64s(labels);
+        let input = TensorView::new(DType::F32, &[4, 3], &logits).unwrap();
+        let index = TensorView::new(DType::I64, &[4, 1], &ids).unwrap();
+        let f = spec("gather")
+            .unwrap()
+            .check(
+                vec![("input", input), ("index", index)],
+                vec![("dim", Value::Int(-1))],
+            )
+            .unwrap()
+            .findings;
+        codes_and_fixes(f)
+    };
+    for f in [cross_entropy(&[2, 3, 3, 3]), gather(&[2, 3, 3, 3])] {
+        assert!(!f.is_empty(), "3 is out of range");
+        assert!(f.iter().all(|(code, _)| code != "LG104"), "{f:?}");
+        assert!(
+            f.iter().all(|(_, fix)| !fix.contains("labels - 1")),
+            "{f:?}"
+        );
+    }
+    assert_eq!(cross_entropy(&[1, 2, 3, 3])[0].0, "LG104");
+    assert_eq!(gather(&[1, 2, 3, 3])[0].0, "LG104");
+}

@@ -5,7 +5,7 @@
 
 use super::class_id_words::{ClassIdCause, ClassIdFacts};
 use super::evidence::WithLocated;
-use super::id_weight::stray;
+use super::id_weight::{stray, zero_absent_by_design};
 use crate::finding::{shape_str, values_str, Finding, Verdict, MAX_LOCATIONS};
 use crate::kernels::{int_histogram, locate, scan_int, IntRange, IntStats, Located, OrderedValue};
 use crate::rule::Fact;
@@ -127,6 +127,11 @@ pub(crate) fn group_causes(
         // 1-based before labelIds: a mask whose only bad id is exactly C and that has no 0 is
         // numbered from 1, also when C is 19 (labelIds would hold 0..33, not just 19).
         if only_c && min >= 1 && c >= 2 && weighs(bad) {
+            // A few labels without a 0 show no numbering: C out of range (LG101), which a scan
+            // weighs again on the whole dataset (`reweigh`), as it did a 1-based file.
+            if !zero_absent_by_design(histogram, c, ignore) {
+                return one(&lg101_class_id_out_of_range::CAUSE);
+            }
             return one(&lg104_one_based_labels::CAUSE);
         }
         if c == 19 && lg105_cityscapes_label_ids::shape(bad, max, histogram, ignore) {

@@ -91,6 +91,38 @@ pub(crate) fn stray(
     histogram.is_some_and(|h| IdWeights::new(h, c, ignore).all_stray(values))
 }
 
+/// How unlikely a missing 0 must be, were 0 a class as common as the ids present, before the
+/// labels are read as numbered from 1: one chance in twenty.
+const ZERO_MISSING_BY_CHANCE: f64 = 0.05;
+
+/// Whether the lack of a 0 among the labels of `histogram` (for `c` classes, `ignore` left out)
+/// shows that they are numbered from 1: every id 1..=c is present (the classes shifted by one),
+/// or there are so many labels that a class 0 as common as the ids present would have shown but
+/// for a one-in-twenty chance. A few labels of a batch (timm's batch of 4 images that holds two
+/// ids, 2 and 3, of a 4th class folder) lack a 0 by chance, and show no numbering. Without a
+/// histogram (too many distinct ids to tally) the value profile alone decides, as for `stray`.
+pub(crate) fn zero_absent_by_design(
+    histogram: Option<&BTreeMap<i64, u64>>,
+    c: i64,
+    ignore: i64,
+) -> bool {
+    let Some(h) = histogram else {
+        return true;
+    };
+    let present = |v: i64| h.get(&v).is_some_and(|&n| n > 0);
+    if c >= 1 && h.len() as i64 >= c && (1..=c).all(present) {
+        return true;
+    }
+    let labelled: Vec<u64> = h
+        .iter()
+        .filter(|(&v, &n)| v != ignore && n > 0)
+        .map(|(_, &n)| n)
+        .collect();
+    let (n, m) = (labelled.iter().sum::<u64>() as f64, labelled.len() as f64);
+    // P(no 0 in n labels) = (m / (m + 1))^n when 0 would be one more of the m ids present.
+    m > 0.0 && n * (m / (m + 1.0)).ln() <= ZERO_MISSING_BY_CHANCE.ln()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -128,5 +160,32 @@ mod tests {
         // Nothing in range to compare with: no evidence of rarity.
         assert!(!stray(Some(&h(&[(12, 1)])), 10, -100, &[12]));
         assert!(!stray(None, 10, -100, &[12]));
+    }
+
+    #[test]
+    fn a_missing_zero_shows_a_numbering_only_on_enough_labels() {
+        // [1, 2, 3, 3] with 3 classes: every class shifted by one.
+        assert!(zero_absent_by_design(
+            Some(&h(&[(1, 1), (2, 1), (3, 2)])),
+            3,
+            -100
+        ));
+        // timm's batch of 4 from a 4th class folder: 2 and 3, no 0 by chance.
+        assert!(!zero_absent_by_design(Some(&h(&[(2, 1), (3, 3)])), 3, -100));
+        // 16 random labels of 20 classes, one of them 20: 12 ids present, 0 is just not drawn.
+        let mut drawn: Vec<(i64, u64)> =
+            (1..=11).map(|v| (v, if v <= 4 { 2 } else { 1 })).collect();
+        drawn.push((20, 1));
+        assert!(!zero_absent_by_design(Some(&h(&drawn)), 20, -100));
+        // A mask of 1-based classes that lacks one class: thousands of pixels and no 0.
+        let mask: Vec<(i64, u64)> = (2..=19).map(|v| (v, 400)).collect();
+        assert!(zero_absent_by_design(Some(&h(&mask)), 19, 255));
+        // The ignore value is no label.
+        assert!(!zero_absent_by_design(
+            Some(&h(&[(3, 2), (255, 5000)])),
+            3,
+            255
+        ));
+        assert!(zero_absent_by_design(None, 3, -100));
     }
 }

@@ -135,7 +135,13 @@ pub(crate) fn label_set_cause(
     // A convention or a narrow dimension is named only when the ids beyond it weigh as
     // classes do (see `stray_labels` for the rest).
     let weighs = |values: &[i64]| !super::id_weight::stray(Some(h), c, i64::MIN, values);
-    if all_labels && bad == [c] && min >= 1 && c >= 2 && weighs(&bad) {
+    if all_labels
+        && bad == [c]
+        && min >= 1
+        && c >= 2
+        && weighs(&bad)
+        && super::id_weight::zero_absent_by_design(Some(h), c, i64::MIN)
+    {
         return Some((
             &LG104,
             lg104_one_based_labels::hint(c),

@@ -9,7 +9,10 @@ declare_rule! {
     /// No target is 0, the smallest is at least 1 and the largest equals `C`: the labels were numbered from 1
     /// (MATLAB, R, a CSV exported by hand, `LabelEncoder` run on strings that start at "1").
     /// Named only on evidence: `C` must weigh as a class does (at least a quarter of the typical class's
-    /// count, see `ops/id_weight.rs`); a stray `C` is LG101. A scan weighs each file again on the whole
+    /// count, see `ops/id_weight.rs`); a stray `C` is LG101. The missing 0 must be evidence too: every id
+    /// 1..C is present, or the labels are so many that a class 0 as common as the ids present would show
+    /// but for a one-in-twenty chance (a batch of 4 labels 2, 3, 3, 3 lacks a 0 by chance: a label C
+    /// there is LG101, or a class count one short). A scan weighs each file again on the whole
     /// dataset: the dataset is 1-based only when no file holds a 0, and then every mask is repaired, also
     /// those that hold no `C`.
     ///
