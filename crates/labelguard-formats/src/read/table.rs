@@ -239,27 +239,13 @@ const COLUMNS_SNIFF: u64 = 16 << 10;
 pub fn column_names(source: &Source, format: TableFormat) -> Option<Vec<String>> {
     let mut head = Vec::new();
     source.read_head(COLUMNS_SNIFF, &mut head).ok()?;
-    let text = String::from_utf8_lossy(&head);
-    let text = text.trim_start_matches('\u{feff}');
     match format {
         TableFormat::Csv | TableFormat::Tsv => {
-            let mut rdr = csv::ReaderBuilder::new()
-                .delimiter(if format == TableFormat::Tsv {
-                    b'\t'
-                } else {
-                    b','
-                })
-                .has_headers(true)
-                .from_reader(text.as_bytes());
-            let names: Vec<String> = rdr
-                .headers()
-                .ok()?
-                .iter()
-                .map(|h| h.trim().to_string())
-                .collect();
-            Some(names)
+            header_row(&mut delimited(&head[..], format == TableFormat::Tsv)).ok()
         }
         TableFormat::Jsonl => {
+            let text = String::from_utf8_lossy(&head);
+            let text = text.trim_start_matches('\u{feff}');
             let first = text.split('\n').find(|l| !l.trim().is_empty())?;
             let value: serde_json::Value = serde_json::from_str(first).ok()?;
             Some(value.as_object()?.keys().cloned().collect())
@@ -337,21 +323,18 @@ pub fn read_labels(
     Ok(b.finish())
 }
 
-fn read_delimited(
-    file: SourceReader,
-    tab: bool,
-    column: Option<&str>,
-    b: &mut Builder<'_>,
-) -> Result<(), TableError> {
-    let mut rdr = csv::ReaderBuilder::new()
+/// A CSV (or, with `tab`, TSV) reader whose first row is the header.
+fn delimited<R: std::io::Read>(r: R, tab: bool) -> csv::Reader<R> {
+    csv::ReaderBuilder::new()
         .delimiter(if tab { b'\t' } else { b',' })
         .has_headers(true)
-        .from_reader(std::io::BufReader::new(super::line_cap::LineCap::new(
-            file, MAX_LINE,
-        )));
-    let headers: Vec<String> = rdr
-        .byte_headers()
-        .map_err(|e| corrupt(format!("cannot read the header row: {e}")))?
+        .from_reader(r)
+}
+
+/// The header row's names, trimmed, a UTF-8 byte-order mark dropped.
+fn header_row<R: std::io::Read>(rdr: &mut csv::Reader<R>) -> csv::Result<Vec<String>> {
+    Ok(rdr
+        .byte_headers()?
         .iter()
         .map(|h| {
             String::from_utf8_lossy(h)
@@ -359,7 +342,21 @@ fn read_delimited(
                 .trim()
                 .to_string()
         })
-        .collect();
+        .collect())
+}
+
+fn read_delimited(
+    file: SourceReader,
+    tab: bool,
+    column: Option<&str>,
+    b: &mut Builder<'_>,
+) -> Result<(), TableError> {
+    let mut rdr = delimited(
+        std::io::BufReader::new(super::line_cap::LineCap::new(file, MAX_LINE)),
+        tab,
+    );
+    let headers =
+        header_row(&mut rdr).map_err(|e| corrupt(format!("cannot read the header row: {e}")))?;
     if headers.iter().all(|h| h.is_empty()) {
         return Err(corrupt("the table has no header row"));
     }
