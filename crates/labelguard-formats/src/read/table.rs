@@ -97,8 +97,6 @@ struct Builder<'a> {
     max_rows: u64,
     out: LabelColumn,
     unknown_counts: HashMap<String, u64>,
-    /// Rows read: a row of a column of lists holds several ids.
-    row: usize,
 }
 
 const FIRST: usize = 5;
@@ -109,9 +107,7 @@ impl Builder<'_> {
         if !self.out.row_starts.is_empty() {
             self.out.row_starts.push(self.out.ids.len());
         }
-        let more = self.push_id(cell);
-        self.row += 1;
-        more
+        self.push_id(cell)
     }
 
     /// Adds a row of several cells (a JSON list: the labels of a sentence's words).
@@ -125,8 +121,15 @@ impl Builder<'_> {
                 return false;
             }
         }
-        self.row += 1;
         true
+    }
+
+    /// The row being read: one id per row until a row of a list, then the last of `row_starts`.
+    fn row(&self) -> usize {
+        match self.out.row_starts.len() {
+            0 => self.out.ids.len(),
+            n => n - 1,
+        }
     }
 
     fn push_id(&mut self, cell: Cell) -> bool {
@@ -134,7 +137,7 @@ impl Builder<'_> {
             self.out.truncated_at = Some(self.max_rows);
             return false;
         }
-        let row = self.row;
+        let row = self.row();
         let cell = match (cell, self.classes) {
             (Cell::Text(t), Some(map)) => match map.get(&t) {
                 Some(&id) => Cell::Int(id),
@@ -300,7 +303,6 @@ pub fn read_labels(
         max_rows,
         out: LabelColumn::default(),
         unknown_counts: HashMap::new(),
-        row: 0,
     };
     let (file, len) = source.open(u64::MAX)?;
     match format {
