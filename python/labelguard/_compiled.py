@@ -15,7 +15,9 @@ pass removes the check and no scheduler runs the kernel first. Tensors whose val
 table) are passed for their shapes only. Inductor never partitions or fuses this graph with the
 check in it: `_placement.py` takes the checks out of the joint graph before AOTAutograd's
 partitioner and puts them back into the forward graph after it (with their sizes instead of the
-shape-only tensors), so inductor fuses, saves and materialises what it would without labelguard. The op is tagged `cudagraph_unsafe`: under
+shape-only tensors) as `check_through`, whose copies of the graph's inputs order the kernels
+after it without arithmetic, so inductor fuses, saves and materialises what it would without
+labelguard. Both ops are tagged `cudagraph_unsafe`: under
 `mode="reduce-overhead"` inductor's graph partition runs it outside the CUDA graphs, every step
 (torch 2.15, torch/_inductor/scheduler.py: a node for which `is_cudagraph_unsafe_op` holds is a
 partition boundary, "CUDAGraph-unsafe custom ops"; with `graph_partition` off,
@@ -62,9 +64,10 @@ def register() -> None:
         return
     torch = sys.modules["torch"]
     lib = torch.library.Library(_NAMESPACE, "DEF")
-    lib.define("check(Tensor[] tensors, SymInt[] dims, float[] floats, str spec) -> Tensor[]", tags=(torch.Tag.cudagraph_unsafe,))
-    lib.impl("check", _run, "CompositeExplicitAutograd")
-    torch.library.register_fake(f"{_NAMESPACE}::check", _fake, lib=lib)
+    for name, kernel, fake in (("check", _run, _fake), ("check_through", _run_through, _fake_through)):
+        lib.define(f"{name}(Tensor[] tensors, SymInt[] dims, float[] floats, str spec) -> Tensor[]", tags=(torch.Tag.cudagraph_unsafe,))
+        lib.impl(name, kernel, "CompositeExplicitAutograd")
+        torch.library.register_fake(f"{_NAMESPACE}::{name}", fake, lib=lib)
     _OP.extend((getattr(torch.ops, _NAMESPACE).check.default, lib, _outside_dynamo(torch)))
 
 
@@ -76,15 +79,64 @@ def _fake(tensors: Sequence[Any], dims: Sequence[Any], floats: Sequence[Any], sp
     return [t.new_empty(()) for t in tensors]
 
 
+def _fake_through(tensors: Sequence[Any], dims: Sequence[Any], floats: Sequence[Any], spec: str) -> List[Any]:
+    copies = _through_of(spec)["copy"]
+    return [t.new_empty_strided(t.shape, t.stride()) if copy else t.new_empty(()) for t, copy in zip(tensors, copies)]
+
+
 def _run(tensors: Sequence[Any], dims: Sequence[int], floats: Sequence[float], spec: str) -> List[Any]:
+    """`check`, in dynamo's graph: the check, then a 0-d one per tensor (`in_graph`)."""
     ones = [t.new_ones(()) for t in tensors]
+    _check(tensors, dims, floats, spec)
+    return ones
+
+
+def _run_through(tensors: Sequence[Any], dims: Sequence[int], floats: Sequence[float], spec: str) -> List[Any]:
+    """`check_through`, in the forward graph inductor compiles (`_placement.py`): the checks of
+    one place in that graph, then, for each tensor they read, what orders its later readers
+    after them: for an input of the graph, a copy with its strides, so a kernel reads the same
+    values laid out the same way and inductor generates the kernel it would without labelguard
+    (a multiply by a 0-d one is inlined into every load: inside an embedding's gather loop it
+    cost a 15 ms step 5%); for a tensor the graph computes, a 0-d one to multiply it by, as in
+    dynamo's graph (its copy would be a buffer of its own, which changes how inductor fuses and
+    vectorises its readers, and so the rounding of a loss)."""
+    through = _through_of(spec)
+    dim, number = 0, 0
+    for part, read, ndims, nfloats in through["checks"]:
+        _check([tensors[i] for i in read], dims[dim:dim + ndims], floats[number:number + nfloats], part)
+        dim, number = dim + ndims, number + nfloats
+    return [_copy(t) if copy else t.new_ones(()) for t, copy in zip(tensors, through["copy"])]
+
+
+_THROUGH: Dict[str, Dict[str, Any]] = {}
+
+
+def _through_of(spec: str) -> Dict[str, Any]:
+    """`check_through`'s spec, parsed once: "checks", each with its own spec, the positions of
+    the tensors it reads, and how many dims and floats it takes; "copy", per tensor, whether
+    its readers get a copy or a 0-d one."""
+    through = _THROUGH.get(spec)
+    if through is None:
+        through = _THROUGH[spec] = json.loads(spec)
+    return through
+
+
+def _copy(t: Any) -> Any:
+    """A copy of `t` with its sizes and strides (a contiguous one by `clone`; otherwise the span
+    of storage its elements lie in, gaps and overlaps as they are)."""
+    if t.is_contiguous() or not t.numel():
+        return t.clone().as_strided(t.shape, t.stride())
+    extent = 1 + sum((n - 1) * s for n, s in zip(t.shape, t.stride()))
+    return t.as_strided((extent,), (1,), t.storage_offset()).clone().as_strided(t.shape, t.stride())
+
+
+def _check(tensors: Sequence[Any], dims: Sequence[int], floats: Sequence[float], spec: str) -> None:
     if config["active"] and not state.depth:
         plan = _plan_of(spec)
         checker = CHECKERS.get(plan.key)
         if checker is not None:
             args, kwargs = plan.call(tensors, dims, floats)
             _OP[2](checker, args, kwargs, plan.traced)
-    return ones
 
 
 def _plan_of(spec: str) -> "_Plan":

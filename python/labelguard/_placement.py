@@ -16,10 +16,13 @@ round differently (an LM loss under `dynamic=True`: 7.5e-9). So for inductor:
    kept aside (`_PENDING`): the names of the nodes it reads, its sizes by their expressions.
 2. `Place`, the first post-grad pass (`post_grad_custom_pre_pass`), puts each kept check back
    into the forward graph that the partition made (the partitioner copies the joint graph's
-   nodes under their names), right after the last node it reads, with the same multiplies for
-   the readers after it, so inductor runs it before every kernel that reads what it guards; the
-   sizes come from `sym_size` of the first tensor that has them. The tensors the forward graph
-   saves for the backward are left as they were.
+   nodes under their names), right after the last node it reads, as `labelguard::check_through`
+   (the checks that share a place are one call); the sizes come from `sym_size` of the first
+   tensor that has them. Its readers after it read what the op returns (`_feed`), so inductor
+   runs it before every kernel that reads what it guards: an input of the graph as the op's
+   copy of it, laid out as it is, so the kernel is the one inductor generates without labelguard;
+   a tensor the graph computes times the op's 0-d one. The tensors the forward graph saves for
+   the backward are left as they were.
 
 A kept check whose nodes the forward graph lacks is not dropped in silence: a `TargetWarning`
 names the call that runs unguarded. The inductor cache keys on the kept checks (`Place.uuid`),
@@ -99,7 +102,7 @@ def _passes(base: type) -> tuple:
             if _PENDING and not any(n.op == "placeholder" and n.name.startswith("tangents") for n in graph.nodes):
                 pending = list(_PENDING)
                 _PENDING.clear()
-                _place(graph, pending, check)
+                _place(graph, pending, _op("check_through"))
 
         def uuid(self) -> Optional[str]:
             kept = repr([(r["spec"], r["tensors"], [str(d) for d in r["dims"]], [str(f) for f in r["floats"]]) for r in _PENDING])
@@ -177,12 +180,15 @@ def _unhook(graph: Any, node: Any, passthrough: tuple) -> None:
             t = source
 
 
-def _place(graph: Any, pending: List[Dict[str, Any]], check: Any) -> None:
+def _place(graph: Any, pending: List[Dict[str, Any]], through: Any) -> None:
     """Puts each kept check into the forward graph, right after the last node it reads (a
-    symbolic size: the first SymInt node or tensor of the graph that has it)."""
+    symbolic size: the first SymInt node or tensor of the graph that has it). The checks that
+    share that place are one op call (`_compiled._run_through`'s parts): most read only the
+    graph's inputs, and each call into the op's Python kernel costs a step about 10 µs."""
     nodes = list(graph.nodes)
     named = {n.name: n for n in nodes}
     order = {n: i for i, n in enumerate(nodes)}
+    places: Dict[Any, List[tuple]] = {}
     for record in pending:
         tensors = [named.get(name) for name in record["tensors"]]
         dims = [_symbol(d, nodes) for d in record["dims"]]
@@ -194,28 +200,40 @@ def _place(graph: Any, pending: List[Dict[str, Any]], check: Any) -> None:
         last = max(read, key=order.__getitem__) if read else nodes[0]
         if last.op == "placeholder":
             last = [n for n in nodes if n.op == "placeholder"][-1]
+        places.setdefault(last, []).append((record["spec"], tensors, dims, floats))
+    for last, checks in places.items():
+        unique = list(dict.fromkeys(t for _, tensors, _, _ in checks for t in tensors))
+        parts, sizes, numbers = [], [], []
         with graph.inserting_after(last):
-            sizes = [_size_node(graph, v) for v in dims]
-            numbers = [_size_node(graph, v) for v in floats]
-            _feed(graph, graph.call_function(check, (tensors, sizes, numbers, record["spec"])), tensors)
+            for spec, tensors, dims, floats in checks:
+                parts.append([spec, [unique.index(t) for t in tensors], len(dims), len(floats)])
+                sizes += [_size_node(graph, v) for v in dims]
+                numbers += [_size_node(graph, v) for v in floats]
+            copies = [t.op == "placeholder" for t in unique]
+            spec = json.dumps({"checks": parts, "copy": copies})
+            _feed(graph, graph.call_function(through, (unique, sizes, numbers, spec)), unique, copies)
 
 
-def _feed(graph: Any, node: Any, tensors: List[Any]) -> None:
-    """What `_compiled.in_graph` put into dynamo's graph, now in the forward graph: each tensor
-    the check reads reaches its later readers times the check's 0-d one (exact), so that every
-    kernel that reads it runs after the check. The forward graph's outputs (what it saves for
-    the backward) keep the tensor itself."""
+def _feed(graph: Any, node: Any, tensors: List[Any], copies: List[bool]) -> None:
+    """The check's place in the forward graph held by data (`_compiled._run_through`): the later
+    readers of each tensor it reads read the copy it returns (an input of the graph), or the
+    tensor times the 0-d one it returns (exact), so every kernel that reads the tensor runs
+    after the check. The forward graph's outputs (what it saves for the backward) keep the
+    tensor itself."""
     torch = sys.modules["torch"]
-    node.meta["val"] = [t.meta["val"].new_ones(()) for t in tensors]
+    vals = [t.meta["val"] for t in tensors]
+    node.meta["val"] = [v.new_empty_strided(v.shape, v.stride()) if copy else v.new_ones(()) for v, copy in zip(vals, copies)]
     order = {n: i for i, n in enumerate(graph.nodes)}
     position = order[node]
+    last = node
     for i, t in enumerate(tensors):
-        with graph.inserting_after(node if i == 0 else last):
-            one = graph.call_function(operator.getitem, (node, i))
-            one.meta["val"] = node.meta["val"][i]
-        with graph.inserting_after(one):
-            last = graph.call_function(torch.ops.aten.mul.Tensor, (t, one))
-            last.meta["val"] = t.meta["val"]
+        with graph.inserting_after(last):
+            last = out = graph.call_function(operator.getitem, (node, i))
+            out.meta["val"] = node.meta["val"][i]
+        if not copies[i]:
+            with graph.inserting_after(out):
+                last = graph.call_function(torch.ops.aten.mul.Tensor, (t, out))
+                last.meta["val"] = vals[i]
         for user in list(t.users):
             if user.op != "output" and user is not last and user is not node and order.get(user, position + 1) > position:
                 user.replace_input_with(t, last)

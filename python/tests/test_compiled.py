@@ -235,7 +235,7 @@ def test_inductor_runs_the_check_before_its_kernel_with_several_threads():
         labelguard.enable()
         compiled = torch.compile(model, backend="inductor", fullgraph=True, dynamic=True)
         checked, code = run_and_get_code(training_step, compiled, ids, labels)
-        assert "torch.ops.labelguard.check.default" in "\n".join(code)
+        assert "torch.ops.labelguard.check_through.default" in "\n".join(code)
         for a, b in zip(plain, checked):
             assert torch.equal(a, b)
         with pytest.raises(TargetError) as info:
@@ -276,11 +276,11 @@ def test_the_op_is_kept_out_of_cuda_graphs():
     from torch._inductor.utils import is_cudagraph_unsafe_fx_node
 
     labelguard.enable()
-    op = torch.ops.labelguard.check.default
-    assert torch.Tag.cudagraph_unsafe in op.tags
-    graph = torch.fx.Graph()
-    node = graph.call_function(op, ([], [], [], "{}"))
-    assert is_cudagraph_unsafe_fx_node(node)
+    for op in (torch.ops.labelguard.check.default, torch.ops.labelguard.check_through.default):
+        assert torch.Tag.cudagraph_unsafe in op.tags
+        graph = torch.fx.Graph()
+        node = graph.call_function(op, ([], [], [], "{}"))
+        assert is_cudagraph_unsafe_fx_node(node)
     dynamo.reset()
     compiled = torch.compile(ce, backend="inductor", mode="reduce-overhead")
     x, t = torch.randn(4, 3), torch.tensor([0, 2, 1, 1])
@@ -290,6 +290,34 @@ def test_the_op_is_kept_out_of_cuda_graphs():
     assert torch.equal(compiled(x, t), plain)
     with pytest.raises(TargetError, match="LG101"):
         compiled(x, torch.tensor([0, 3, 1, 1]))
+
+
+LAYOUTS = {
+    "contiguous": lambda: torch.arange(12).view(3, 4),
+    "sliced (LM labels[:, 1:])": lambda: torch.arange(12).view(3, 4)[:, 1:],
+    "transposed": lambda: torch.arange(12).view(3, 4).t(),
+    "expanded (stride 0)": lambda: torch.arange(4).expand(3, 4),
+    "a size-1 dim of any stride": lambda: torch.arange(4).as_strided((1, 4), (100, 1)),
+    "every other element": lambda: torch.arange(12)[::2],
+    "empty": lambda: torch.empty(0, 3, dtype=torch.long),
+    "0-d": lambda: torch.tensor(7),
+    "float, channels_last": lambda: torch.randn(2, 3, 4, 4).to(memory_format=torch.channels_last),
+}
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+def test_check_through_copies_a_graph_input_with_its_values_and_strides(layout):
+    """The copy a kernel reads instead of a checked graph input (`_compiled._copy`) holds its
+    values at its strides, in storage of its own: a kernel indexes it as it indexed the input,
+    and inductor may reuse the copy's buffer, never the user's tensor."""
+    from labelguard._compiled import _copy
+
+    t = LAYOUTS[layout]()
+    before = t.clone()
+    c = _copy(t)
+    assert c.shape == t.shape and c.stride() == t.stride() and c.dtype == t.dtype and torch.equal(c, t)
+    c.untyped_storage().fill_(255)
+    assert torch.equal(t, before)
 
 
 def embedding_loss(ids, w, t):

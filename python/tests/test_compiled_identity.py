@@ -149,3 +149,41 @@ def test_enable_adds_its_passes_beside_the_users_own_and_disable_restores_them()
         assert config.joint_custom_pre_pass is mine and config.post_grad_custom_pre_pass is None
     finally:
         config.joint_custom_pre_pass = config.post_grad_custom_pre_pass = None
+
+
+def _kernels(code):
+    """The C++ kernels of inductor's output code: (argument types, source), by name order."""
+    import re
+
+    found = re.findall(r"= async_compile\.cpp_pybinding\((\[.*?\]), r'''(.*?)'''", "\n".join(code), re.S)
+    assert found, "no C++ kernel in inductor's output code"
+    return found
+
+
+def test_the_kernels_that_read_a_checked_graph_input_are_those_without_labelguard():
+    """Ordering without arithmetic: the ids and labels a compiled step takes reach their kernels
+    as the check's copies of them, laid out as they are, so inductor generates each kernel as it
+    does without labelguard (a multiply by the check's 0-d one was inlined into the embedding's
+    gather loop, a 64-bit multiply per read), and the check is in the code, before them."""
+    from torch._inductor import config
+    from torch._inductor.utils import run_and_get_code
+
+    g = torch.Generator().manual_seed(1)
+    ids, labels = torch.randint(0, 500, (8, 5), generator=g), torch.randint(0, 10, (8,), generator=g)
+    code = {}
+    for enable in (False, True):
+        torch.manual_seed(0)
+        model = FunctionalEmbedding()
+        dynamo.reset()
+        if enable:
+            labelguard.enable()
+        try:
+            with config.patch(force_disable_caches=True):
+                compiled = torch.compile(model)
+                _, code[enable] = run_and_get_code(lambda: compiled(ids, labels).backward())
+        finally:
+            labelguard.disable()
+    assert _kernels(code[True]) == _kernels(code[False])
+    forward = next(c for c in code[True] if "check_through" in c)
+    call = forward[forward.index("def call("):]
+    assert call.index("torch.ops.labelguard.check_through.default(") < call.index("cpp_fused_embedding")
