@@ -80,7 +80,12 @@ def _fake(tensors: Sequence[Any], dims: Sequence[Any], floats: Sequence[Any], sp
 
 
 def _fake_through(tensors: Sequence[Any], dims: Sequence[Any], floats: Sequence[Any], spec: str) -> List[Any]:
-    copies = _through_of(spec)["copy"]
+    return through_outputs(tensors, _through_of(spec)["copy"])
+
+
+def through_outputs(tensors: Sequence[Any], copies: Sequence[bool]) -> List[Any]:
+    """`check_through`'s outputs by shape (its fake kernel, and `_placement._feed`'s node): per
+    tensor, one with its sizes and strides where its readers get a copy, else a 0-d one."""
     return [t.new_empty_strided(t.shape, t.stride()) if copy else t.new_empty(()) for t, copy in zip(tensors, copies)]
 
 
@@ -125,7 +130,8 @@ def _copy(t: Any) -> Any:
     """A copy of `t` with its sizes and strides (a contiguous one by `clone`; otherwise the span
     of storage its elements lie in, gaps and overlaps as they are)."""
     if t.is_contiguous() or not t.numel():
-        return t.clone().as_strided(t.shape, t.stride())
+        c = t.clone()
+        return c if c.stride() == t.stride() else c.as_strided(t.shape, t.stride())
     extent = 1 + sum((n - 1) * s for n, s in zip(t.shape, t.stride()))
     return t.as_strided((extent,), (1,), t.storage_offset()).clone().as_strided(t.shape, t.stride())
 

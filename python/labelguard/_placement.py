@@ -220,9 +220,11 @@ def _feed(graph: Any, node: Any, tensors: List[Any], copies: List[bool]) -> None
     tensor times the 0-d one it returns (exact), so every kernel that reads the tensor runs
     after the check. The forward graph's outputs (what it saves for the backward) keep the
     tensor itself."""
+    from ._compiled import through_outputs
+
     torch = sys.modules["torch"]
     vals = [t.meta["val"] for t in tensors]
-    node.meta["val"] = [v.new_empty_strided(v.shape, v.stride()) if copy else v.new_ones(()) for v, copy in zip(vals, copies)]
+    node.meta["val"] = through_outputs(vals, copies)
     order = {n: i for i, n in enumerate(graph.nodes)}
     position = order[node]
     last = node

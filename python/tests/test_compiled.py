@@ -300,6 +300,7 @@ LAYOUTS = {
     "a size-1 dim of any stride": lambda: torch.arange(4).as_strided((1, 4), (100, 1)),
     "every other element": lambda: torch.arange(12)[::2],
     "empty": lambda: torch.empty(0, 3, dtype=torch.long),
+    "empty, odd strides": lambda: torch.empty(0, dtype=torch.long).as_strided((0, 3), (7, 2)),
     "0-d": lambda: torch.tensor(7),
     "float, channels_last": lambda: torch.randn(2, 3, 4, 4).to(memory_format=torch.channels_last),
 }
