@@ -46,13 +46,14 @@ class Params:
 class Op:
     """One row of the table: the op's PyTorch surface and its check's inputs."""
 
-    __slots__ = ("name", "sites", "modules", "params", "uses", "kinds", "tensors", "tensor_only", "breaks_graph", "_unread")
+    __slots__ = ("name", "sites", "modules", "params", "uses", "kinds", "tensors", "tensor_only", "breaks_graph", "raises_on_values", "_unread")
 
     def __init__(self, row: Dict[str, Any]):
         self.name: str = row["name"]
         self.sites: List[str] = row["sites"]
         self.modules: List[str] = row["modules"]
         self.breaks_graph: bool = row["breaks_graph"]
+        self.raises_on_values: bool = row["raises_on_values"]
         params = row["params"]
         positional = tuple(p["name"] for p in params if not p["keyword_only"])
         required = 0

@@ -135,9 +135,14 @@ def describe(case) -> str:
 
 
 def differential(binary: str, n: int = N_CASES, seed: int = SEED, generate=cases):
-    """Runs n random calls of `generate(n, seed)`; returns (per-op counts, disagreements)."""
+    """Runs n random calls of `generate(n, seed)`; returns (per-op counts, disagreements, the
+    ops for which PyTorch raised on a call that a rule decided by values refused)."""
+    from labelguard import _native
+
+    metadata_rules = set(_native.metadata_rules())
     counts = collections.Counter()
     wrong = []
+    raised_on_values = set()
     all_cases = list(generate(n, seed))
     expectations = [case.run_torch() for case in all_cases]
     with tempfile.TemporaryDirectory() as d, concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
@@ -150,15 +155,19 @@ def differential(binary: str, n: int = N_CASES, seed: int = SEED, generate=cases
         verdict = report["verdict"]
         expect = expected_verdict_class(case, raised, message)
         got = verdict if verdict in ("error", "device_assert") else "ok"
+        if expect != "ok" and any(f["verdict"] in ("error", "device_assert") and f["code"] not in metadata_rules for f in report["findings"]):
+            raised_on_values.add(case.op)
         exit_ok = code == (1 if got != "ok" else 0)
         if got != expect or not exit_ok:
             codes = [f["code"] for f in report["findings"]]
             wrong.append(f"{describe(case)}: labelguard {verdict} {codes} exit {code}, torch: {message or 'ok'} (expected {expect})")
-    return counts, wrong
+    return counts, wrong, raised_on_values
 
 
 def test_verdicts_agree_with_pytorch_cpu(labelguard):
-    counts, wrong = differential(labelguard)
+    from labelguard._ops import OPS
+
+    counts, wrong, raised_on_values = differential(labelguard)
     assert sum(counts.values()) >= 9000 or N_CASES < 9000
     assert set(counts) >= {
         "cross_entropy", "nll_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
@@ -167,6 +176,10 @@ def test_verdicts_agree_with_pytorch_cpu(labelguard):
         "index_add", "index_copy", "index_fill", "scatter_reduce", "embedding_bag", "nll_loss2d",
     }
     assert not wrong, f"{len(wrong)} disagreements of {sum(counts.values())} calls:\n" + "\n".join(wrong[:40])
+    # The table's `raises_on_values`, which decides where a compiled step runs a check
+    # (`_placement.py`: before the kernels that read what it reads, or after them), is what
+    # PyTorch does: it raised on some values for exactly the ops the table says it does.
+    assert raised_on_values == {op for op in counts if OPS[op].raises_on_values}
 
 
 def test_generator_reaches_every_verdict(labelguard):
@@ -189,7 +202,7 @@ if __name__ == "__main__":
     from conftest import labelguard_bin
 
     n = int(sys.argv[1]) if len(sys.argv) > 1 else N_CASES
-    counts, wrong = differential(labelguard_bin(), n)
+    counts, wrong, _ = differential(labelguard_bin(), n)
     print(dict(counts))
     print(f"{len(wrong)} disagreements")
     for w in wrong[:200]:

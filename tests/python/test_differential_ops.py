@@ -25,9 +25,12 @@ def test_registry_covers_every_op():
 
 
 def test_every_op_agrees_with_pytorch_at_the_edges(labelguard):
-    counts, wrong = differential(labelguard, N_CASES, SEED, generate=cases)
+    from labelguard._ops import OPS
+
+    counts, wrong, raised_on_values = differential(labelguard, N_CASES, SEED, generate=cases)
     assert set(counts) == set(GENERATORS)
     assert not wrong, f"{len(wrong)} disagreements of {sum(counts.values())} calls:\n" + "\n".join(wrong[:60])
+    assert raised_on_values == {op for op in counts if OPS[op].raises_on_values}  # (as test_differential's)
 
 
 if __name__ == "__main__":
@@ -36,7 +39,7 @@ if __name__ == "__main__":
     from conftest import labelguard_bin
 
     n = int(sys.argv[1]) if len(sys.argv) > 1 else N_CASES
-    counts, wrong = differential(labelguard_bin(), n, SEED, generate=cases)
+    counts, wrong, _ = differential(labelguard_bin(), n, SEED, generate=cases)
     print(dict(counts))
     print(f"{len(wrong)} disagreements of {sum(counts.values())} calls")
     for w in wrong[:300]:

@@ -27,6 +27,8 @@ pub struct Listing {
     pub kernels: &'static [&'static str],
     /// Dynamo breaks the graph at the op; its call is checked eagerly.
     pub breaks_graph: bool,
+    /// Some values of the tensors its check reads make PyTorch raise or a kernel assert.
+    pub raises_on_values: bool,
 }
 
 /// The inputs of an op's check.
@@ -51,6 +53,7 @@ impl OpSpec {
             },
             kernels: self.surface.kernels,
             breaks_graph: self.surface.breaks_graph,
+            raises_on_values: self.surface.raises_on_values,
         }
     }
 }

@@ -93,6 +93,13 @@ pub struct Surface {
     /// Dynamo breaks the graph at this op (its output's shape depends on the data: ctc_loss):
     /// the call runs eagerly, and its wrapper checks it there.
     pub breaks_graph: bool,
+    /// Some values of the tensors the check reads make PyTorch raise on the host or assert in a
+    /// kernel (an index out of range, a probability outside [0, 1] for BCE). False where every
+    /// value gives a result, wrong or not (BCE-with-logits' target, KL's distributions): a
+    /// compiled step then checks the call after the kernels that read those tensors, not
+    /// before them, and inductor fuses those kernels as it would without labelguard.
+    /// `tests/python/test_differential.py` holds the table to what PyTorch does.
+    pub raises_on_values: bool,
 }
 
 /// An op that PyTorch exposes nowhere on its own (reached through another op).
@@ -106,6 +113,7 @@ pub(crate) const fn exposed(sites: &'static [&'static str], params: &'static [Py
         modules: &[],
         kernels: &[],
         breaks_graph: false,
+        raises_on_values: true,
     }
 }
 
@@ -119,6 +127,12 @@ impl Surface {
     pub(crate) const fn breaks_graph(self) -> Surface {
         Surface {
             breaks_graph: true,
+            ..self
+        }
+    }
+    pub(crate) const fn never_raises_on_values(self) -> Surface {
+        Surface {
+            raises_on_values: false,
             ..self
         }
     }

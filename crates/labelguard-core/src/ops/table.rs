@@ -170,7 +170,8 @@ pub const OPS: &[OpSpec] = &[
                 arg("pos_weight").or("None"),
             ],
         )
-        .modules(&["BCEWithLogitsLoss"]),
+        .modules(&["BCEWithLogitsLoss"])
+        .never_raises_on_values(),
     },
     OpSpec {
         name: "kl_div",
@@ -191,7 +192,8 @@ pub const OPS: &[OpSpec] = &[
             ],
         )
         .modules(&["KLDivLoss"])
-        .kernels(&["kl_div"]),
+        .kernels(&["kl_div"])
+        .never_raises_on_values(),
     },
     OpSpec {
         name: "embedding",
