@@ -80,6 +80,18 @@ CASES = [
     ("multinomial", (torch.rand(3, 4), 5), {}, False),
     ("bincount", (torch.tensor([0, 3, 1]),), {}, True),
     ("bincount", (torch.tensor([0, -3, 1]),), {}, False),
+    # index_put_ with a key of index tensors, read in place as index, index1, ...
+    ("index_put", (X, (torch.arange(4), T), torch.ones(())), {}, True),
+    ("index_put", (X, [torch.arange(4), T], torch.ones(4)), {}, True),
+    ("index_put", (X, (torch.arange(4), T + 1), torch.ones(())), {}, False),
+    ("index_put", (X, (torch.arange(4) - 5, T), torch.ones(())), {}, False),
+    ("index_put", (X, (T % 4,), torch.ones(4, 5)), {"accumulate": True}, True),
+    ("index_put", (X, ((T % 4).int(), T), torch.ones(())), {}, True),
+    ("index_put", (X, (X > 0,), torch.ones(())), {}, None),
+    ("index_put", (X, (), torch.ones(())), {}, False),
+    ("index_put", (X, (torch.arange(4), None), torch.ones(())), {}, False),
+    ("index_put", (X, torch.arange(4), torch.ones(())), {}, False),
+    ("index_put", (X, (T, T, T), torch.ones(())), {}, False),
 ]
 
 
@@ -207,6 +219,7 @@ def test_valid_wrapped_calls_take_the_native_path_and_bad_ones_are_still_refused
     nn.Embedding(10, 3)(IDS)
     nn.BCEWithLogitsLoss(pos_weight=torch.ones(2))(torch.randn(3, 2), torch.rand(3, 2))
     nn.CTCLoss()(LP, TARGETS, [6, 6], [2, 2])
+    torch.zeros(4, 5).index_put_((torch.arange(4), T), torch.ones(()))  # a one-hot target
     assert general == []
     for bad in (lambda: F.cross_entropy(X, T + 1), lambda: F.embedding(IDS + 10, TABLE), lambda: torch.gather(X, 1, IDX + 1),
                 lambda: weights[T + 1], lambda: nn.CrossEntropyLoss()(X, T + 1)):

@@ -11,12 +11,12 @@
 //! decides exactly as it did before this existed, so this path only has to be right when it
 //! says True.
 
-use crate::hot::{describe, is_scalar, op_spec, usizes, Described};
+use crate::hot::{describe, is_scalar, op_spec, usizes, Described, ZEROS};
 use crate::value;
 use labelguard_core::{DType, OpSpec, Use, Value};
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyString, PyTuple};
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 /// One parameter: its Python name (compared by identity first: keyword names are interned),
 /// the same as Rust text, and what the check does with it (the op table's [`Use`], with
@@ -30,16 +30,16 @@ struct Slot {
 /// A wrapped op's parameters and what the hot path needs to read its tensors.
 #[pyclass(frozen, module = "labelguard._native")]
 pub struct Binding {
-    spec: &'static OpSpec,
+    pub(crate) spec: &'static OpSpec,
     slots: Vec<Slot>,
     /// How many of `slots` may be given by position, and how many of those are required.
-    positional: usize,
-    required: usize,
+    pub(crate) positional: usize,
+    pub(crate) required: usize,
     /// The exact tensor types read in place (torch.Tensor, nn.Parameter, ...), held alive here,
     /// and their addresses (a type test per argument without touching reference counts).
     _plain: Py<PyTuple>,
     plain_types: Vec<usize>,
-    strided: Py<PyAny>,
+    pub(crate) strided: Py<PyAny>,
 }
 
 #[pymethods]
@@ -82,10 +82,19 @@ impl Binding {
     }
 }
 
+/// One argument of a call as the hot path reads it: the call's own Python object, or a tensor
+/// of these sizes and this dtype whose values are never read (a compiled check gets such a
+/// tensor's sizes, not the tensor: `_compiled._Plan`'s "s" slots, which Python rebuilds as a
+/// view of zeros).
+pub(crate) enum Arg<'py> {
+    Object(Bound<'py, PyAny>),
+    Sizes(Vec<usize>, DType),
+}
+
 /// The check's arguments of one call: its tensors, described, and its scalar values, named
 /// by the binding's parameters (no copy of a name per call).
 #[derive(Default)]
-struct Checked<'b> {
+pub(crate) struct Checked<'b> {
     tensors: Vec<(&'b str, Described)>,
     values: Vec<(&'b str, Value)>,
 }
@@ -102,7 +111,7 @@ impl<'b> Checked<'b> {
     }
 
     /// Runs the contract; true when the report has no finding.
-    fn valid(self, py: Python<'_>, spec: &OpSpec) -> PyResult<bool> {
+    pub(crate) fn valid(self, py: Python<'_>, spec: &OpSpec) -> PyResult<bool> {
         let report = crate::hot::check_described(py, spec, self.tensors, self.values)?;
         Ok(report.findings.is_empty())
     }
@@ -112,6 +121,16 @@ impl Binding {
     /// Whether `v`'s type is exactly one of the plain tensor types.
     fn is_plain(&self, v: &Bound<'_, PyAny>) -> bool {
         self.plain_types.contains(&(v.get_type_ptr() as usize))
+    }
+
+    /// How many parameters the op has.
+    pub(crate) fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// The position of the parameter of this name.
+    pub(crate) fn position(&self, name: &str) -> Option<usize> {
+        self.slots.iter().position(|s| s.text == name)
     }
 
     fn index_of(&self, key: &Bound<'_, PyAny>) -> PyResult<Option<usize>> {
@@ -128,18 +147,18 @@ impl Binding {
         &self,
         args: &Bound<'py, PyTuple>,
         kwargs: Option<&Bound<'py, PyDict>>,
-    ) -> PyResult<Option<Vec<Option<Bound<'py, PyAny>>>>> {
+    ) -> PyResult<Option<Vec<Option<Arg<'py>>>>> {
         if args.len() > self.positional {
             return Ok(None);
         }
-        let mut bound: Vec<Option<Bound<'py, PyAny>>> = vec![None; self.slots.len()];
+        let mut bound: Vec<Option<Arg<'py>>> = (0..self.slots.len()).map(|_| None).collect();
         for (slot, arg) in bound.iter_mut().zip(args.iter()) {
-            *slot = Some(arg);
+            *slot = Some(Arg::Object(arg));
         }
         if let Some(kwargs) = kwargs {
             for (k, v) in kwargs.iter() {
                 match self.index_of(&k)? {
-                    Some(i) if bound[i].is_none() => bound[i] = Some(v),
+                    Some(i) if bound[i].is_none() => bound[i] = Some(Arg::Object(v)),
                     _ => return Ok(None),
                 }
             }
@@ -151,19 +170,51 @@ impl Binding {
     }
 
     /// The check's arguments of a bound call; None where the general path must decide.
-    fn arguments(
+    pub(crate) fn arguments(
         &self,
-        bound: &[Option<Bound<'_, PyAny>>],
+        bound: &[Option<Arg<'_>>],
         strided: &Bound<'_, PyAny>,
     ) -> PyResult<Option<Checked<'_>>> {
         let mut checked = Checked::default();
         for (slot, v) in self.slots.iter().zip(bound) {
-            let Some(v) = v else { continue };
+            let v = match v {
+                None => continue,
+                Some(Arg::Object(v)) => v,
+                Some(Arg::Sizes(shape, dtype)) => {
+                    // As the general path takes a view of zeros: its rows for a table, else a
+                    // tensor over zero bytes.
+                    match slot.used {
+                        Use::Dropped => continue,
+                        Use::Legacy | Use::Indices => return Ok(None),
+                        Use::Table if shape.len() == 2 => {
+                            if !checked.value("num_embeddings", Value::Int(shape[0] as i64)) {
+                                return Ok(None);
+                            }
+                        }
+                        _ => {
+                            let zeros = (
+                                ZEROS.as_ptr() as usize,
+                                shape.clone(),
+                                vec![0; shape.len()],
+                                *dtype,
+                            );
+                            checked.tensors.push((slot.text, zeros));
+                        }
+                    }
+                    continue;
+                }
+            };
             match slot.used {
                 Use::Dropped => continue,
                 Use::Legacy if v.is_none() => continue,
-                // A legacy argument, or a tuple of index tensors: the general path decides.
-                Use::Legacy | Use::Indices => return Ok(None),
+                // A legacy argument: the general path decides.
+                Use::Legacy => return Ok(None),
+                Use::Indices => {
+                    if !self.indices(v, strided, &mut checked)? {
+                        return Ok(None);
+                    }
+                    continue;
+                }
                 Use::ReadNone => {}
                 _ if v.is_none() => continue,
                 _ => {}
@@ -196,6 +247,45 @@ impl Binding {
             }
         }
         Ok(Some(checked))
+    }
+
+    /// A tuple or list of index tensors (`index_put_((rows, labels), v)`), each read in place
+    /// under the check's names `index`, `index1`, ... as the general path names them; false
+    /// where the general path must decide (an empty key or one of more than 8, a None, a tensor
+    /// the hot path does not read).
+    fn indices<'b>(
+        &'b self,
+        v: &Bound<'_, PyAny>,
+        strided: &Bound<'_, PyAny>,
+        checked: &mut Checked<'b>,
+    ) -> PyResult<bool> {
+        let items: Vec<Bound<'_, PyAny>> = if v.is_exact_instance_of::<PyTuple>() {
+            v.cast::<PyTuple>()?.iter().collect()
+        } else if v.is_exact_instance_of::<PyList>() {
+            v.cast::<PyList>()?.iter().collect()
+        } else {
+            return Ok(false);
+        };
+        let names: Vec<&'static str> = self
+            .spec
+            .tensors
+            .iter()
+            .map(|t| t.name)
+            .filter(|n| n.starts_with("index"))
+            .collect();
+        if items.is_empty() || items.len() > names.len() {
+            return Ok(false);
+        }
+        for (item, name) in items.iter().zip(names) {
+            if !self.is_plain(item) {
+                return Ok(false);
+            }
+            let Some((d, _)) = describe(item, false, strided)? else {
+                return Ok(false);
+            };
+            checked.tensors.push((name, d));
+        }
+        Ok(true)
     }
 
     fn judge(

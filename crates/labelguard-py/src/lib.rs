@@ -7,6 +7,7 @@
 
 mod bound;
 mod hot;
+mod through;
 
 use labelguard_core::{DType, OpSpec, Report, TensorView, Value};
 use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
@@ -392,6 +393,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(hot::check_plain, m)?)?;
     m.add_class::<bound::Binding>()?;
+    m.add_class::<through::Through>()?;
     m.add_function(wrap_pyfunction!(bound::valid_call, m)?)?;
     m.add_function(wrap_pyfunction!(bound::valid_index, m)?)?;
     m.add_function(wrap_pyfunction!(check_class_targets, m)?)?;
