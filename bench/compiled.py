@@ -220,7 +220,7 @@ def floor(reps=20000):
     bare, op = torch.ops.labelguard_floor.check.default, getattr(torch.ops, _compiled._NAMESPACE).check_through.default
     labels = [torch.randint(0, 10, (128,))]
     def through(key, slots):
-        return json.dumps({"checks": [[json.dumps({"key": key, "slots": slots, "names": [], "frames": []}), [0], 2, 0]], "copy": [True]})
+        return json.dumps({"checks": [[json.dumps({"key": key, "slots": slots, "names": [], "frames": []}), [0], 2, 0]], "edges": ["copy"]})
 
     nothing = through("(none)", [])
     loss = through("torch.nn.functional.cross_entropy", [["s", "float32", 2], ["t", 0]])

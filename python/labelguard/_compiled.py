@@ -44,6 +44,16 @@ from ._userframe import function_name
 
 #: wrapper key -> the eager check of one call: checker(args, kwargs, traced) raises or warns.
 CHECKERS: Dict[str, Callable[[Tuple[Any, ...], Dict[str, Any], "Traced"], None]] = {}
+#: wrapper key -> its op's native binding, where `_native.valid_call(binding, args, kwargs)`
+#: passes a valid call as CHECKERS' checker would (the wrappers `enable()` builds from the table).
+NATIVE: Dict[str, Any] = {}
+#: Bumped by each `enable()` that builds wrappers, so the native paths built from NATIVE's
+#: bindings before it are built again (`_Through.native`).
+GENERATION = [0]
+#: The keys of the ops that raise for no values of what their check reads (the table's
+#: `raises_on_values`: BCE-with-logits, kl_div): a compiled step checks them without holding
+#: back the kernels that read those tensors (`_placement._edges`).
+AFTER_KERNELS: set = set()
 
 
 _OP: List[Any] = []  # the registered op and its library, once enable() has run
@@ -68,7 +78,12 @@ def register() -> None:
         lib.define(f"{name}(Tensor[] tensors, SymInt[] dims, float[] floats, str spec) -> Tensor[]", tags=(torch.Tag.cudagraph_unsafe,))
         lib.impl(name, kernel, "CompositeExplicitAutograd")
         torch.library.register_fake(f"{_NAMESPACE}::{name}", fake, lib=lib)
-    _OP.extend((getattr(torch.ops, _NAMESPACE).check.default, lib, _outside_dynamo(torch)))
+    ops = getattr(torch.ops, _NAMESPACE)
+    # A `check_through` whose outputs nothing reads (checks that hold back no kernel) is kept:
+    # fx's dead-code elimination and inductor's scheduler keep a node whose target has a side
+    # effect (torch 2.15: fx/node.py `has_side_effect`, _library/utils.py `is_impure`).
+    torch.fx.node.has_side_effect(ops.check_through.default)
+    _OP.extend((ops.check.default, lib, _outside_dynamo(torch)))
 
 
 def _fake(tensors: Sequence[Any], dims: Sequence[Any], floats: Sequence[Any], spec: str) -> List[Any]:
@@ -80,13 +95,13 @@ def _fake(tensors: Sequence[Any], dims: Sequence[Any], floats: Sequence[Any], sp
 
 
 def _fake_through(tensors: Sequence[Any], dims: Sequence[Any], floats: Sequence[Any], spec: str) -> List[Any]:
-    return through_outputs(tensors, _through_of(spec)["copy"])
+    return through_outputs(tensors, _through_of(spec).edges)
 
 
-def through_outputs(tensors: Sequence[Any], copies: Sequence[bool]) -> List[Any]:
+def through_outputs(tensors: Sequence[Any], edges: Sequence[Optional[str]]) -> List[Any]:
     """`check_through`'s outputs by shape (its fake kernel, and `_placement._feed`'s node): per
-    tensor, one with its sizes and strides where its readers get a copy, else a 0-d one."""
-    return [t.new_empty_strided(t.shape, t.stride()) if copy else t.new_empty(()) for t, copy in zip(tensors, copies)]
+    tensor with an edge, one with its sizes and strides ("copy") or a 0-d one ("one")."""
+    return [t.new_empty_strided(t.shape, t.stride()) if edge == "copy" else t.new_empty(()) for t, edge in zip(tensors, edges) if edge]
 
 
 def _run(tensors: Sequence[Any], dims: Sequence[int], floats: Sequence[float], spec: str) -> List[Any]:
@@ -98,31 +113,69 @@ def _run(tensors: Sequence[Any], dims: Sequence[int], floats: Sequence[float], s
 
 def _run_through(tensors: Sequence[Any], dims: Sequence[int], floats: Sequence[float], spec: str) -> List[Any]:
     """`check_through`, in the forward graph inductor compiles (`_placement.py`): the checks of
-    one place in that graph, then, for each tensor they read, what orders its later readers
-    after them: for an input of the graph, a copy with its strides, so a kernel reads the same
-    values laid out the same way and inductor generates the kernel it would without labelguard
-    (a multiply by a 0-d one is inlined into every load: inside an embedding's gather loop it
-    cost a 15 ms step 5%); for a tensor the graph computes, a 0-d one to multiply it by, as in
-    dynamo's graph (its copy would be a buffer of its own, which changes how inductor fuses and
-    vectorises its readers, and so the rounding of a loss)."""
+    one place in that graph, then what orders the kernels after them (`_Through.edges`): for
+    an input of the graph, a copy with its strides, so a kernel reads the same values laid out
+    the same way and inductor generates the kernel it would without labelguard (a multiply by a
+    0-d one is inlined into every load: inside an embedding's gather loop it cost a 15 ms step
+    5%); for a tensor the graph computes, a 0-d one to multiply it by, as in dynamo's graph (its
+    copy would be a buffer of its own, which changes how inductor fuses and vectorises its
+    readers, and so the rounding of a loss). A valid call's path is one native test of all the
+    checks (`_native.Through`: each as `_native.valid_call` tests an eager call); any other call
+    takes the eager checkers' path."""
     through = _through_of(spec)
-    dim, number = 0, 0
-    for part, read, ndims, nfloats in through["checks"]:
-        _check([tensors[i] for i in read], dims[dim:dim + ndims], floats[number:number + nfloats], part)
-        dim, number = dim + ndims, number + nfloats
-    return [_copy(t) if copy else t.new_ones(()) for t, copy in zip(tensors, through["copy"])]
+    if config["active"] and not state.depth:
+        native = through.native()
+        if native is None or not native.valid(tensors, dims, floats):
+            for plan, read, dim, dim_end, number, number_end in through.checks:
+                _check_plan(plan, [tensors[i] for i in read], dims[dim:dim_end], floats[number:number_end])
+    return [_copy(t) if edge == "copy" else t.new_ones(()) for t, edge in zip(tensors, through.edges) if edge]
 
 
-_THROUGH: Dict[str, Dict[str, Any]] = {}
+class _Through:
+    """`check_through`'s spec, parsed: per check its plan, the positions of the tensors it reads
+    and its slices of the op's dims and floats; per tensor its edge: "copy" (an input of the
+    graph: its readers get the op's copy), "one" (a tensor the graph computes: its readers get
+    it times the op's 0-d one) or None (its readers need no order: `_placement._edges`)."""
+
+    __slots__ = ("checks", "edges", "_native")
+
+    def __init__(self, spec: str):
+        d = json.loads(spec)
+        self.checks = []
+        dim, number = 0, 0
+        for part, read, ndims, nfloats in d["checks"]:
+            self.checks.append((_plan_of(part), read, dim, dim + ndims, number, number + nfloats))
+            dim, number = dim + ndims, number + nfloats
+        self.edges: List[Optional[str]] = d["edges"]
+        self._native: Tuple[int, Any] = (-1, None)
+
+    def native(self) -> Any:
+        """The checks' native valid path for the wrappers `enable()` built last (their bindings
+        hold its `finite`); None where a check has none (an indexing key, an argument it does
+        not rebuild)."""
+        generation, native = self._native
+        if generation != GENERATION[0]:
+            bindings = [NATIVE.get(plan.key) for plan, *_ in self.checks]
+            native = None
+            if all(b is not None for b in bindings):
+                try:
+                    native = _native.Through(
+                        [(b, json.dumps(plan.slots), list(plan.names), read, dim, number) for b, (plan, read, dim, _, number, _) in zip(bindings, self.checks)]
+                    )
+                except ValueError:
+                    native = None
+            self._native = (GENERATION[0], native)
+        return native
 
 
-def _through_of(spec: str) -> Dict[str, Any]:
-    """`check_through`'s spec, parsed once: "checks", each with its own spec, the positions of
-    the tensors it reads, and how many dims and floats it takes; "copy", per tensor, whether
-    its readers get a copy or a 0-d one."""
+_THROUGH: Dict[str, _Through] = {}
+
+
+def _through_of(spec: str) -> _Through:
+    """`check_through`'s spec, parsed once."""
     through = _THROUGH.get(spec)
     if through is None:
-        through = _THROUGH[spec] = json.loads(spec)
+        through = _THROUGH[spec] = _Through(spec)
     return through
 
 
@@ -138,11 +191,15 @@ def _copy(t: Any) -> Any:
 
 def _check(tensors: Sequence[Any], dims: Sequence[int], floats: Sequence[float], spec: str) -> None:
     if config["active"] and not state.depth:
-        plan = _plan_of(spec)
-        checker = CHECKERS.get(plan.key)
-        if checker is not None:
-            args, kwargs = plan.call(tensors, dims, floats)
-            _OP[2](checker, args, kwargs, plan.traced)
+        _check_plan(_plan_of(spec), tensors, dims, floats)
+
+
+def _check_plan(plan: "_Plan", tensors: Sequence[Any], dims: Sequence[int], floats: Sequence[float]) -> None:
+    """The eager checker of the call, on the call rebuilt from the op's inputs."""
+    checker = CHECKERS.get(plan.key)
+    if checker is not None:
+        args, kwargs = plan.call(tensors, dims, floats)
+        _OP[2](checker, args, kwargs, plan.traced)
 
 
 def _plan_of(spec: str) -> "_Plan":

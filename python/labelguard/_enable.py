@@ -105,6 +105,10 @@ def _wrap(op: Op, original: Callable, native: Any, is_compiling: Callable[[], bo
             judge(args, kwargs, traced)
 
     _compiled.CHECKERS[key] = in_compiled_graph
+    _compiled.NATIVE[key] = native
+    _compiled.GENERATION[0] += 1
+    if not op.raises_on_values:
+        _compiled.AFTER_KERNELS.add(key)
 
     @functools.wraps(original)
     def labelguard_checked(*args: Any, **kwargs: Any) -> Any:

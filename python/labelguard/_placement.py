@@ -18,11 +18,14 @@ round differently (an LM loss under `dynamic=True`: 7.5e-9). So for inductor:
    into the forward graph that the partition made (the partitioner copies the joint graph's
    nodes under their names), right after the last node it reads, as `labelguard::check_through`
    (the checks that share a place are one call); the sizes come from `sym_size` of the first
-   tensor that has them. Its readers after it read what the op returns (`_feed`), so inductor
-   runs it before every kernel that reads what it guards: an input of the graph as the op's
-   copy of it, laid out as it is, so the kernel is the one inductor generates without labelguard;
-   a tensor the graph computes times the op's 0-d one. The tensors the forward graph saves for
-   the backward are left as they were.
+   tensor that has them. The later readers of what a check guards read what the op returns
+   (`_edges`, `_feed`), so inductor runs it before every kernel that reads what it guards: an
+   input of the graph as the op's copy of it, laid out as it is, so the kernel is the one
+   inductor generates without labelguard; a tensor the graph computes times the op's 0-d one,
+   only where the check reads no input. A check of an op that raises for no values (BCE with
+   logits' target) holds back no kernel: its op, which fx and inductor keep for its side
+   effect, runs after the graph's kernels. The tensors the forward graph saves for the
+   backward are left as they were.
 
 A kept check whose nodes the forward graph lacks is not dropped in silence: a `TargetWarning`
 names the call that runs unguarded. The inductor cache keys on the kept checks (`Place.uuid`),
@@ -35,13 +38,15 @@ import hashlib
 import importlib
 import json
 import operator
+import os
 import sys
 import warnings
 from typing import Any, Dict, List, Optional
 
 from ._report import TargetWarning
 
-_SOURCE = open(__file__, encoding="utf-8").read()  # (in the passes' cache key)
+#: (in the passes' cache key: this file and `_compiled.py`, which runs what the passes place)
+_SOURCE = "".join(open(os.path.join(os.path.dirname(__file__), f), encoding="utf-8").read() for f in ("_placement.py", "_compiled.py"))
 #: (setting's name, its value as enable() found it, the value enable() gave it), while enabled.
 _INSTALLED: List[Any] = []
 
@@ -105,7 +110,9 @@ def _passes(base: type) -> tuple:
                 _place(graph, pending, _op("check_through"))
 
         def uuid(self) -> Optional[str]:
-            kept = repr([(r["spec"], r["tensors"], [str(d) for d in r["dims"]], [str(f) for f in r["floats"]]) for r in _PENDING])
+            from ._compiled import AFTER_KERNELS
+
+            kept = repr([(r["spec"], r["tensors"], [str(d) for d in r["dims"]], [str(f) for f in r["floats"]]) for r in _PENDING] + sorted(AFTER_KERNELS))
             return "labelguard-place-" + hashlib.sha256((_SOURCE + kept).encode()).hexdigest()
 
     return Strip(), Place()
@@ -184,7 +191,10 @@ def _place(graph: Any, pending: List[Dict[str, Any]], through: Any) -> None:
     """Puts each kept check into the forward graph, right after the last node it reads (a
     symbolic size: the first SymInt node or tensor of the graph that has it). The checks that
     share that place are one op call (`_compiled._run_through`'s parts): most read only the
-    graph's inputs, and each call into the op's Python kernel costs a step about 10 µs."""
+    graph's inputs, and each call into the op's Python kernel costs a step about 10 µs. The
+    checks that hold back no kernel (`_edges`) go last, before the graph's output."""
+    from ._compiled import AFTER_KERNELS, _plan_of
+
     nodes = list(graph.nodes)
     named = {n.name: n for n in nodes}
     order = {n: i for i, n in enumerate(nodes)}
@@ -200,42 +210,90 @@ def _place(graph: Any, pending: List[Dict[str, Any]], through: Any) -> None:
         last = max(read, key=order.__getitem__) if read else nodes[0]
         if last.op == "placeholder":
             last = [n for n in nodes if n.op == "placeholder"][-1]
+        if _plan_of(record["spec"]).key in AFTER_KERNELS:
+            last = nodes[-1]  # the output: see below
         places.setdefault(last, []).append((record["spec"], tensors, dims, floats))
     for last, checks in places.items():
         unique = list(dict.fromkeys(t for _, tensors, _, _ in checks for t in tensors))
+        if last.op == "output":
+            # The checks that hold back no kernel run after every kernel of the graph: an op
+            # between two kernels keeps inductor from fusing them (the one-hot target's scatter
+            # and the loss that reads it), and the kernels of the graph's outputs are made as
+            # inductor reaches the output, after any node before it, unless the op takes them
+            # too (it reads none of them).
+            unique += [t for t in dict.fromkeys(_tensor_nodes(last.args)) if t.op != "placeholder" and t not in unique]
+            last = last.prev
         parts, sizes, numbers = [], [], []
         with graph.inserting_after(last):
             for spec, tensors, dims, floats in checks:
                 parts.append([spec, [unique.index(t) for t in tensors], len(dims), len(floats)])
                 sizes += [_size_node(graph, v) for v in dims]
                 numbers += [_size_node(graph, v) for v in floats]
-            copies = [t.op == "placeholder" for t in unique]
-            spec = json.dumps({"checks": parts, "copy": copies})
-            _feed(graph, graph.call_function(through, (unique, sizes, numbers, spec)), unique, copies)
+            edges = _edges(unique, [(spec, tensors) for spec, tensors, _, _ in checks])
+            spec = json.dumps({"checks": parts, "edges": edges})
+            _feed(graph, graph.call_function(through, (unique, sizes, numbers, spec)), unique, edges)
 
 
-def _feed(graph: Any, node: Any, tensors: List[Any], copies: List[bool]) -> None:
+def _tensor_nodes(args: Any) -> List[Any]:
+    """The nodes of tensors among `args` (nested lists and tuples)."""
+    if isinstance(args, (list, tuple)):
+        return [n for a in args for n in _tensor_nodes(a)]
+    is_tensor = hasattr(args, "meta") and isinstance(args.meta.get("val"), sys.modules["torch"].Tensor)
+    return [args] if is_tensor else []
+
+
+def _edges(tensors: List[Any], checks: List[tuple]) -> List[Optional[str]]:
+    """What holds back the kernels after the checks of one place, per tensor they read: "copy"
+    (an input of the graph: its readers read the op's copy), "one" (a tensor the graph
+    computes: its readers read it times the op's 0-d one) or None.
+
+    A check of an op that raises or asserts on bad values holds back the kernels that read
+    what it reads. The op's own kernel reads every tensor the check reads (its indices, its
+    target), so a copy of the inputs of the graph among them is enough; only where the check
+    reads no input does each tensor it reads get a 0-d one, which inductor inlines into its
+    readers' loads (an `arange` that an `index_put_` reads beside the labels keeps its fused
+    kernel). A check of an op that raises for no values (`_compiled.AFTER_KERNELS`: the target
+    of BCE with logits) holds nothing back: whatever the values, the kernels give a result, and
+    the check still raises before the step returns; inductor fuses the loss as it would without
+    labelguard."""
+    from ._compiled import AFTER_KERNELS, _plan_of
+
+    edges: List[Optional[str]] = [None] * len(tensors)
+    for spec, read in checks:
+        if _plan_of(spec).key in AFTER_KERNELS:
+            continue
+        inputs = [t for t in read if t.op == "placeholder"]
+        for t in inputs or read:
+            edges[tensors.index(t)] = "copy" if t.op == "placeholder" else "one"
+    return edges
+
+
+def _feed(graph: Any, node: Any, tensors: List[Any], edges: List[Optional[str]]) -> None:
     """The check's place in the forward graph held by data (`_compiled._run_through`): the later
-    readers of each tensor it reads read the copy it returns (an input of the graph), or the
-    tensor times the 0-d one it returns (exact), so every kernel that reads the tensor runs
-    after the check. The forward graph's outputs (what it saves for the backward) keep the
+    readers of each tensor with an edge read the copy the op returns (an input of the graph),
+    or the tensor times the 0-d one it returns (exact), so every kernel that reads the tensor
+    runs after the check. The forward graph's outputs (what it saves for the backward) keep the
     tensor itself."""
     from ._compiled import through_outputs
 
     torch = sys.modules["torch"]
     vals = [t.meta["val"] for t in tensors]
-    node.meta["val"] = through_outputs(vals, copies)
+    node.meta["val"] = through_outputs(vals, edges)
     order = {n: i for i, n in enumerate(graph.nodes)}
     position = order[node]
     last = node
-    for i, t in enumerate(tensors):
+    outputs = 0
+    for t, val, edge in zip(tensors, vals, edges):
+        if edge is None:
+            continue
         with graph.inserting_after(last):
-            last = out = graph.call_function(operator.getitem, (node, i))
-            out.meta["val"] = node.meta["val"][i]
-        if not copies[i]:
+            last = out = graph.call_function(operator.getitem, (node, outputs))
+            out.meta["val"] = node.meta["val"][outputs]
+        outputs += 1
+        if edge == "one":
             with graph.inserting_after(out):
                 last = graph.call_function(torch.ops.aten.mul.Tensor, (t, out))
-                last.meta["val"] = vals[i]
+                last.meta["val"] = val
         for user in list(t.users):
             if user.op != "output" and user is not last and user is not node and order.get(user, position + 1) > position:
                 user.replace_input_with(t, last)

@@ -250,6 +250,34 @@ def test_inductor_runs_the_check_before_its_kernel_with_several_threads():
     assert_ends_at(info.value, "forward", line_of(Classifier.forward, "self.criterion"))  # past inductor's frames
 
 
+def test_valid_compiled_steps_check_natively_and_a_bad_one_takes_the_general_path(monkeypatch):
+    """Under inductor a valid step's checks are one native test per `check_through` call
+    (`_native.Through`, with dynamic sizes too): no call is rebuilt in Python (`_Plan.call`),
+    which cost a small step more than the check. A bad batch falls to the general path, which
+    refuses it with its rule."""
+    from labelguard import _compiled
+
+    rebuilt = []
+    original = _compiled._Plan.call
+    monkeypatch.setattr(_compiled._Plan, "call", lambda self, *a: rebuilt.append(self.key) or original(self, *a))
+    torch.manual_seed(0)
+    model = Classifier()
+    dynamo.reset()
+    labelguard.enable()
+    try:
+        compiled = torch.compile(model, backend="inductor", dynamic=True)
+        training_step(compiled, torch.randint(0, 30, (4, 6)), torch.randint(0, 3, (4,)))
+        rebuilt.clear()  # (the trace-time shape probe rebuilds each call once)
+        for n in (5, 6):
+            training_step(compiled, torch.randint(0, 30, (n, 6)), torch.randint(0, 3, (n,)))
+        assert rebuilt == []
+        with pytest.raises(TargetError, match="LG401"):
+            compiled(torch.full((4, 6), 30), torch.tensor([0, 2, 1, 1]))
+    finally:
+        labelguard.disable()
+    assert "torch.nn.functional.embedding" in rebuilt
+
+
 def test_warn_mode_warns_at_the_compiled_line_outside_traced_code():
     """mode='warn': a TargetWarning at run time (dynamo traces no warning: no graph break),
     pointing at the user's line inside the compiled function; then the call runs as PyTorch's."""

@@ -5,6 +5,8 @@ the graph without the check when AOTAutograd partitions it (`labelguard/_placeme
 check in dynamo's graph made the partitioner save other intermediates for the backward (an LM
 loss under dynamic=True differed by 7.5e-9)."""
 
+import re
+
 import pytest
 import torch
 import torch._dynamo as dynamo
@@ -13,7 +15,7 @@ import torch.nn.functional as F
 from torch._dynamo.utils import counters
 
 import labelguard
-from labelguard import TargetError
+from labelguard import TargetError, TargetWarning
 from test_compiled_frames import SegNet
 
 pytestmark = pytest.mark.slow
@@ -153,11 +155,40 @@ def test_enable_adds_its_passes_beside_the_users_own_and_disable_restores_them()
 
 def _kernels(code):
     """The C++ kernels of inductor's output code: (argument types, source), by name order."""
-    import re
 
     found = re.findall(r"= async_compile\.cpp_pybinding\((\[.*?\]), r'''(.*?)'''", "\n".join(code), re.S)
     assert found, "no C++ kernel in inductor's output code"
     return found
+
+
+def _forward_call(code):
+    """The `call` of the forward graph's output code (the one that calls the check op)."""
+    forward = next(c for c in code if "check_through" in c)
+    return forward[forward.index("def call("):]
+
+
+def _codes(model_of, batch, after=None):
+    """Inductor's output code of one training step of `model_of()` on `batch`, without and with
+    labelguard (keys False, True); `after(compiled)` runs next, while labelguard is on."""
+    from torch._inductor import config
+    from torch._inductor.utils import run_and_get_code
+
+    code = {}
+    for enable in (False, True):
+        torch.manual_seed(0)
+        model = model_of()
+        dynamo.reset()
+        if enable:
+            labelguard.enable()
+        try:
+            with config.patch(force_disable_caches=True):
+                compiled = torch.compile(model)
+                _, code[enable] = run_and_get_code(lambda: compiled(*batch).backward())
+                if enable and after is not None:
+                    after(compiled)
+        finally:
+            labelguard.disable()
+    return code
 
 
 def test_the_kernels_that_read_a_checked_graph_input_are_those_without_labelguard():
@@ -165,25 +196,47 @@ def test_the_kernels_that_read_a_checked_graph_input_are_those_without_labelguar
     as the check's copies of them, laid out as they are, so inductor generates each kernel as it
     does without labelguard (a multiply by the check's 0-d one was inlined into the embedding's
     gather loop, a 64-bit multiply per read), and the check is in the code, before them."""
-    from torch._inductor import config
-    from torch._inductor.utils import run_and_get_code
-
     g = torch.Generator().manual_seed(1)
-    ids, labels = torch.randint(0, 500, (8, 5), generator=g), torch.randint(0, 10, (8,), generator=g)
-    code = {}
-    for enable in (False, True):
-        torch.manual_seed(0)
-        model = FunctionalEmbedding()
-        dynamo.reset()
-        if enable:
-            labelguard.enable()
-        try:
-            with config.patch(force_disable_caches=True):
-                compiled = torch.compile(model)
-                _, code[enable] = run_and_get_code(lambda: compiled(ids, labels).backward())
-        finally:
-            labelguard.disable()
+    code = _codes(FunctionalEmbedding, (torch.randint(0, 500, (8, 5), generator=g), torch.randint(0, 10, (8,), generator=g)))
     assert _kernels(code[True]) == _kernels(code[False])
-    forward = next(c for c in code[True] if "check_through" in c)
-    call = forward[forward.index("def call("):]
+    call = _forward_call(code[True])
     assert call.index("torch.ops.labelguard.check_through.default(") < call.index("cpp_fused_embedding")
+
+
+class OneHotOf(nn.Module):
+    """A one-hot target whose ones are `value` (a 0-d tensor the step takes), then BCE with logits."""
+
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 20))
+
+    def forward(self, x, labels, value):
+        logits = self.net(x)
+        target = torch.zeros_like(logits)
+        target.index_put_((torch.arange(labels.shape[0]), labels), value)
+        return F.binary_cross_entropy_with_logits(logits, target)
+
+
+def test_a_check_that_guards_no_kernel_runs_after_the_loss_that_inductor_fuses_as_without_labelguard():
+    """BCE with logits raises for no target (the op table's `raises_on_values`), so its check
+    holds back no kernel: it runs after the loss, which inductor fuses as it does without
+    labelguard (zeros, the one-hot's scatter, the loss and its mean in one kernel; the check
+    between them split it in three). The index check still runs before that kernel, and only
+    the arange it reads is a kernel of its own. A target of 2.0 is still reported (LG503, a
+    warning: PyTorch computes a loss, which is garbage)."""
+    g = torch.Generator().manual_seed(1)
+    batch = (torch.randn(16, 32, generator=g), torch.randint(0, 20, (16,), generator=g), torch.ones(()))
+    warned = []
+
+    def bad_target(compiled):
+        with pytest.warns(TargetWarning, match=r"\[LG503\]") as caught:
+            compiled(*batch[:2], torch.full((), 2.0))
+        warned.extend(caught)
+
+    code = _codes(OneHotOf, batch, bad_target)
+    assert len(_kernels(code[True])) == len(_kernels(code[False])) + 1  # the arange the index check reads
+    call = _forward_call(code[True])
+    checks = [m.start() for m in re.finditer(r"check_through\.default\(", call)]
+    loss = call.index("binary_cross_entropy_with_logits_index_put")
+    assert len(checks) == 2 and checks[0] < loss < checks[1], call
+    assert "in torch.compile'd code at" in str(warned[0].message)
