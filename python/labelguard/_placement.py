@@ -210,18 +210,23 @@ def _place(graph: Any, pending: List[Dict[str, Any]], through: Any) -> None:
         last = max(read, key=order.__getitem__) if read else nodes[0]
         if last.op == "placeholder":
             last = [n for n in nodes if n.op == "placeholder"][-1]
-        if _plan_of(record["spec"]).key in AFTER_KERNELS:
-            last = nodes[-1]  # the output: see below
-        places.setdefault(last, []).append((record["spec"], tensors, dims, floats))
-    for last, checks in places.items():
+        after_kernels = _plan_of(record["spec"]).key in AFTER_KERNELS
+        if after_kernels:
+            # Last (see below), but before a node that writes what it reads (an input the step
+            # mutates in place, written back at the graph's end): the check judges the values
+            # the op read.
+            last = next((n for n in nodes if any(_writes(n, t) for t in tensors)), nodes[-1])
+        places.setdefault((last, after_kernels), []).append((record["spec"], tensors, dims, floats))
+    for (last, after_kernels), checks in places.items():
         unique = list(dict.fromkeys(t for _, tensors, _, _ in checks for t in tensors))
-        if last.op == "output":
-            # The checks that hold back no kernel run after every kernel of the graph: an op
-            # between two kernels keeps inductor from fusing them (the one-hot target's scatter
-            # and the loss that reads it), and the kernels of the graph's outputs are made as
-            # inductor reaches the output, after any node before it, unless the op takes them
-            # too (it reads none of them).
-            unique += [t for t in dict.fromkeys(_tensor_nodes(last.args)) if t.op != "placeholder" and t not in unique]
+        if after_kernels:
+            # The checks that hold back no kernel run after every kernel of the graph (before
+            # `last`): an op between two kernels keeps inductor from fusing them (the one-hot
+            # target's scatter and the loss that reads it), and the kernels of the graph's
+            # outputs are made as inductor reaches the output, after any node before it, unless
+            # the op takes them too (it reads none of them).
+            outputs = _tensor_nodes(nodes[-1].args)
+            unique += [t for t in dict.fromkeys(outputs) if t.op != "placeholder" and order[t] < order[last] and t not in unique]
             last = last.prev
         parts, sizes, numbers = [], [], []
         with graph.inserting_after(last):
@@ -254,8 +259,8 @@ def _edges(tensors: List[Any], checks: List[tuple]) -> List[Optional[str]]:
     readers' loads (an `arange` that an `index_put_` reads beside the labels keeps its fused
     kernel). A check of an op that raises for no values (`_compiled.AFTER_KERNELS`: the target
     of BCE with logits) holds nothing back: whatever the values, the kernels give a result, and
-    the check still raises before the step returns; inductor fuses the loss as it would without
-    labelguard."""
+    the check still reports before the step returns; inductor fuses the loss as it would
+    without labelguard."""
     from ._compiled import AFTER_KERNELS, _plan_of
 
     edges: List[Optional[str]] = [None] * len(tensors)
@@ -295,8 +300,20 @@ def _feed(graph: Any, node: Any, tensors: List[Any], edges: List[Optional[str]])
                 last = graph.call_function(torch.ops.aten.mul.Tensor, (t, out))
                 last.meta["val"] = val
         for user in list(t.users):
-            if user.op != "output" and user is not last and user is not node and order.get(user, position + 1) > position:
+            if user.op != "output" and user is not last and user is not node and order.get(user, position + 1) > position and not _writes(user, t):
                 user.replace_input_with(t, last)
+
+
+def _writes(node: Any, t: Any) -> bool:
+    """Whether `node` writes `t` in place (the `copy_` that writes back an input the step
+    mutates): such a node keeps the tensor itself, or the mutation would go to the op's copy
+    and the caller's tensor would never see it."""
+    schema = getattr(node.target, "_schema", None)
+    if node.op != "call_function" or schema is None or not schema.is_mutable:
+        return False
+    written = [a.name for a in schema.arguments if a.alias_info is not None and a.alias_info.is_write]
+    given = dict(zip([a.name for a in schema.arguments], node.args), **node.kwargs)
+    return any(given.get(name) is t for name in written)
 
 
 _MISSING = object()

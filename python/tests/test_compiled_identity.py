@@ -6,6 +6,7 @@ check in dynamo's graph made the partitioner save other intermediates for the ba
 loss under dynamic=True differed by 7.5e-9)."""
 
 import re
+import warnings
 
 import pytest
 import torch
@@ -240,3 +241,51 @@ def test_a_check_that_guards_no_kernel_runs_after_the_loss_that_inductor_fuses_a
     loss = call.index("binary_cross_entropy_with_logits_index_put")
     assert len(checks) == 2 and checks[0] < loss < checks[1], call
     assert "in torch.compile'd code at" in str(warned[0].message)
+
+
+def _labels_then_bumped(logits, labels):
+    loss = F.cross_entropy(logits, labels)
+    labels.add_(1)  # an input the step mutates in place, after the guarded call read it
+    return loss
+
+
+def _target_then_halved(logits, target):
+    loss = F.binary_cross_entropy_with_logits(logits, target)
+    target.mul_(0.5)
+    return loss
+
+
+@pytest.mark.parametrize("fn,valid,bad", [
+    (_labels_then_bumped, torch.tensor([0, 1, 2, 1]), torch.tensor([0, 1, 3, 1])),
+    (_target_then_halved, torch.full((4, 3), 0.5), torch.full((4, 3), 2.0)),
+])
+def test_an_input_the_step_mutates_keeps_its_mutation_and_is_checked_as_the_op_read_it(fn, valid, bad):
+    """Under inductor the kernels after a check read its copy of a step's input, but the node
+    that writes a mutated input back writes the caller's tensor (before, the mutation went to
+    the copy and was lost). A check that runs after the kernels runs before that write, so it
+    judges the values the op read: a target of 2.0 halved after the loss is still reported."""
+    x = torch.randn(4, 3)
+    seen = {}
+    for enable in (False, True):
+        dynamo.reset()
+        if enable:
+            labelguard.enable()
+        try:
+            compiled = torch.compile(fn)
+            compiled(x, valid.clone())
+            mutated = valid.clone()
+            loss = compiled(x, mutated)
+            seen[enable] = (loss, mutated)
+            if enable:
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    try:
+                        compiled(x, bad.clone())
+                        said = [str(w.message) for w in caught if issubclass(w.category, TargetWarning)]
+                    except TargetError as err:
+                        said = [str(err)]
+        finally:
+            labelguard.disable()
+    assert torch.equal(seen[True][0], seen[False][0]) and torch.equal(seen[True][1], seen[False][1]), (seen, valid)
+    assert not torch.equal(seen[True][1], valid)  # (the step did mutate it)
+    assert len(said) == 1 and ("[LG101]" in said[0] or "[LG503]" in said[0]), said
