@@ -225,8 +225,10 @@ def _place(graph: Any, pending: List[Dict[str, Any]], through: Any) -> None:
             # target's scatter and the loss that reads it), and the kernels of the graph's
             # outputs are made as inductor reaches the output, after any node before it, unless
             # the op takes them too (it reads none of them).
-            outputs = _tensor_nodes(nodes[-1].args)
-            unique += [t for t in dict.fromkeys(outputs) if t.op != "placeholder" and order[t] < order[last] and t not in unique]
+            torch, outputs = sys.modules["torch"], []
+            torch.fx.node.map_arg(nodes[-1].args, outputs.append)  # (each node the output holds)
+            computed = (t for t in dict.fromkeys(outputs) if isinstance(t.meta.get("val"), torch.Tensor))
+            unique += [t for t in computed if t.op != "placeholder" and order[t] < order[last] and t not in unique]
             last = last.prev
         parts, sizes, numbers = [], [], []
         with graph.inserting_after(last):
@@ -237,14 +239,6 @@ def _place(graph: Any, pending: List[Dict[str, Any]], through: Any) -> None:
             edges = _edges(unique, [(spec, tensors) for spec, tensors, _, _ in checks])
             spec = json.dumps({"checks": parts, "edges": edges})
             _feed(graph, graph.call_function(through, (unique, sizes, numbers, spec)), unique, edges)
-
-
-def _tensor_nodes(args: Any) -> List[Any]:
-    """The nodes of tensors among `args` (nested lists and tuples)."""
-    if isinstance(args, (list, tuple)):
-        return [n for a in args for n in _tensor_nodes(a)]
-    is_tensor = hasattr(args, "meta") and isinstance(args.meta.get("val"), sys.modules["torch"].Tensor)
-    return [args] if is_tensor else []
 
 
 def _edges(tensors: List[Any], checks: List[tuple]) -> List[Optional[str]]:
