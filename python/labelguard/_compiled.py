@@ -83,7 +83,42 @@ def register() -> None:
     # fx's dead-code elimination and inductor's scheduler keep a node whose target has a side
     # effect (torch 2.15: fx/node.py `has_side_effect`, _library/utils.py `is_impure`).
     torch.fx.node.has_side_effect(ops.check_through.default)
+    for overload, kernel in ((ops.check.default, _run), (ops.check_through.default, _run_through)):
+        _call_directly(overload, kernel, torch)
     _OP.extend((ops.check.default, lib, _outside_dynamo(torch)))
+
+
+def _call_directly(overload: Any, kernel: Callable, torch: Any) -> None:
+    """Lets a call of the op with plain tensors, outside any mode or transform, run its kernel
+    without torch's dispatcher. Inductor's code calls the op between two of its kernels, where
+    the dispatcher's round trip (the arguments to IValues and back, the autograd fallback) cost
+    a one-hot step about 30 µs per call, as much as the check itself; for such a call the
+    dispatcher would reach this same kernel (CompositeExplicitAutograd, no autograd formula, no
+    kernel of a device's own). Any other call (fake or functional tensors while torch traces, a
+    dispatch or torch-function mode, a functorch transform, the profiler on, an input that
+    needs a gradient while grad mode is on) goes through the dispatcher as before.
+    `OpOverload.__call__` calls the overload's `_op` (torch 2.0 to 2.15; torch 2.15 swaps it
+    itself for its PyObject dispatch); where torch lacks a piece this needs, nothing changes."""
+    C = torch._C
+    dispatch = getattr(overload, "_op", None)
+    modes = getattr(C, "_len_torch_dispatch_stack", None)
+    function_modes = getattr(C, "_is_torch_function_mode_enabled", None)
+    transforms = getattr(getattr(C, "_functorch", None), "peek_interpreter_stack", None)
+    profiler = sys.modules.get("torch.autograd.profiler")
+    if None in (dispatch, modes, function_modes, transforms) or not hasattr(profiler, "_is_profiler_enabled"):
+        return
+    grad_enabled, plain = C.is_grad_enabled, torch.Tensor
+
+    def call(tensors: Sequence[Any], dims: Sequence[Any], floats: Sequence[Any], spec: str) -> List[Any]:
+        if modes() or function_modes() or profiler._is_profiler_enabled or transforms() is not None:
+            return dispatch(tensors, dims, floats, spec)
+        grad = grad_enabled()
+        for t in tensors:
+            if type(t) is not plain or (grad and t.requires_grad):
+                return dispatch(tensors, dims, floats, spec)
+        return kernel(tensors, dims, floats, spec)
+
+    overload._op = call
 
 
 def _fake(tensors: Sequence[Any], dims: Sequence[Any], floats: Sequence[Any], spec: str) -> List[Any]:

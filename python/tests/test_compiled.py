@@ -320,6 +320,76 @@ def test_the_op_is_kept_out_of_cuda_graphs():
         compiled(x, torch.tensor([0, 3, 1, 1]))
 
 
+def _through_spec(key, slots, edges):
+    import json
+
+    check = json.dumps({"key": key, "slots": slots, "names": [], "frames": []})
+    return json.dumps({"checks": [[check, [0], 2, 0]], "edges": edges})
+
+
+def test_the_op_skips_the_dispatcher_only_for_plain_tensors_outside_any_mode(monkeypatch):
+    """Inductor's code calls `check_through` between its kernels; with plain tensors and no mode
+    the call runs the kernel itself (`_compiled._call_directly`), which gets the caller's own
+    spec string, where the dispatcher would hand it a converted copy. Anything torch must see
+    goes through the dispatcher: a dispatch mode, fake tensors, the profiler, an input that needs
+    a gradient in grad mode, a functorch transform (vmap: torch's own refusal). Both ways, a valid call returns the copy and
+    a bad one is refused."""
+    from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    from labelguard import _compiled
+
+    labelguard.enable()
+    try:
+        specs = []
+        original = _compiled._through_of
+        monkeypatch.setattr(_compiled, "_through_of", lambda s: specs.append(s) or original(s))
+        op = torch.ops.labelguard.check_through.default
+        spec = _through_spec("torch.nn.functional.cross_entropy", [["s", "float32", 2], ["t", 0]], ["copy"])
+        labels = torch.tensor([0, 2, 1])
+
+        def directly(call):
+            specs.clear()
+            out = call()
+            return specs[-1] is spec, out
+
+        direct, (copy,) = directly(lambda: op([labels], [3, 3], [], spec))
+        assert direct and torch.equal(copy, labels) and copy.data_ptr() != labels.data_ptr()
+
+        class Seen(TorchDispatchMode):
+            def __init__(self):
+                super().__init__()
+                self.ops = []
+
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                self.ops.append(func)
+                return func(*args, **(kwargs or {}))
+
+        with Seen() as mode:
+            direct, (copy,) = directly(lambda: op([labels], [3, 3], [], spec))
+        assert not direct and op in mode.ops and torch.equal(copy, labels)
+        with FakeTensorMode() as fake:
+            (out,) = op([fake.from_tensor(labels)], [3, 3], [], spec)
+        assert isinstance(out, FakeTensor)
+        with torch.autograd.profiler.profile() as prof:
+            direct, _ = directly(lambda: op([labels], [3, 3], [], spec))
+        assert not direct and any("check_through" in e.name for e in prof.function_events)
+        nothing = _through_spec("(none)", [], ["copy"])
+        spec = nothing
+        weights = torch.ones(3, requires_grad=True)
+        assert not directly(lambda: op([weights], [3, 3], [], nothing))[0]
+        with torch.no_grad():
+            assert directly(lambda: op([weights], [3, 3], [], nothing))[0]
+        with pytest.raises(RuntimeError, match="Batching rule not implemented"):  # (the dispatcher's answer, as before)
+            torch.func.vmap(lambda w: op([w], [3, 3], [], nothing)[0])(torch.ones(2, 3))
+        bad = _through_spec("torch.nn.functional.cross_entropy", [["s", "float32", 2], ["t", 0]], ["copy"])
+        for context in (torch.no_grad, Seen):
+            with context(), pytest.raises(TargetError, match="LG101"):
+                op([torch.tensor([0, 3, 1])], [3, 3], [], bad)
+    finally:
+        labelguard.disable()
+
+
 LAYOUTS = {
     "contiguous": lambda: torch.arange(12).view(3, 4),
     "sliced (LM labels[:, 1:])": lambda: torch.arange(12).view(3, 4)[:, 1:],
