@@ -54,6 +54,9 @@ GENERATION = [0]
 #: `raises_on_values`: BCE-with-logits, kl_div): a compiled step checks them without holding
 #: back the kernels that read those tensors (`_placement._edges`).
 AFTER_KERNELS: set = set()
+#: wrapper key -> its op's `within` by position and by name: the values of a tensor argument
+#: that never change the verdict (`_placement._settled`).
+WITHIN: Dict[str, Dict[Any, Tuple[float, float]]] = {}
 
 
 _OP: List[Any] = []  # the registered op and its library, once enable() has run

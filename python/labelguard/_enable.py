@@ -109,6 +109,8 @@ def _wrap(op: Op, original: Callable, native: Any, is_compiling: Callable[[], bo
     _compiled.GENERATION[0] += 1
     if not op.raises_on_values:
         _compiled.AFTER_KERNELS.add(key)
+    if op.within:
+        _compiled.WITHIN[key] = op.within_by_slot()
 
     @functools.wraps(original)
     def labelguard_checked(*args: Any, **kwargs: Any) -> Any:

@@ -46,7 +46,7 @@ class Params:
 class Op:
     """One row of the table: the op's PyTorch surface and its check's inputs."""
 
-    __slots__ = ("name", "sites", "modules", "params", "uses", "kinds", "tensors", "tensor_only", "breaks_graph", "raises_on_values", "_unread")
+    __slots__ = ("name", "sites", "modules", "params", "uses", "kinds", "tensors", "tensor_only", "breaks_graph", "raises_on_values", "within", "_unread")
 
     def __init__(self, row: Dict[str, Any]):
         self.name: str = row["name"]
@@ -62,6 +62,8 @@ class Op:
         self.params = Params(positional, tuple(p["name"] for p in params if p["keyword_only"]), required)
         #: parameter -> its use: what a wrapped call does with the argument (see surface.rs)
         self.uses: Dict[str, str] = {p["name"]: p["use"] for p in params}
+        #: parameter -> the values that never change the verdict, (lo, hi) (surface.rs `within`)
+        self.within: Dict[str, Tuple[float, float]] = {p["name"]: tuple(p["within"]) for p in params if p.get("within")}
         #: the check's scalar arguments -> their kind (`bool`, `int_list`, ...)
         self.kinds: Dict[str, str] = dict(row["check"]["arguments"])
         #: the check's tensor names, in order (index_put's `indices` become index, index1, ...)
@@ -91,6 +93,12 @@ class Op:
         roles: Dict[Any, str] = {n: role(n) for n in self.uses}
         roles.update((i, roles[n]) for i, n in enumerate(self.params.names))
         return roles
+
+    def within_by_slot(self) -> Dict[Any, Tuple[float, float]]:
+        """`within`, by position and by name, as a compiled call's spec holds its arguments."""
+        by = dict(self.within)
+        by.update((i, self.within[n]) for i, n in enumerate(self.params.names) if n in self.within)
+        return by
 
 
 def _load() -> Tuple[List[Dict[str, Any]], Dict[str, Op]]:

@@ -27,6 +27,10 @@ round differently (an LM loss under `dynamic=True`: 7.5e-9). So for inductor:
    effect, runs after the graph's kernels. The tensors the forward graph saves for the
    backward are left as they were.
 
+A kept check that the forward graph proves passes (every tensor it reads by value built from
+constants within the values that never change its verdict: a one-hot BCE target, `_settled`)
+is decided once, here, and not placed.
+
 A kept check whose nodes the forward graph lacks is not dropped in silence: a `TargetWarning`
 names the call that runs unguarded. The inductor cache keys on the kept checks (`Place.uuid`),
 so a graph compiled without them is never served to a run with them.
@@ -45,8 +49,9 @@ from typing import Any, Dict, List, Optional
 
 from ._report import TargetWarning
 
-#: (in the passes' cache key: this file and `_compiled.py`, which runs what the passes place)
-_SOURCE = "".join(open(os.path.join(os.path.dirname(__file__), f), encoding="utf-8").read() for f in ("_placement.py", "_compiled.py"))
+#: (in the passes' cache key: this file, `_compiled.py`, which runs what the passes place, and
+#: `_ranges.py`, which proves what they leave out)
+_SOURCE = "".join(open(os.path.join(os.path.dirname(__file__), f), encoding="utf-8").read() for f in ("_placement.py", "_compiled.py", "_ranges.py"))
 #: (setting's name, its value as enable() found it, the value enable() gave it), while enabled.
 _INSTALLED: List[Any] = []
 
@@ -110,9 +115,9 @@ def _passes(base: type) -> tuple:
                 _place(graph, pending, _op("check_through"))
 
         def uuid(self) -> Optional[str]:
-            from ._compiled import AFTER_KERNELS
+            from ._compiled import AFTER_KERNELS, WITHIN
 
-            kept = repr([(r["spec"], r["tensors"], [str(d) for d in r["dims"]], [str(f) for f in r["floats"]]) for r in _PENDING] + sorted(AFTER_KERNELS))
+            kept = repr([(r["spec"], r["tensors"], [str(d) for d in r["dims"]], [str(f) for f in r["floats"]]) for r in _PENDING] + sorted(AFTER_KERNELS) + sorted(map(repr, WITHIN.items())))
             return "labelguard-place-" + hashlib.sha256((_SOURCE + kept).encode()).hexdigest()
 
     return Strip(), Place()
@@ -206,6 +211,8 @@ def _place(graph: Any, pending: List[Dict[str, Any]], through: Any) -> None:
         if any(t is None for t in tensors) or any(v is _MISSING for v in dims + floats):
             _unplaced(record)
             continue
+        if _settled(record, tensors):
+            continue
         read = tensors + [v[0] for v in dims + floats if isinstance(v, tuple)]
         last = max(read, key=order.__getitem__) if read else nodes[0]
         if last.op == "placeholder":
@@ -239,6 +246,47 @@ def _place(graph: Any, pending: List[Dict[str, Any]], through: Any) -> None:
             edges = _edges(unique, [(spec, tensors) for spec, tensors, _, _ in checks])
             spec = json.dumps({"checks": parts, "edges": edges})
             _feed(graph, graph.call_function(through, (unique, sizes, numbers, spec)), unique, edges)
+
+
+def _settled(record: Dict[str, Any], tensors: List[Any]) -> bool:
+    """Whether a check is decided here, once, and so left out of the graph: every tensor it
+    reads by value is one the graph computes and proves within the values that never change
+    its verdict (`_ranges.proven`, the table's `within`: a one-hot target of BCE in [0, 1]),
+    and every size and number it takes is a constant. The check is then the same on every step
+    whatever the values: the native test judges it on zeros of those shapes (within the same
+    bounds, so judged alike). Only a pass leaves the check out; a call it refuses stays in the
+    graph and is refused at run time, on the step's own tensors."""
+    from ._compiled import WITHIN, _plan_of, _through_of, dims_of
+    from ._ranges import proven
+
+    plan = _plan_of(record["spec"])
+    within = WITHIN.get(plan.key)
+    if not within or any(isinstance(v, tuple) for v in record["dims"] + record["floats"]):
+        return False
+    positional = len(plan.slots) - len(plan.names)
+    slots, dims, cursor = [], [], 0
+    for i, slot in enumerate(plan.slots):
+        if slot[0] == "tl":
+            return False
+        if slot[0] == "t":
+            bounds, node = within.get(plan.names[i - positional] if i >= positional else i), tensors[slot[1]]
+            interval = proven(node) if bounds is not None else None
+            if interval is None or not bounds[0] <= interval[0] <= interval[1] <= bounds[1]:
+                return False
+            val = node.meta["val"]
+            if not all(type(n) is int for n in val.shape):
+                return False  # (a symbolic size: reading it as a number would guard on it)
+            slots.append(["s", str(val.dtype).replace("torch.", ""), val.dim()])
+            dims.extend(val.shape)
+            continue
+        taken = dims_of(slot)
+        dims.extend(record["dims"][cursor:cursor + taken])
+        cursor += taken
+        slots.append(slot)
+    d = json.loads(record["spec"])
+    d["slots"] = slots
+    native = _through_of(json.dumps({"checks": [[json.dumps(d), [], len(dims), len(record["floats"])]], "edges": []})).native()
+    return native is not None and bool(native.valid([], dims, record["floats"]))
 
 
 def _edges(tensors: List[Any], checks: List[tuple]) -> List[Optional[str]]:

@@ -87,6 +87,7 @@ SCENARIOS = {
     "segmentation": (SegNet, seg_batch, {}, (1, 30, 5), "LG101"),
     "functional-embedding": (FunctionalEmbedding, lambda g, i: (torch.randint(0, 500, (8, 5), generator=g), torch.randint(0, 10, (8,), generator=g)), {}, (0, 3, 500), "LG401"),
     "index-put-one-hot": (IndexPutOneHot, lambda g, i: (torch.randn(16, 32, generator=g), torch.randint(0, 20, (16,), generator=g)), {}, (1, 3, 20), "LG416"),
+    "one-hot-smoothed": (lambda: OneHotScaled(0.9), lambda g, i: (torch.randn(16, 32, generator=g), torch.randint(0, 20, (16,), generator=g)), {}, (1, 3, 20), "LG416"),
     "max-autotune-classifier": (MLP, lambda g, i: (torch.randn(16, 64, generator=g), torch.randint(0, 30, (16,), generator=g)),
                                 {"mode": "max-autotune-no-cudagraphs"}, (1, 3, 99), "LG101"),
 }
@@ -241,6 +242,46 @@ def test_a_check_that_guards_no_kernel_runs_after_the_loss_that_inductor_fuses_a
     loss = call.index("binary_cross_entropy_with_logits_index_put")
     assert len(checks) == 2 and checks[0] < loss < checks[1], call
     assert "in torch.compile'd code at" in str(warned[0].message)
+
+
+class OneHotScaled(OneHotOf):
+    """A one-hot of constant ones, scaled by a constant (`scale`): 0.9 proves the target within
+    [0, 1], 2.0 does not."""
+
+    def __init__(self, scale):
+        super().__init__()
+        self.scale = scale
+
+    def forward(self, x, labels):
+        logits = self.net(x)
+        target = torch.zeros_like(logits)
+        target.index_put_((torch.arange(labels.shape[0]), labels), torch.ones(()))
+        return F.binary_cross_entropy_with_logits(logits, target * self.scale)
+
+
+def test_a_target_the_graph_proves_in_range_is_checked_once_when_the_step_compiles():
+    """A one-hot target of constant ones lies in [0, 1] whatever the labels (`_ranges.proven`),
+    and BCE's verdict is the same for every target within [0, 1] (the table's `within`): the
+    check is decided when the step compiles and the forward graph calls the op once, for the
+    labels, which are still checked on every step. Scaled by 2 the target proves nothing: its
+    check runs after the loss and reports LG503, as before. (Valid steps stay bit-identical:
+    SCENARIOS' "one-hot-smoothed".)"""
+    g = torch.Generator().manual_seed(3)
+    batch = (torch.randn(16, 32, generator=g), torch.randint(0, 20, (16,), generator=g))
+    for scale, checks in ((0.9, 1), (2.0, 2)):
+        caught = []
+
+        def bad_batches(compiled):
+            with pytest.raises(TargetError):
+                compiled(batch[0], torch.full((16,), 20))
+            with warnings.catch_warnings(record=True) as seen:
+                warnings.simplefilter("always")
+                compiled(*batch)
+            caught.extend(str(w.message) for w in seen if issubclass(w.category, TargetWarning))
+
+        code = _codes(lambda: OneHotScaled(scale), batch, bad_batches)
+        assert len(re.findall(r"check_through\.default\(", _forward_call(code[True]))) == checks
+        assert [("LG503" in m) for m in caught] == ([] if scale < 1 else [True])
 
 
 def _labels_then_bumped(logits, labels):

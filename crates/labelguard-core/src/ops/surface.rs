@@ -43,6 +43,12 @@ pub struct PyParam {
     pub keyword_only: bool,
     #[serde(rename = "use")]
     pub used: Use,
+    /// The values of this tensor that never change the check's verdict, `[lo, hi]` with NaN
+    /// left out: a tensor whose values all lie there is judged as any other of its shape and
+    /// dtype whose values do (BCE's target in [0, 1]). A compiled step whose graph proves that
+    /// of the tensor decides the check once, when it compiles (`_ranges.py`).
+    /// `tests/python/test_within.py` holds the table to the checks.
+    pub within: Option<[f64; 2]>,
 }
 
 /// A required positional parameter whose value the check reads.
@@ -52,6 +58,7 @@ pub(crate) const fn arg(name: &'static str) -> PyParam {
         default: None,
         keyword_only: false,
         used: Use::Read,
+        within: None,
     }
 }
 
@@ -72,6 +79,13 @@ impl PyParam {
     }
     pub(crate) const fn uses(self, used: Use) -> PyParam {
         PyParam { used, ..self }
+    }
+    /// Values in `[lo, hi]` never change the verdict ([`PyParam::within`]).
+    pub(crate) const fn within(self, lo: f64, hi: f64) -> PyParam {
+        PyParam {
+            within: Some([lo, hi]),
+            ..self
+        }
     }
 }
 

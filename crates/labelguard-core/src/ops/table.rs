@@ -141,8 +141,8 @@ pub const OPS: &[OpSpec] = &[
         surface: exposed(
             &["torch.nn.functional.binary_cross_entropy"],
             &[
-                arg("input"),
-                arg("target"),
+                arg("input").within(0.0, 1.0),
+                arg("target").within(0.0, 1.0),
                 arg("weight").or("None"),
                 LEGACY_SIZE_AVERAGE,
                 LEGACY_REDUCE,
@@ -162,7 +162,7 @@ pub const OPS: &[OpSpec] = &[
             &["torch.nn.functional.binary_cross_entropy_with_logits"],
             &[
                 arg("input").uses(Use::Finite),
-                arg("target"),
+                arg("target").within(0.0, 1.0),
                 arg("weight").or("None"),
                 LEGACY_SIZE_AVERAGE,
                 LEGACY_REDUCE,
