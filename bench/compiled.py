@@ -22,7 +22,7 @@ without labelguard:
    the same schema whose kernel only makes the one (a bare custom op), and the whole call with a
    cross-entropy check of 128 labels.
 
-    make bench-compiled        (or: python bench/compiled.py [--rounds N] [--compile-rounds N] [--floor])
+    make bench-compiled        (or: python bench/compiled.py [--rounds N] [--compile-rounds N] [--floor] [--only WORD])
 """
 
 import argparse
@@ -118,8 +118,16 @@ class IndexPutOneHot(nn.Module):
         return F.binary_cross_entropy_with_logits(logits, target)
 
 
+#: `--only`: the steps whose name holds one of these words (all when empty).
+ONLY: list = []
+
+
 def cases():
     torch.manual_seed(0)
+    return [case for case in _all_cases() if not ONLY or any(word in case[0] for word in ONLY)]
+
+
+def _all_cases():
     return [
         ("MLP 256-512-512-100, batch 256, CE", MLP(), (torch.randn(256, 256), torch.randint(0, 100, (256,)))),
         ("functional embedding 5000x64, batch 128x32, CE over 10", FunctionalEmbedding(),
@@ -273,7 +281,9 @@ def main():
     ap.add_argument("--compile-rounds", type=int, default=3)
     ap.add_argument("--no-warm", action="store_true", help="only the compile times")
     ap.add_argument("--floor", action="store_true", help="also the cost of one check op call by itself")
+    ap.add_argument("--only", action="append", default=[], metavar="WORD", help="only the steps whose name holds WORD (repeatable): --only embedding --only one-hot")
     args = ap.parse_args()
+    ONLY.extend(args.only)
     torch.set_num_threads(1)
     print(f"torch {torch.__version__}, labelguard {labelguard.__version__}, load {os.getloadavg()[0]:.2f}")
     if not args.no_warm:
