@@ -8,6 +8,7 @@ holds, in a fraction of inductor's time); a few through inductor, which compiles
 """
 
 import os
+import sys
 import traceback
 import warnings
 
@@ -253,13 +254,16 @@ def test_inductor_runs_the_check_before_its_kernel_with_several_threads():
 def test_valid_compiled_steps_check_natively_and_a_bad_one_takes_the_general_path(monkeypatch):
     """Under inductor a valid step's checks are one native test per `check_through` call
     (`_native.Through`, with dynamic sizes too): no call is rebuilt in Python (`_Plan.call`),
-    which cost a small step more than the check. A bad batch falls to the general path, which
+    which cost a small step more than the check, and inductor's code reaches the op's kernel
+    without torch's dispatcher (`_call_directly`). A bad batch falls to the general path, which
     refuses it with its rule."""
     from labelguard import _compiled
 
-    rebuilt = []
+    rebuilt, callers = [], []
     original = _compiled._Plan.call
     monkeypatch.setattr(_compiled._Plan, "call", lambda self, *a: rebuilt.append(self.key) or original(self, *a))
+    through_of = _compiled._through_of  # (the kernel's caller: `_call_directly`'s, or the dispatcher's caller)
+    monkeypatch.setattr(_compiled, "_through_of", lambda spec: callers.append(os.path.basename(sys._getframe(2).f_code.co_filename)) or through_of(spec))
     torch.manual_seed(0)
     model = Classifier()
     dynamo.reset()
@@ -268,9 +272,11 @@ def test_valid_compiled_steps_check_natively_and_a_bad_one_takes_the_general_pat
         compiled = torch.compile(model, backend="inductor", dynamic=True)
         training_step(compiled, torch.randint(0, 30, (4, 6)), torch.randint(0, 3, (4,)))
         rebuilt.clear()  # (the trace-time shape probe rebuilds each call once)
+        callers.clear()
         for n in (5, 6):
             training_step(compiled, torch.randint(0, 30, (n, 6)), torch.randint(0, 3, (n,)))
         assert rebuilt == []
+        assert callers and set(callers) == {"_compiled.py"}  # inductor's code reached the kernel without the dispatcher
         with pytest.raises(TargetError, match="LG401"):
             compiled(torch.full((4, 6), 30), torch.tensor([0, 2, 1, 1]))
     finally:
