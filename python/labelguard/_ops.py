@@ -90,14 +90,16 @@ class Op:
                 return "drop"
             return "" if name in unread or use == "table" else "read"
 
-        roles: Dict[Any, str] = {n: role(n) for n in self.uses}
-        roles.update((i, roles[n]) for i, n in enumerate(self.params.names))
-        return roles
+        return self._by_slot({n: role(n) for n in self.uses})
 
     def within_by_slot(self) -> Dict[Any, Tuple[float, float]]:
         """`within`, by position and by name, as a compiled call's spec holds its arguments."""
-        by = dict(self.within)
-        by.update((i, self.within[n]) for i, n in enumerate(self.params.names) if n in self.within)
+        return self._by_slot(self.within)
+
+    def _by_slot(self, by_name: Dict[str, Any]) -> Dict[Any, Any]:
+        """A per-parameter dict keyed by name and by position too (a call's positional slots)."""
+        by = dict(by_name)
+        by.update((i, by_name[n]) for i, n in enumerate(self.params.names) if n in by_name)
         return by
 
 

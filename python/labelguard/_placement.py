@@ -256,7 +256,7 @@ def _settled(record: Dict[str, Any], tensors: List[Any]) -> bool:
     whatever the values: the native test judges it on zeros of those shapes (within the same
     bounds, so judged alike). Only a pass leaves the check out; a call it refuses stays in the
     graph and is refused at run time, on the step's own tensors."""
-    from ._compiled import WITHIN, _plan_of, _through_of, dims_of
+    from ._compiled import WITHIN, _plan_of, _Through, dims_of
     from ._ranges import proven
 
     plan = _plan_of(record["spec"])
@@ -285,7 +285,8 @@ def _settled(record: Dict[str, Any], tensors: List[Any]) -> bool:
         slots.append(slot)
     d = json.loads(record["spec"])
     d["slots"] = slots
-    native = _through_of(json.dumps({"checks": [[json.dumps(d), [], len(dims), len(record["floats"])]], "edges": []})).native()
+    # (a `_Through` of its own: the op never runs this spec, so `_through_of`'s cache keeps none)
+    native = _Through(json.dumps({"checks": [[json.dumps(d), [], len(dims), len(record["floats"])]], "edges": []})).native()
     return native is not None and bool(native.valid([], dims, record["floats"]))
 
 
