@@ -15,9 +15,10 @@ pass removes the check and no scheduler runs the kernel first. Tensors whose val
 table) are passed for their shapes only. Inductor never partitions or fuses this graph with the
 check in it: `_placement.py` takes the checks out of the joint graph before AOTAutograd's
 partitioner and puts them back into the forward graph after it (with their sizes instead of the
-shape-only tensors) as `check_through`, whose copies of the graph's inputs order the kernels
-after it without arithmetic, so inductor fuses, saves and materialises what it would without
-labelguard. Both ops are tagged `cudagraph_unsafe`: under
+shape-only tensors) as `check_through`, which declares that it writes the graph's inputs it
+checks (it never does), so that inductor orders the kernels that read them after it without
+arithmetic, and fuses, saves and materialises what it would without labelguard (`check_one`
+where a check reads no input). The ops are tagged `cudagraph_unsafe`: under
 `mode="reduce-overhead"` inductor's graph partition runs it outside the CUDA graphs, every step
 (torch 2.15, torch/_inductor/scheduler.py: a node for which `is_cudagraph_unsafe_op` holds is a
 partition boundary, "CUDAGraph-unsafe custom ops"; with `graph_partition` off,
@@ -52,7 +53,7 @@ NATIVE: Dict[str, Any] = {}
 GENERATION = [0]
 #: The keys of the ops that raise for no values of what their check reads (the table's
 #: `raises_on_values`: BCE-with-logits, kl_div): a compiled step checks them without holding
-#: back the kernels that read those tensors (`_placement._edges`).
+#: back the kernels that read those tensors (`_placement._place`).
 AFTER_KERNELS: set = set()
 #: wrapper key -> its op's `within` by position and by name: the values of a tensor argument
 #: that never change the verdict (`_placement._settled`).
@@ -77,8 +78,12 @@ def register() -> None:
         return
     torch = sys.modules["torch"]
     lib = torch.library.Library(_NAMESPACE, "DEF")
-    for name, kernel, fake in (("check", _run, _fake), ("check_through", _run_through, _fake_through)):
-        lib.define(f"{name}(Tensor[] tensors, SymInt[] dims, float[] floats, str spec) -> Tensor[]", tags=(torch.Tag.cudagraph_unsafe,))
+    for name, kernel, fake, schema in (
+        ("check", _run, _fake, "Tensor[] tensors, SymInt[] dims, float[] floats, str spec) -> Tensor[]"),
+        ("check_through", _run_through, _fake_through, "Tensor(a!)[] held, Tensor[] tensors, SymInt[] dims, float[] floats, str spec) -> ()"),
+        ("check_one", _run_one, _fake_one, "Tensor[] tensors, SymInt[] dims, float[] floats, str spec) -> Tensor"),
+    ):
+        lib.define(f"{name}({schema}", tags=(torch.Tag.cudagraph_unsafe,))
         lib.impl(name, kernel, "CompositeExplicitAutograd")
         torch.library.register_fake(f"{_NAMESPACE}::{name}", fake, lib=lib)
     ops = getattr(torch.ops, _NAMESPACE)
@@ -86,7 +91,7 @@ def register() -> None:
     # fx's dead-code elimination and inductor's scheduler keep a node whose target has a side
     # effect (torch 2.15: fx/node.py `has_side_effect`, _library/utils.py `is_impure`).
     torch.fx.node.has_side_effect(ops.check_through.default)
-    for overload, kernel in ((ops.check.default, _run), (ops.check_through.default, _run_through)):
+    for overload, kernel in ((ops.check.default, _run), (ops.check_through.default, _run_through), (ops.check_one.default, _run_one)):
         _call_directly(overload, kernel, torch)
     _OP.extend((ops.check.default, lib, _outside_dynamo(torch)))
 
@@ -112,14 +117,15 @@ def _call_directly(overload: Any, kernel: Callable, torch: Any) -> None:
         return
     grad_enabled, plain = C.is_grad_enabled, torch.Tensor
 
-    def call(tensors: Sequence[Any], dims: Sequence[Any], floats: Sequence[Any], spec: str) -> List[Any]:
+    def call(*args: Any) -> Any:
         if modes() or function_modes() or profiler._is_profiler_enabled or transforms() is not None:
-            return dispatch(tensors, dims, floats, spec)
+            return dispatch(*args)
         grad = grad_enabled()
-        for t in tensors:
-            if type(t) is not plain or (grad and t.requires_grad):
-                return dispatch(tensors, dims, floats, spec)
-        return kernel(tensors, dims, floats, spec)
+        for listed in args[:-3]:
+            for t in listed:
+                if type(t) is not plain or (grad and t.requires_grad):
+                    return dispatch(*args)
+        return kernel(*args)
 
     overload._op = call
 
@@ -132,14 +138,19 @@ def _fake(tensors: Sequence[Any], dims: Sequence[Any], floats: Sequence[Any], sp
     return [t.new_empty(()) for t in tensors]
 
 
-def _fake_through(tensors: Sequence[Any], dims: Sequence[Any], floats: Sequence[Any], spec: str) -> List[Any]:
-    return through_outputs(tensors, _through_of(spec).edges)
+def _fake_through(held: Sequence[Any], tensors: Sequence[Any], dims: Sequence[Any], floats: Sequence[Any], spec: str) -> None:
+    return None
 
 
-def through_outputs(tensors: Sequence[Any], edges: Sequence[Optional[str]]) -> List[Any]:
-    """`check_through`'s outputs by shape (its fake kernel, and `_placement._feed`'s node): per
-    tensor with an edge, one with its sizes and strides ("copy") or a 0-d one ("one")."""
-    return [t.new_empty_strided(t.shape, t.stride()) if edge == "copy" else t.new_empty(()) for t, edge in zip(tensors, edges) if edge]
+def _fake_one(tensors: Sequence[Any], dims: Sequence[Any], floats: Sequence[Any], spec: str) -> Any:
+    return _one(tensors)
+
+
+def _one(tensors: Sequence[Any]) -> Any:
+    """`check_one`'s output: a new 0-d True (a buffer inductor owns, and may reuse) on the
+    device of the tensors it reads; times True keeps every dtype, bool included."""
+    torch = sys.modules["torch"]
+    return tensors[0].new_ones((), dtype=torch.bool) if tensors else torch.ones((), dtype=torch.bool)
 
 
 def _run(tensors: Sequence[Any], dims: Sequence[int], floats: Sequence[float], spec: str) -> List[Any]:
@@ -149,42 +160,48 @@ def _run(tensors: Sequence[Any], dims: Sequence[int], floats: Sequence[float], s
     return ones
 
 
-def _run_through(tensors: Sequence[Any], dims: Sequence[int], floats: Sequence[float], spec: str) -> List[Any]:
-    """`check_through`, in the forward graph inductor compiles (`_placement.py`): the checks of
-    one place in that graph, then what orders the kernels after them (`_Through.edges`): for
-    an input of the graph, a copy with its strides, so a kernel reads the same values laid out
-    the same way and inductor generates the kernel it would without labelguard (a multiply by a
-    0-d one is inlined into every load: inside an embedding's gather loop it cost a 15 ms step
-    5%); for a tensor the graph computes, a 0-d one to multiply it by, as in dynamo's graph (its
-    copy would be a buffer of its own, which changes how inductor fuses and vectorises its
-    readers, and so the rounding of a loss). A valid call's path is one native test of all the
-    checks (`_native.Through`: each as `_native.valid_call` tests an eager call); any other call
-    takes the eager checkers' path."""
-    through = _through_of(spec)
+def _run_through(held: Sequence[Any], tensors: Sequence[Any], dims: Sequence[int], floats: Sequence[float], spec: str) -> None:
+    """`check_through`: the checks of one place in the forward graph inductor compiles
+    (`_placement.py`), on the op's `held` tensors, then its `tensors`. The op returns nothing:
+    its schema says it writes `held` (it never does), so inductor runs the kernels that read
+    them after it, and each kernel is the one inductor generates without labelguard. (A
+    multiply by a 0-d one inlined into every load cost a 15 ms embedding step 5%; a copy of
+    the input, which this replaces, cost each call a buffer, about 15 µs between kernels.)"""
+    _judge([*held, *tensors] if held else tensors, dims, floats, spec)
+
+
+def _run_one(tensors: Sequence[Any], dims: Sequence[int], floats: Sequence[float], spec: str) -> Any:
+    """`check_one`: the checks of one place that read no input of the graph, then a 0-d True
+    that the later readers of what they read are multiplied by (`_placement._feed`)."""
+    _judge(tensors, dims, floats, spec)
+    return _one(tensors)
+
+
+def _judge(tensors: Sequence[Any], dims: Sequence[int], floats: Sequence[float], spec: str) -> None:
+    """A valid call's path is one native test of all the checks of one place (`_native.Through`:
+    each as `_native.valid_call` tests an eager call); any other call takes the eager
+    checkers' path."""
     if config["active"] and not state.depth:
+        through = _through_of(spec)
         native = through.native()
         if native is None or not native.valid(tensors, dims, floats):
             for plan, read, dim, dim_end, number, number_end in through.checks:
                 _check_plan(plan, [tensors[i] for i in read], dims[dim:dim_end], floats[number:number_end])
-    return [_copy(t) if edge == "copy" else t.new_ones(()) for t, edge in zip(tensors, through.edges) if edge]
 
 
 class _Through:
     """`check_through`'s spec, parsed: per check its plan, the positions of the tensors it reads
-    and its slices of the op's dims and floats; per tensor its edge: "copy" (an input of the
-    graph: its readers get the op's copy), "one" (a tensor the graph computes: its readers get
-    it times the op's 0-d one) or None (its readers need no order: `_placement._edges`)."""
+    (among the op's `held`, then its `tensors`) and its slices of the op's dims and floats."""
 
-    __slots__ = ("checks", "edges", "_native")
+    __slots__ = ("checks", "_native")
 
     def __init__(self, spec: str):
-        d = json.loads(spec)
+        d = json.loads(unwired(spec))
         self.checks = []
         dim, number = 0, 0
         for part, read, ndims, nfloats in d["checks"]:
             self.checks.append((_plan_of(part), read, dim, dim + ndims, number, number + nfloats))
             dim, number = dim + ndims, number + nfloats
-        self.edges: List[Optional[str]] = d["edges"]
         self._native: Tuple[int, Any] = (-1, None)
 
     def native(self) -> Any:
@@ -207,6 +224,20 @@ class _Through:
 
 
 _THROUGH: Dict[str, _Through] = {}
+_WIRED = {"%": "%25", '"': "%22", "\\": "%5C"}
+_UNWIRED = {v: k for k, v in _WIRED.items()}
+
+
+def wired(spec: str) -> str:
+    """A placed op's spec in characters that every wrapper inductor writes keeps as they are:
+    the C++ wrapper (`torch._inductor.config.cpp_wrapper`) writes a string argument into a C++
+    literal unescaped (torch 2.15: `PyUnicode_FromString("...")`), where a quote or a backslash
+    of the JSON failed the step's compile. So `%`, `"` and `\\` are written %25, %22, %5C."""
+    return re.sub(r'[%"\\]', lambda m: _WIRED[m.group()], spec)
+
+
+def unwired(spec: str) -> str:
+    return re.sub(r"%(25|22|5C)", lambda m: _UNWIRED[m.group()], spec)
 
 
 def _through_of(spec: str) -> _Through:
@@ -215,16 +246,6 @@ def _through_of(spec: str) -> _Through:
     if through is None:
         through = _THROUGH[spec] = _Through(spec)
     return through
-
-
-def _copy(t: Any) -> Any:
-    """A copy of `t` with its sizes and strides (a contiguous one by `clone`; otherwise the span
-    of storage its elements lie in, gaps and overlaps as they are)."""
-    if t.is_contiguous() or not t.numel():
-        c = t.clone()
-        return c if c.stride() == t.stride() else c.as_strided(t.shape, t.stride())
-    extent = 1 + sum((n - 1) * s for n, s in zip(t.shape, t.stride()))
-    return t.as_strided((extent,), (1,), t.storage_offset()).clone().as_strided(t.shape, t.stride())
 
 
 def _check(tensors: Sequence[Any], dims: Sequence[int], floats: Sequence[float], spec: str) -> None:

@@ -16,16 +16,18 @@ round differently (an LM loss under `dynamic=True`: 7.5e-9). So for inductor:
    kept aside (`_PENDING`): the names of the nodes it reads, its sizes by their expressions.
 2. `Place`, the first post-grad pass (`post_grad_custom_pre_pass`), puts each kept check back
    into the forward graph that the partition made (the partitioner copies the joint graph's
-   nodes under their names), right after the last node it reads, as `labelguard::check_through`
-   (the checks that share a place are one call); the sizes come from `sym_size` of the first
-   tensor that has them. The later readers of what a check guards read what the op returns
-   (`_edges`, `_feed`), so inductor runs it before every kernel that reads what it guards: an
-   input of the graph as the op's copy of it, laid out as it is, so the kernel is the one
-   inductor generates without labelguard; a tensor the graph computes times the op's 0-d one,
-   only where the check reads no input. A check of an op that raises for no values (BCE with
-   logits' target) holds back no kernel: its op, which fx and inductor keep for its side
-   effect, runs after the graph's kernels. The tensors the forward graph saves for the
-   backward are left as they were.
+   nodes under their names), right after the last node it reads; the checks that share a place
+   are one call, and the sizes come from `sym_size` of the first tensor that has them. Inductor
+   then runs the op before every kernel that reads what it guards, without one number of the
+   graph changed (`_holding`): an input of the graph on the CPU (ids, labels) is an argument
+   that `labelguard::check_through` declares it writes, so its later readers wait for the op
+   and read the input itself, and each kernel is the one inductor generates without
+   labelguard; a tensor the graph computes (only where the check reads no input), or an input
+   on a GPU, reaches its later readers times the 0-d True that `labelguard::check_one` returns
+   (`_feed`). A check of
+   an op that raises for no values (BCE with logits' target) holds back no kernel: its op,
+   which fx and inductor keep for its side effect, runs after the graph's kernels. The tensors
+   the forward graph saves for the backward are left as they were.
 
 A kept check that the forward graph proves passes (every tensor it reads by value built from
 constants within the values that never change its verdict: a one-hot BCE target, `_settled`)
@@ -112,7 +114,7 @@ def _passes(base: type) -> tuple:
             if _PENDING and not any(n.op == "placeholder" and n.name.startswith("tangents") for n in graph.nodes):
                 pending = list(_PENDING)
                 _PENDING.clear()
-                _place(graph, pending, _op("check_through"))
+                _place(graph, pending, _op("check_through"), _op("check_one"))
 
         def uuid(self) -> Optional[str]:
             from ._compiled import AFTER_KERNELS, WITHIN
@@ -192,13 +194,14 @@ def _unhook(graph: Any, node: Any, passthrough: tuple) -> None:
             t = source
 
 
-def _place(graph: Any, pending: List[Dict[str, Any]], through: Any) -> None:
+def _place(graph: Any, pending: List[Dict[str, Any]], held_op: Any, one_op: Any) -> None:
     """Puts each kept check into the forward graph, right after the last node it reads (a
     symbolic size: the first SymInt node or tensor of the graph that has it). The checks that
-    share that place are one op call (`_compiled._run_through`'s parts): most read only the
-    graph's inputs, and each call into the op's Python kernel costs a step about 10 µs. The
-    checks that hold back no kernel (`_edges`) go last, before the graph's output."""
-    from ._compiled import AFTER_KERNELS, _plan_of
+    share that place and the way they hold back kernels (`_holding`) are one op call
+    (`_compiled._judge`'s parts): most read only the graph's inputs, and each call into the
+    op's Python kernel costs a step about 10 µs. The checks that hold back no kernel go last,
+    before the graph's output."""
+    from ._compiled import AFTER_KERNELS, _plan_of, wired
 
     nodes = list(graph.nodes)
     named = {n.name: n for n in nodes}
@@ -217,16 +220,16 @@ def _place(graph: Any, pending: List[Dict[str, Any]], through: Any) -> None:
         last = max(read, key=order.__getitem__) if read else nodes[0]
         if last.op == "placeholder":
             last = [n for n in nodes if n.op == "placeholder"][-1]
-        after_kernels = _plan_of(record["spec"]).key in AFTER_KERNELS
-        if after_kernels:
+        holding = "after" if _plan_of(record["spec"]).key in AFTER_KERNELS else _holding(tensors)
+        if holding == "after":
             # Last (see below), but before a node that writes what it reads (an input the step
             # mutates in place, written back at the graph's end): the check judges the values
             # the op read.
             last = next((n for n in nodes if any(_writes(n, t) for t in tensors)), nodes[-1])
-        places.setdefault((last, after_kernels), []).append((record["spec"], tensors, dims, floats))
-    for (last, after_kernels), checks in places.items():
+        places.setdefault((last, holding), []).append((record["spec"], tensors, dims, floats))
+    for (last, holding), checks in places.items():
         unique = list(dict.fromkeys(t for _, tensors, _, _ in checks for t in tensors))
-        if after_kernels:
+        if holding == "after":
             # The checks that hold back no kernel run after every kernel of the graph (before
             # `last`): an op between two kernels keeps inductor from fusing them (the one-hot
             # target's scatter and the loss that reads it), and the kernels of the graph's
@@ -237,15 +240,47 @@ def _place(graph: Any, pending: List[Dict[str, Any]], through: Any) -> None:
             computed = (t for t in dict.fromkeys(outputs) if isinstance(t.meta.get("val"), torch.Tensor))
             unique += [t for t in computed if t.op != "placeholder" and order[t] < order[last] and t not in unique]
             last = last.prev
+            held: List[Any] = []
+        else:
+            # What the op holds back: the kernels that read each graph input a check reads (the
+            # op's own kernel reads every tensor its check reads, so its inputs are enough), or,
+            # where a check reads none, those that read each tensor it reads.
+            held = list(dict.fromkeys(t for _, tensors, _, _ in checks for t in ([i for i in tensors if i.op == "placeholder"] or tensors)))
         parts, sizes, numbers = [], [], []
         with graph.inserting_after(last):
+            if holding == "one":
+                op_args: tuple = (unique,)
+            else:
+                unique = held + [t for t in unique if t not in held]
+                op_args = (unique[:len(held)], unique[len(held):])
             for spec, tensors, dims, floats in checks:
                 parts.append([spec, [unique.index(t) for t in tensors], len(dims), len(floats)])
                 sizes += [_size_node(graph, v) for v in dims]
                 numbers += [_size_node(graph, v) for v in floats]
-            edges = _edges(unique, [(spec, tensors) for spec, tensors, _, _ in checks])
-            spec = json.dumps({"checks": parts, "edges": edges})
-            _feed(graph, graph.call_function(through, (unique, sizes, numbers, spec)), unique, edges)
+            node = graph.call_function(one_op if holding == "one" else held_op, op_args + (sizes, numbers, wired(json.dumps({"checks": parts}))))
+            node.meta["val"] = _fake_output(holding, [t.meta["val"] for t in unique])
+            if holding == "one":
+                _feed(graph, node, held)
+
+
+def _holding(tensors: List[Any]) -> str:
+    """How a check that guards a kernel holds it back. "held" where it reads an input of the
+    graph on the CPU: `check_through` declares that it writes that input (it never does), so
+    inductor runs every later reader of it after the op, and each kernel is the one inductor
+    generates without labelguard. Otherwise "one": `check_one` returns a 0-d True, and the
+    later readers of what the check reads read it times that (`_feed`). An input on a GPU is
+    not declared written: inductor would run each CUDA graph that reads it without a graph
+    (torch 2.15, cudagraph_utils.py `get_partition_cudagraph_metadata`) and copy it when it is
+    misaligned, then write the copy back into the caller's tensor (output_code.py
+    `maybe_realign_inputs`)."""
+    inputs = [t for t in tensors if t.op == "placeholder"]
+    return "held" if inputs and all(t.meta["val"].device.type == "cpu" for t in inputs) else "one"
+
+
+def _fake_output(holding: str, vals: List[Any]) -> Any:
+    from ._compiled import _one
+
+    return _one(vals) if holding == "one" else None
 
 
 def _settled(record: Dict[str, Any], tensors: List[Any]) -> bool:
@@ -256,7 +291,7 @@ def _settled(record: Dict[str, Any], tensors: List[Any]) -> bool:
     whatever the values: the native test judges it on zeros of those shapes (within the same
     bounds, so judged alike). Only a pass leaves the check out; a call it refuses stays in the
     graph and is refused at run time, on the step's own tensors."""
-    from ._compiled import WITHIN, _plan_of, _Through, dims_of
+    from ._compiled import WITHIN, _plan_of, _Through, dims_of, wired
     from ._ranges import proven
 
     plan = _plan_of(record["spec"])
@@ -286,62 +321,23 @@ def _settled(record: Dict[str, Any], tensors: List[Any]) -> bool:
     d = json.loads(record["spec"])
     d["slots"] = slots
     # (a `_Through` of its own: the op never runs this spec, so `_through_of`'s cache keeps none)
-    native = _Through(json.dumps({"checks": [[json.dumps(d), [], len(dims), len(record["floats"])]], "edges": []})).native()
+    native = _Through(wired(json.dumps({"checks": [[json.dumps(d), [], len(dims), len(record["floats"])]]}))).native()
     return native is not None and bool(native.valid([], dims, record["floats"]))
 
 
-def _edges(tensors: List[Any], checks: List[tuple]) -> List[Optional[str]]:
-    """What holds back the kernels after the checks of one place, per tensor they read: "copy"
-    (an input of the graph: its readers read the op's copy), "one" (a tensor the graph
-    computes: its readers read it times the op's 0-d one) or None.
-
-    A check of an op that raises or asserts on bad values holds back the kernels that read
-    what it reads. The op's own kernel reads every tensor the check reads (its indices, its
-    target), so a copy of the inputs of the graph among them is enough; only where the check
-    reads no input does each tensor it reads get a 0-d one, which inductor inlines into its
-    readers' loads (an `arange` that an `index_put_` reads beside the labels keeps its fused
-    kernel). A check of an op that raises for no values (`_compiled.AFTER_KERNELS`: the target
-    of BCE with logits) holds nothing back: whatever the values, the kernels give a result, and
-    the check still reports before the step returns; inductor fuses the loss as it would
-    without labelguard."""
-    from ._compiled import AFTER_KERNELS, _plan_of
-
-    edges: List[Optional[str]] = [None] * len(tensors)
-    for spec, read in checks:
-        if _plan_of(spec).key in AFTER_KERNELS:
-            continue
-        inputs = [t for t in read if t.op == "placeholder"]
-        for t in inputs or read:
-            edges[tensors.index(t)] = "copy" if t.op == "placeholder" else "one"
-    return edges
-
-
-def _feed(graph: Any, node: Any, tensors: List[Any], edges: List[Optional[str]]) -> None:
-    """The check's place in the forward graph held by data (`_compiled._run_through`): the later
-    readers of each tensor with an edge read the copy the op returns (an input of the graph),
-    or the tensor times the 0-d one it returns (exact), so every kernel that reads the tensor
-    runs after the check. The forward graph's outputs (what it saves for the backward) keep the
-    tensor itself."""
-    from ._compiled import through_outputs
-
+def _feed(graph: Any, node: Any, held: List[Any]) -> None:
+    """The readers of each tensor in `held` after `check_one` read it times the 0-d True the op
+    returns (exact, and of the tensor's dtype), so every kernel that reads it runs after the
+    check. The forward graph's outputs (what it saves for the backward) keep the tensor
+    itself."""
     torch = sys.modules["torch"]
-    vals = [t.meta["val"] for t in tensors]
-    node.meta["val"] = through_outputs(vals, edges)
     order = {n: i for i, n in enumerate(graph.nodes)}
     position = order[node]
     last = node
-    outputs = 0
-    for t, val, edge in zip(tensors, vals, edges):
-        if edge is None:
-            continue
+    for t in held:
         with graph.inserting_after(last):
-            last = out = graph.call_function(operator.getitem, (node, outputs))
-            out.meta["val"] = node.meta["val"][outputs]
-        outputs += 1
-        if edge == "one":
-            with graph.inserting_after(out):
-                last = graph.call_function(torch.ops.aten.mul.Tensor, (t, out))
-                last.meta["val"] = val
+            last = graph.call_function(torch.ops.aten.mul.Tensor, (t, node))
+            last.meta["val"] = t.meta["val"]
         for user in list(t.users):
             if user.op != "output" and user is not last and user is not node and order.get(user, position + 1) > position and not _writes(user, t):
                 user.replace_input_with(t, last)
@@ -349,8 +345,8 @@ def _feed(graph: Any, node: Any, tensors: List[Any], edges: List[Optional[str]])
 
 def _writes(node: Any, t: Any) -> bool:
     """Whether `node` writes `t` in place (the `copy_` that writes back an input the step
-    mutates): such a node keeps the tensor itself, or the mutation would go to the op's copy
-    and the caller's tensor would never see it."""
+    mutates): such a node keeps the tensor itself, or the mutation would go to `t` times a
+    one and the caller's tensor would never see it."""
     schema = getattr(node.target, "_schema", None)
     if node.op != "call_function" or schema is None or not schema.is_mutable:
         return False

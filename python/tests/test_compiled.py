@@ -263,7 +263,7 @@ def test_valid_compiled_steps_check_natively_and_a_bad_one_takes_the_general_pat
     original = _compiled._Plan.call
     monkeypatch.setattr(_compiled._Plan, "call", lambda self, *a: rebuilt.append(self.key) or original(self, *a))
     through_of = _compiled._through_of  # (the kernel's caller: `_call_directly`'s, or the dispatcher's caller)
-    monkeypatch.setattr(_compiled, "_through_of", lambda spec: callers.append(os.path.basename(sys._getframe(2).f_code.co_filename)) or through_of(spec))
+    monkeypatch.setattr(_compiled, "_through_of", lambda spec: callers.append(os.path.basename(sys._getframe(3).f_code.co_filename)) or through_of(spec))
     torch.manual_seed(0)
     model = Classifier()
     dynamo.reset()
@@ -310,7 +310,8 @@ def test_the_op_is_kept_out_of_cuda_graphs():
     from torch._inductor.utils import is_cudagraph_unsafe_fx_node
 
     labelguard.enable()
-    for op in (torch.ops.labelguard.check.default, torch.ops.labelguard.check_through.default):
+    ops = torch.ops.labelguard
+    for op in (ops.check.default, ops.check_through.default, ops.check_one.default):
         assert torch.Tag.cudagraph_unsafe in op.tags
         graph = torch.fx.Graph()
         node = graph.call_function(op, ([], [], [], "{}"))
@@ -326,20 +327,20 @@ def test_the_op_is_kept_out_of_cuda_graphs():
         compiled(x, torch.tensor([0, 3, 1, 1]))
 
 
-def _through_spec(key, slots, edges):
+def _through_spec(key, slots):
     import json
 
     check = json.dumps({"key": key, "slots": slots, "names": [], "frames": []})
-    return json.dumps({"checks": [[check, [0], 2, 0]], "edges": edges})
+    return json.dumps({"checks": [[check, [0], 2, 0]]})
 
 
 def test_the_op_skips_the_dispatcher_only_for_plain_tensors_outside_any_mode(monkeypatch):
-    """Inductor's code calls `check_through` between its kernels; with plain tensors and no mode
-    the call runs the kernel itself (`_compiled._call_directly`), which gets the caller's own
-    spec string, where the dispatcher would hand it a converted copy. Anything torch must see
-    goes through the dispatcher: a dispatch mode, fake tensors, the profiler, an input that needs
-    a gradient in grad mode, a functorch transform (vmap: torch's own refusal). Both ways, a valid call returns the copy and
-    a bad one is refused."""
+    """Inductor's code calls `check_through` and `check_one` between its kernels; with plain
+    tensors and no mode the call runs the kernel itself (`_compiled._call_directly`), which gets
+    the caller's own spec string, where the dispatcher would hand it a converted copy. Anything
+    torch must see goes through the dispatcher: a dispatch mode, fake tensors, the profiler, an
+    input that needs a gradient in grad mode, a functorch transform (vmap: torch's own refusal).
+    Both ways, a valid call leaves the tensor it holds as it was and a bad one is refused."""
     from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
     from torch.utils._python_dispatch import TorchDispatchMode
 
@@ -350,8 +351,8 @@ def test_the_op_skips_the_dispatcher_only_for_plain_tensors_outside_any_mode(mon
         specs = []
         original = _compiled._through_of
         monkeypatch.setattr(_compiled, "_through_of", lambda s: specs.append(s) or original(s))
-        op = torch.ops.labelguard.check_through.default
-        spec = _through_spec("torch.nn.functional.cross_entropy", [["s", "float32", 2], ["t", 0]], ["copy"])
+        op, one = torch.ops.labelguard.check_through.default, torch.ops.labelguard.check_one.default
+        spec = _through_spec("torch.nn.functional.cross_entropy", [["s", "float32", 2], ["t", 0]])
         labels = torch.tensor([0, 2, 1])
 
         def directly(call):
@@ -359,8 +360,9 @@ def test_the_op_skips_the_dispatcher_only_for_plain_tensors_outside_any_mode(mon
             out = call()
             return specs[-1] is spec, out
 
-        direct, (copy,) = directly(lambda: op([labels], [3, 3], [], spec))
-        assert direct and torch.equal(copy, labels) and copy.data_ptr() != labels.data_ptr()
+        assert directly(lambda: op([labels], [], [3, 3], [], spec)) == (True, None)
+        direct, out = directly(lambda: one([labels], [3, 3], [], spec))
+        assert direct and out.dtype == torch.bool and out.shape == () and bool(out)
 
         class Seen(TorchDispatchMode):
             def __init__(self):
@@ -372,57 +374,92 @@ def test_the_op_skips_the_dispatcher_only_for_plain_tensors_outside_any_mode(mon
                 return func(*args, **(kwargs or {}))
 
         with Seen() as mode:
-            direct, (copy,) = directly(lambda: op([labels], [3, 3], [], spec))
-        assert not direct and op in mode.ops and torch.equal(copy, labels)
+            assert directly(lambda: op([labels], [], [3, 3], [], spec)) == (False, None)
+        assert op in mode.ops and torch.equal(labels, torch.tensor([0, 2, 1]))
         with FakeTensorMode() as fake:
-            (out,) = op([fake.from_tensor(labels)], [3, 3], [], spec)
+            out = one([fake.from_tensor(labels)], [3, 3], [], spec)
         assert isinstance(out, FakeTensor)
         with torch.autograd.profiler.profile() as prof:
-            direct, _ = directly(lambda: op([labels], [3, 3], [], spec))
+            direct, _ = directly(lambda: op([labels], [], [3, 3], [], spec))
         assert not direct and any("check_through" in e.name for e in prof.function_events)
-        nothing = _through_spec("(none)", [], ["copy"])
+        nothing = _through_spec("(none)", [])
         spec = nothing
         weights = torch.ones(3, requires_grad=True)
-        assert not directly(lambda: op([weights], [3, 3], [], nothing))[0]
+        assert not directly(lambda: op([], [weights], [3, 3], [], nothing))[0]
         with torch.no_grad():
-            assert directly(lambda: op([weights], [3, 3], [], nothing))[0]
+            assert directly(lambda: op([], [weights], [3, 3], [], nothing))[0]
         with pytest.raises(RuntimeError, match="Batching rule not implemented"):  # (the dispatcher's answer, as before)
-            torch.func.vmap(lambda w: op([w], [3, 3], [], nothing)[0])(torch.ones(2, 3))
-        bad = _through_spec("torch.nn.functional.cross_entropy", [["s", "float32", 2], ["t", 0]], ["copy"])
+            torch.func.vmap(lambda w: one([w], [3, 3], [], nothing))(torch.ones(2, 3))
+        bad = _through_spec("torch.nn.functional.cross_entropy", [["s", "float32", 2], ["t", 0]])
         for context in (torch.no_grad, Seen):
             with context(), pytest.raises(TargetError, match="LG101"):
-                op([torch.tensor([0, 3, 1])], [3, 3], [], bad)
+                op([torch.tensor([0, 3, 1])], [], [3, 3], [], bad)
+            with context(), pytest.raises(TargetError, match="LG101"):
+                one([torch.tensor([0, 3, 1])], [3, 3], [], bad)
     finally:
         labelguard.disable()
 
 
+def test_a_graph_input_on_the_cpu_is_held_by_the_ops_write_and_any_other_tensor_by_a_one():
+    """`_placement._holding`: a check that reads an input of the graph on the CPU holds its
+    readers back by `check_through`'s declared write; one that reads only tensors the graph
+    computes, or an input on another device (the meta device stands in for a GPU here, whose
+    CUDA graphs and input realignment a declared write would change), by `check_one`'s 0-d
+    True."""
+    from labelguard._placement import _holding
+
+    graph = torch.fx.Graph()
+    cpu, gpu = graph.placeholder("labels"), graph.placeholder("labels_on_gpu")
+    cpu.meta["val"] = torch.empty(3, dtype=torch.long)
+    gpu.meta["val"] = torch.empty(3, dtype=torch.long, device="meta")
+    computed = graph.call_function(torch.ops.aten.neg.default, (cpu,))
+    computed.meta["val"] = torch.empty(3, dtype=torch.long)
+    assert _holding([cpu]) == "held" and _holding([computed, cpu]) == "held"
+    assert _holding([computed]) == "one" and _holding([gpu]) == "one" and _holding([cpu, gpu]) == "one"
+
+
 LAYOUTS = {
-    "contiguous": lambda: torch.arange(12).view(3, 4),
-    "sliced (LM labels[:, 1:])": lambda: torch.arange(12).view(3, 4)[:, 1:],
-    "transposed": lambda: torch.arange(12).view(3, 4).t(),
-    "expanded (stride 0)": lambda: torch.arange(4).expand(3, 4),
-    "a size-1 dim of any stride": lambda: torch.arange(4).as_strided((1, 4), (100, 1)),
-    "every other element": lambda: torch.arange(12)[::2],
+    "contiguous": lambda: torch.arange(12).view(3, 4) % 3,
+    "sliced (LM labels[:, 1:])": lambda: (torch.arange(12).view(3, 4) % 3)[:, 1:],
+    "transposed": lambda: (torch.arange(12).view(3, 4) % 3).t(),
+    "expanded (stride 0)": lambda: (torch.arange(4) % 3).expand(3, 4),
+    "a size-1 dim of any stride": lambda: (torch.arange(4) % 3).as_strided((1, 4), (100, 1)),
+    "every other element": lambda: (torch.arange(12) % 3)[::2],
     "empty": lambda: torch.empty(0, 3, dtype=torch.long),
-    "empty, odd strides": lambda: torch.empty(0, dtype=torch.long).as_strided((0, 3), (7, 2)),
-    "0-d": lambda: torch.tensor(7),
-    "float, channels_last": lambda: torch.randn(2, 3, 4, 4).to(memory_format=torch.channels_last),
+    "0-d": lambda: torch.tensor(2),
 }
 
 
 @pytest.mark.parametrize("layout", list(LAYOUTS))
-def test_check_through_copies_a_graph_input_with_its_values_and_strides(layout):
-    """The copy a kernel reads instead of a checked graph input (`_compiled._copy`) holds its
-    values at its strides, in storage of its own: a kernel indexes it as it indexed the input,
-    and inductor may reuse the copy's buffer, never the user's tensor."""
-    from labelguard._compiled import _copy
+def test_check_through_never_writes_the_tensors_it_holds(layout):
+    """`check_through`'s schema says it writes its `held` tensors (the graph's inputs it
+    checks), so that inductor runs their readers after it; it never writes them: values,
+    storage, strides and version counter stay as they were, valid or refused, with or without
+    the dispatcher. The check reads each layout as it is (a bad label anywhere is found)."""
+    import json
 
-    t = LAYOUTS[layout]()
-    before = t.clone()
-    c = _copy(t)
-    assert c.shape == t.shape and c.stride() == t.stride() and c.dtype == t.dtype and torch.equal(c, t)
-    c.untyped_storage().fill_(255)
-    assert torch.equal(t, before)
+    op = torch.ops.labelguard.check_through.default
+    labelguard.enable()
+    try:
+        for bad in (False, True):
+            t = LAYOUTS[layout]()
+            if bad and t.numel():
+                t = t.clone()
+                t[(-1,) * t.dim()] = 3  # (a class id out of range, at the clone's own strides)
+            before, version, layout_of = t.clone(), t._version, (t.data_ptr(), t.stride())
+            check = json.dumps({"key": "torch.nn.functional.cross_entropy", "slots": [["s", "float32", 1 + t.dim()], ["t", 0]], "names": [], "frames": []})
+            spec = json.dumps({"checks": [[check, [0], 1 + t.dim(), 0]]})
+            sizes = [*t.shape[:1], 3, *t.shape[1:]] if t.dim() else [3]
+            for context in (torch.no_grad, torch.autograd.profiler.profile):  # (directly; through the dispatcher)
+                with context():
+                    if bad and t.numel():
+                        with pytest.raises(TargetError, match="LG101"):
+                            op([t], [], sizes, [], spec)
+                    else:
+                        assert op([t], [], sizes, [], spec) is None
+            assert torch.equal(t, before) and t._version == version and (t.data_ptr(), t.stride()) == layout_of
+    finally:
+        labelguard.disable()
 
 
 def embedding_loss(ids, w, t):

@@ -194,15 +194,17 @@ def _codes(model_of, batch, after=None):
 
 
 def test_the_kernels_that_read_a_checked_graph_input_are_those_without_labelguard():
-    """Ordering without arithmetic: the ids and labels a compiled step takes reach their kernels
-    as the check's copies of them, laid out as they are, so inductor generates each kernel as it
-    does without labelguard (a multiply by the check's 0-d one was inlined into the embedding's
-    gather loop, a 64-bit multiply per read), and the check is in the code, before them."""
+    """Ordering without arithmetic: the ids and labels a compiled step takes are arguments the
+    check op declares it writes (it never does), so inductor runs their kernels after it, and
+    generates each kernel as it does without labelguard (a multiply by the check's 0-d one was
+    inlined into the embedding's gather loop, a 64-bit multiply per read); the kernels read the
+    step's own tensors (no copy), and the check is in the code, before them."""
     g = torch.Generator().manual_seed(1)
     code = _codes(FunctionalEmbedding, (torch.randint(0, 500, (8, 5), generator=g), torch.randint(0, 10, (8,), generator=g)))
     assert _kernels(code[True]) == _kernels(code[False])
     call = _forward_call(code[True])
     assert call.index("torch.ops.labelguard.check_through.default(") < call.index("cpp_fused_embedding")
+    assert re.search(r"cpp_fused_embedding\w*\(primals_\d+, primals_\d+,", call), call  # (the step's ids and weight themselves)
 
 
 class OneHotOf(nn.Module):
@@ -330,3 +332,36 @@ def test_an_input_the_step_mutates_keeps_its_mutation_and_is_checked_as_the_op_r
     assert torch.equal(seen[True][0], seen[False][0]) and torch.equal(seen[True][1], seen[False][1]), (seen, valid)
     assert not torch.equal(seen[True][1], valid)  # (the step did mutate it)
     assert len(said) == 1 and ("[LG101]" in said[0] or "[LG503]" in said[0]), said
+
+
+def test_under_the_cpp_wrapper_a_valid_step_is_identical_and_a_bad_one_refused():
+    """`torch._inductor.config.cpp_wrapper`: inductor writes the step's code in C++, and each
+    string argument of an op into a C++ literal without escaping it (torch 2.15), so the op's
+    spec is written in characters such a literal keeps (`_compiled.wired`): its JSON's quotes
+    made the step's compile fail. The refusal crosses C++ and arrives as a RuntimeError that
+    carries labelguard's message."""
+    from torch._inductor import config
+
+    g = torch.Generator().manual_seed(1)
+    ids, labels = torch.randint(0, 500, (8, 5), generator=g), torch.randint(0, 10, (8,), generator=g)
+    out = {}
+    for enable in (False, True):
+        torch.manual_seed(0)
+        model = FunctionalEmbedding()
+        dynamo.reset()
+        if enable:
+            labelguard.enable()
+        try:
+            with config.patch(cpp_wrapper=True, force_disable_caches=True):
+                compiled = torch.compile(model)
+                loss = compiled(ids, labels)
+                loss.backward()
+                out[enable] = [loss.detach()] + [p.grad for p in model.parameters()]
+                if enable:
+                    bad = labels.clone()
+                    bad[3] = 10
+                    with pytest.raises(RuntimeError, match=r"(?s)\[LG101\].*in torch.compile'd code at"):
+                        compiled(ids, bad)
+        finally:
+            labelguard.disable()
+    assert all(torch.equal(a, b) for a, b in zip(out[False], out[True]))
