@@ -35,7 +35,7 @@ import re
 import sys
 import warnings
 from types import CodeType
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from . import _native
 from ._callsite import module_of_file, owner
@@ -58,6 +58,10 @@ AFTER_KERNELS: set = set()
 #: wrapper key -> its op's `within` by position and by name: the values of a tensor argument
 #: that never change the verdict (`_placement._settled`).
 WITHIN: Dict[str, Dict[Any, Tuple[float, float]]] = {}
+#: wrapper key -> its op's lists of index tensors (the table's use "indices"), by position and
+#: by name: the k-th tensor of such a list indexes dim k of the op's first argument, and any
+#: integer index within that dim never changes the verdict (`_placement._index_zeros`).
+INDEXES: Dict[str, FrozenSet[Any]] = {}
 
 
 _OP: List[Any] = []  # the registered op and its library, once enable() has run
@@ -342,6 +346,8 @@ class Traced:
 def dims_of(slot: Sequence[Any]) -> int:
     """How many of the op's `dims` a slot of the spec takes."""
     kind = slot[0]
+    if kind == "tl":
+        return sum(z[1] for z in slot[4] if z) if len(slot) > 4 else 0
     return slot[2] if kind == "s" else 1 if kind == "i" else slot[1] if kind == "l" else sum(slot[1]) if kind == "sl" else 0
 
 
@@ -381,7 +387,8 @@ class _Plan:
             elif kind == "e":
                 values.append(Ellipsis)
             elif kind == "tl":
-                values.append(_tensor_list(slot, tensors))
+                values.append(_tensor_list(slot, tensors, dims[cursor:cursor + dims_of(slot)]))
+                cursor += dims_of(slot)
             elif kind == "sl":
                 bounds = []
                 for present in slot[1]:
@@ -479,10 +486,20 @@ def _times_ones(listed: Any, ones: Sequence[Any], first: int) -> Any:
     return tuple(items) if type(listed) is tuple else items
 
 
-def _tensor_list(slot: Sequence[Any], tensors: Sequence[Any]) -> Any:
-    """A "tl" slot's list (or tuple) of tensors, from the op's `tensors`."""
-    _, first, count, is_tuple = slot
-    items = list(tensors[first:first + count])
+def _tensor_list(slot: Sequence[Any], tensors: Sequence[Any], dims: Sequence[int]) -> Any:
+    """A "tl" slot's list (or tuple) of tensors, from the op's `tensors` (`count` from `first`).
+    A placed check's slot may have a fifth item, per tensor of the list None (the next of those
+    read) or [dtype, ndim]: an index that the graph proved in range, as zeros of its sizes,
+    which come from `dims` (`_placement._index_zeros`)."""
+    first, count, is_tuple = slot[1], slot[2], slot[3]
+    read = iter(tensors[first:first + count])
+    items, cursor = [], 0
+    for zeros in slot[4] if len(slot) > 4 else [None] * count:
+        if zeros is None:
+            items.append(next(read))
+        else:
+            items.append(shape_view(getattr(sys.modules["torch"], zeros[0]), tuple(int(n) for n in dims[cursor:cursor + zeros[1]])))
+            cursor += zeros[1]
     return tuple(items) if is_tuple else items
 
 

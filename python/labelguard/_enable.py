@@ -111,6 +111,8 @@ def _wrap(op: Op, original: Callable, native: Any, is_compiling: Callable[[], bo
         _compiled.AFTER_KERNELS.add(key)
     if op.within:
         _compiled.WITHIN[key] = op.within_by_slot()
+    if op.indexes_by_slot():
+        _compiled.INDEXES[key] = op.indexes_by_slot()
 
     @functools.wraps(original)
     def labelguard_checked(*args: Any, **kwargs: Any) -> Any:

@@ -96,6 +96,11 @@ class Op:
         """`within`, by position and by name, as a compiled call's spec holds its arguments."""
         return self._by_slot(self.within)
 
+    def indexes_by_slot(self) -> FrozenSet[Any]:
+        """The parameters that take a list of index tensors (use "indices"), by position and by
+        name, as a compiled call's spec holds its arguments."""
+        return frozenset(self._by_slot({n: True for n, u in self.uses.items() if u == "indices"}))
+
     def _by_slot(self, by_name: Dict[str, Any]) -> Dict[Any, Any]:
         """A per-parameter dict keyed by name and by position too (a call's positional slots)."""
         by = dict(by_name)

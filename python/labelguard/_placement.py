@@ -32,6 +32,10 @@ round differently (an LM loss under `dynamic=True`: 7.5e-9). So for inductor:
 A kept check that the forward graph proves passes (every tensor it reads by value built from
 constants within the values that never change its verdict: a one-hot BCE target, `_settled`)
 is decided once, here, and not placed.
+An index tensor that the forward graph proves within the dim it indexes (the `arange` of
+`target.index_put_((torch.arange(n), labels), 1)`) is read as zeros of its sizes instead
+(`_index_zeros`): the check still reads the labels, and inductor does not write the `arange`
+to memory for it.
 
 A kept check whose nodes the forward graph lacks is not dropped in silence: a `TargetWarning`
 names the call that runs unguarded. The inductor cache keys on the kept checks (`Place.uuid`),
@@ -117,9 +121,10 @@ def _passes(base: type) -> tuple:
                 _place(graph, pending, _op("check_through"), _op("check_one"))
 
         def uuid(self) -> Optional[str]:
-            from ._compiled import AFTER_KERNELS, WITHIN
+            from ._compiled import AFTER_KERNELS, INDEXES, WITHIN
 
-            kept = repr([(r["spec"], r["tensors"], [str(d) for d in r["dims"]], [str(f) for f in r["floats"]]) for r in _PENDING] + sorted(AFTER_KERNELS) + sorted(map(repr, WITHIN.items())))
+            facts = sorted(AFTER_KERNELS) + sorted(map(repr, WITHIN.items())) + sorted(repr((k, sorted(map(str, v)))) for k, v in INDEXES.items())
+            kept = repr([(r["spec"], r["tensors"], [str(d) for d in r["dims"]], [str(f) for f in r["floats"]]) for r in _PENDING] + facts)
             return "labelguard-place-" + hashlib.sha256((_SOURCE + kept).encode()).hexdigest()
 
     return Strip(), Place()
@@ -214,6 +219,8 @@ def _place(graph: Any, pending: List[Dict[str, Any]], held_op: Any, one_op: Any)
         if any(t is None for t in tensors) or any(v is _MISSING for v in dims + floats):
             _unplaced(record)
             continue
+        record, tensors = _index_zeros(record, tensors)
+        dims = [_symbol(d, nodes) for d in record["dims"]]
         if _settled(record, tensors):
             continue
         read = tensors + [v[0] for v in dims + floats if isinstance(v, tuple)]
@@ -323,6 +330,69 @@ def _settled(record: Dict[str, Any], tensors: List[Any]) -> bool:
     # (a `_Through` of its own: the op never runs this spec, so `_through_of`'s cache keeps none)
     native = _Through(wired(json.dumps({"checks": [[json.dumps(d), [], len(dims), len(record["floats"])]]}))).native()
     return native is not None and bool(native.valid([], dims, record["floats"]))
+
+
+def _index_zeros(record: Dict[str, Any], tensors: List[Any]) -> tuple:
+    """The check with each index tensor that the forward graph proves within the dim it
+    indexes (`_ranges.proven`: the `arange` beside a one-hot's labels in
+    `target.index_put_((torch.arange(n), labels), 1)`) read as zeros of its sizes instead: any
+    such index gives the verdict that zero gives (the table's use "indices", `INDEXES`), and a
+    tensor the check does not read is one inductor need not write to memory for it (the
+    `arange` stays inside the kernel that writes the one-hot). Only where every index of the
+    list is an integer tensor (a mask's values decide the shape of the result), its shape and
+    the indexed input's sizes are constants."""
+    from ._compiled import INDEXES, _plan_of, dims_of
+
+    plan = _plan_of(record["spec"])
+    lists = INDEXES.get(plan.key)
+    if not lists or not plan.slots or plan.slots[0][0] != "s":
+        return record, tensors
+    sizes = record["dims"][:plan.slots[0][2]]  # (the indexed input's, its first argument's)
+    if not all(type(n) is int for n in sizes):
+        return record, tensors
+    positional = len(plan.slots) - len(plan.names)
+    slots, read, dims, cursor = [], [], [], 0
+    for i, slot in enumerate(plan.slots):
+        taken = dims_of(slot)
+        dims.extend(record["dims"][cursor:cursor + taken])
+        cursor += taken
+        if slot[0] == "t":
+            slots.append(["t", len(read)])
+            read.append(tensors[slot[1]])
+        elif slot[0] == "tl" and len(slot) == 4 and (plan.names[i - positional] if i >= positional else i) in lists:
+            items = tensors[slot[1]:slot[1] + slot[2]]
+            zeros = _proven_indices(items, sizes)
+            kept = [t for t, z in zip(items, zeros) if z is None]
+            slots.append(["tl", len(read), len(kept), slot[3]] + ([zeros] if len(kept) < len(items) else []))
+            dims.extend(n for t, z in zip(items, zeros) if z is not None for n in t.meta["val"].shape)
+            read.extend(kept)
+        elif slot[0] == "tl":
+            slots.append(["tl", len(read)] + slot[2:])
+            read.extend(tensors[slot[1]:slot[1] + slot[2]])
+        else:
+            slots.append(slot)
+    if len(read) == len(tensors):
+        return record, tensors
+    d = json.loads(record["spec"])
+    d["slots"] = slots
+    return dict(record, spec=json.dumps(d), tensors=[t.name for t in read], dims=dims), read
+
+
+def _proven_indices(items: List[Any], sizes: List[int]) -> List[Any]:
+    """Per index tensor of a list: [dtype, ndim] where the graph proves it within the dim of
+    `sizes` that it indexes, else None."""
+    torch = sys.modules["torch"]
+    from ._ranges import proven
+
+    vals = [t.meta["val"] for t in items]
+    if len(items) > len(sizes) or any(v.dtype in (torch.bool, torch.uint8) or v.is_floating_point() or v.is_complex() for v in vals):
+        return [None] * len(items)
+    out: List[Any] = []
+    for t, v, n in zip(items, vals, sizes):
+        interval = proven(t) if all(type(k) is int for k in v.shape) else None
+        within = interval is not None and -n <= interval[0] and interval[1] <= n - 1
+        out.append([str(v.dtype).replace("torch.", ""), v.dim()] if within else None)
+    return out
 
 
 def _feed(graph: Any, node: Any, held: List[Any]) -> None:

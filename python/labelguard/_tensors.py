@@ -146,14 +146,15 @@ _VIEWS_MAX = 256
 
 
 def shape_view(dtype: Any, shape: Any) -> Any:
-    """A host view of this shape and dtype (float32 for a dtype the core does not read) whose one
-    element is never read: a tensor that a check reads by shape and dtype only."""
+    """A host view of this shape and dtype (float32 for a dtype the core does not read) of one
+    zero: a tensor that a check reads by shape and dtype only, or an index that a compiled
+    graph proved in range, which every zero stands for (`_placement._index_zeros`)."""
     key = (dtype, shape)
     view = _VIEWS.get(key)
     if view is None:
         torch = _torch()
         with torch.inference_mode(False):  # (usable outside inference mode too)
-            view = torch.empty((), dtype=dtype if readable(dtype) else torch.float32, device="cpu").expand(shape)
+            view = torch.zeros((), dtype=dtype if readable(dtype) else torch.float32, device="cpu").expand(shape)
         if type(view) is torch.Tensor:  # not a fake or dispatch-mode tensor: safe to keep
             if len(_VIEWS) >= _VIEWS_MAX:
                 _VIEWS.clear()

@@ -418,6 +418,38 @@ def test_a_graph_input_on_the_cpu_is_held_by_the_ops_write_and_any_other_tensor_
     assert _holding([computed]) == "one" and _holding([gpu]) == "one" and _holding([cpu, gpu]) == "one"
 
 
+def test_an_index_proven_in_range_is_read_as_zeros_of_its_sizes_by_both_paths():
+    """A placed check's index list may give an index by its sizes (`_placement._index_zeros`:
+    the graph proved it within the dim it indexes): the native path (`_native.Through`) and the
+    general one (`_Plan.call`, after a finding) both read it as zeros of those sizes, and
+    judge the tensors read beside it as before: `target.index_put_((arange(4), labels), 1)`
+    with a label of 5 for 5 columns is refused for that label, named as the second index."""
+    import json
+
+    from labelguard import _compiled
+
+    slots = [["s", "float32", 2], ["tl", 0, 1, True, [["int64", 1], None]], ["s", "float32", 0]]
+    check = json.dumps({"key": "torch.Tensor.index_put_", "slots": slots, "names": [], "frames": []})
+    spec = json.dumps({"checks": [[check, [0], 4, 0]]})  # (dims: the target's 4x5, the zeros' 4)
+    plan = _compiled._plan_of(check)
+    labels = torch.tensor([0, 4, 2, 1])
+    args, _ = plan.call([labels], [4, 5, 4], [])
+    rows, again = args[1]
+    assert type(args[1]) is tuple and again is labels and rows.shape == (4,) and rows.dtype == torch.long and not rows.any()
+    labelguard.enable()
+    try:
+        op = torch.ops.labelguard.check_through.default
+        native = _compiled._through_of(spec).native()
+        assert native is not None and native.valid([labels], [4, 5, 4], [])
+        assert op([labels], [], [4, 5, 4], [], spec) is None
+        bad = torch.tensor([0, 5, 2, 1])
+        assert not native.valid([bad], [4, 5, 4], [])
+        with pytest.raises(TargetError, match=r"(?s)LG4\d\d.*index1"):
+            op([bad], [], [4, 5, 4], [], spec)
+    finally:
+        labelguard.disable()
+
+
 LAYOUTS = {
     "contiguous": lambda: torch.arange(12).view(3, 4) % 3,
     "sliced (LM labels[:, 1:])": lambda: (torch.arange(12).view(3, 4) % 3)[:, 1:],

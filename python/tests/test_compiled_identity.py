@@ -225,9 +225,10 @@ def test_a_check_that_guards_no_kernel_runs_after_the_loss_that_inductor_fuses_a
     """BCE with logits raises for no target (the op table's `raises_on_values`), so its check
     holds back no kernel: it runs after the loss, which inductor fuses as it does without
     labelguard (zeros, the one-hot's scatter, the loss and its mean in one kernel; the check
-    between them split it in three). The index check still runs before that kernel, and only
-    the arange it reads is a kernel of its own. A target of 2.0 is still reported (LG503, a
-    warning: PyTorch computes a loss, which is garbage)."""
+    between them split it in three). The index check still runs before that kernel; the
+    `arange` beside the labels, proven within the rows it indexes, is not read by it
+    (`_placement._index_zeros`), so it is no kernel of its own. A target of 2.0 is still reported (LG503, a warning: PyTorch computes a loss,
+    which is garbage)."""
     g = torch.Generator().manual_seed(1)
     batch = (torch.randn(16, 32, generator=g), torch.randint(0, 20, (16,), generator=g), torch.ones(()))
     warned = []
@@ -238,7 +239,9 @@ def test_a_check_that_guards_no_kernel_runs_after_the_loss_that_inductor_fuses_a
         warned.extend(caught)
 
     code = _codes(OneHotOf, batch, bad_target)
-    assert len(_kernels(code[True])) == len(_kernels(code[False])) + 1  # the arange the index check reads
+    # (the arange, proven in range, is not read: no kernel of its own; the loss kernel holds the
+    # same loops, the mean's before the gradient's)
+    assert len(_kernels(code[True])) == len(_kernels(code[False]))
     call = _forward_call(code[True])
     checks = [m.start() for m in re.finditer(r"check_through\.default\(", call)]
     loss = call.index("binary_cross_entropy_with_logits_index_put")
@@ -365,3 +368,41 @@ def test_under_the_cpp_wrapper_a_valid_step_is_identical_and_a_bad_one_refused()
         finally:
             labelguard.disable()
     assert all(torch.equal(a, b) for a, b in zip(out[False], out[True]))
+
+
+class OneHotShifted(nn.Module):
+    """A one-hot whose rows are `arange(n) + shift`: within the n rows for shift 0, past the
+    last row for shift 1."""
+
+    def __init__(self, shift):
+        super().__init__()
+        self.shift = shift
+        self.net = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 20))
+
+    def forward(self, x, labels):
+        logits = self.net(x)
+        target = torch.zeros_like(logits)
+        target.index_put_((torch.arange(labels.shape[0]) + self.shift, labels), torch.ones(()))
+        return F.binary_cross_entropy_with_logits(logits, target)
+
+
+def test_an_index_the_graph_cannot_prove_in_range_is_still_read_and_refused():
+    """Only an index proven within the dim it indexes is read as zeros: `arange(n) + 1` reaches
+    past the n rows of the one-hot, is read, and the step is refused before inductor's own
+    bounds check (which raises on the CPU and asserts on a GPU), as the same call is in eager
+    code: the same rule, the same first bad value."""
+    g = torch.Generator().manual_seed(1)
+    x, labels = torch.randn(16, 32, generator=g), torch.randint(0, 20, (16,), generator=g)
+    torch.manual_seed(0)
+    model = OneHotShifted(1)
+    dynamo.reset()
+    labelguard.enable()
+    try:
+        with pytest.raises(TargetError) as eager:
+            model(x, labels)
+        compiled = torch.compile(model)
+        with pytest.raises(TargetError) as info:
+            compiled(x, labels)
+    finally:
+        labelguard.disable()
+    assert info.value.code == eager.value.code and "index[15] = 16" in str(info.value), str(info.value)

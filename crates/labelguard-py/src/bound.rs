@@ -89,6 +89,31 @@ impl Binding {
 pub(crate) enum Arg<'py> {
     Object(Bound<'py, PyAny>),
     Sizes(Vec<usize>, DType),
+    /// A list of index tensors given item by item (a compiled check's "tl" slot): each the
+    /// call's tensor, or the sizes of an index the graph proved in range, read as zeros.
+    Items(Vec<Arg<'py>>),
+}
+
+/// A tensor of these sizes and dtype, every element zero (stride 0 over `ZEROS`).
+fn zeros(shape: &[usize], dtype: DType) -> Described {
+    (
+        ZEROS.as_ptr() as usize,
+        shape.to_vec(),
+        vec![0; shape.len()],
+        dtype,
+    )
+}
+
+/// The items of an exact tuple or list, as arguments; None for anything else.
+fn listed<'py>(v: &Bound<'py, PyAny>) -> PyResult<Option<Vec<Arg<'py>>>> {
+    let items: Vec<Bound<'py, PyAny>> = if v.is_exact_instance_of::<PyTuple>() {
+        v.cast::<PyTuple>()?.iter().collect()
+    } else if v.is_exact_instance_of::<PyList>() {
+        v.cast::<PyList>()?.iter().collect()
+    } else {
+        return Ok(None);
+    };
+    Ok(Some(items.into_iter().map(Arg::Object).collect()))
 }
 
 /// The check's arguments of one call: its tensors, described, and its scalar values, named
@@ -180,6 +205,12 @@ impl Binding {
             let v = match v {
                 None => continue,
                 Some(Arg::Object(v)) => v,
+                Some(Arg::Items(items)) => {
+                    if slot.used != Use::Indices || !self.indices(items, strided, &mut checked)? {
+                        return Ok(None);
+                    }
+                    continue;
+                }
                 Some(Arg::Sizes(shape, dtype)) => {
                     // As the general path takes a view of zeros: its rows for a table, else a
                     // tensor over zero bytes.
@@ -191,15 +222,7 @@ impl Binding {
                                 return Ok(None);
                             }
                         }
-                        _ => {
-                            let zeros = (
-                                ZEROS.as_ptr() as usize,
-                                shape.clone(),
-                                vec![0; shape.len()],
-                                *dtype,
-                            );
-                            checked.tensors.push((slot.text, zeros));
-                        }
+                        _ => checked.tensors.push((slot.text, zeros(shape, *dtype))),
                     }
                     continue;
                 }
@@ -210,7 +233,10 @@ impl Binding {
                 // A legacy argument: the general path decides.
                 Use::Legacy => return Ok(None),
                 Use::Indices => {
-                    if !self.indices(v, strided, &mut checked)? {
+                    let Some(items) = listed(v)? else {
+                        return Ok(None);
+                    };
+                    if !self.indices(&items, strided, &mut checked)? {
                         return Ok(None);
                     }
                     continue;
@@ -250,22 +276,16 @@ impl Binding {
     }
 
     /// A tuple or list of index tensors (`index_put_((rows, labels), v)`), each read in place
-    /// under the check's names `index`, `index1`, ... as the general path names them; false
-    /// where the general path must decide (an empty key or one of more than 8, a None, a tensor
-    /// the hot path does not read).
+    /// under the check's names `index`, `index1`, ... as the general path names them (an index
+    /// given by its sizes as zeros, as the general path's view of zeros); false where the
+    /// general path must decide (an empty key or one of more than 8, a tensor the hot path does
+    /// not read).
     fn indices<'b>(
         &'b self,
-        v: &Bound<'_, PyAny>,
+        items: &[Arg<'_>],
         strided: &Bound<'_, PyAny>,
         checked: &mut Checked<'b>,
     ) -> PyResult<bool> {
-        let items: Vec<Bound<'_, PyAny>> = if v.is_exact_instance_of::<PyTuple>() {
-            v.cast::<PyTuple>()?.iter().collect()
-        } else if v.is_exact_instance_of::<PyList>() {
-            v.cast::<PyList>()?.iter().collect()
-        } else {
-            return Ok(false);
-        };
         let names: Vec<&'static str> = self
             .spec
             .tensors
@@ -277,11 +297,13 @@ impl Binding {
             return Ok(false);
         }
         for (item, name) in items.iter().zip(names) {
-            if !self.is_plain(item) {
-                return Ok(false);
-            }
-            let Some((d, _)) = describe(item, false, strided)? else {
-                return Ok(false);
+            let d = match item {
+                Arg::Object(t) if self.is_plain(t) => match describe(t, false, strided)? {
+                    Some((d, _)) => d,
+                    None => return Ok(false),
+                },
+                Arg::Sizes(shape, dtype) => zeros(shape, *dtype),
+                _ => return Ok(false),
             };
             checked.tensors.push((name, d));
         }

@@ -13,7 +13,7 @@ use crate::bound::{Arg, Binding};
 use labelguard_core::DType;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyList, PyString, PyTuple};
+use pyo3::types::{PyBool, PyList, PyString};
 
 /// How one argument of a check's call comes from the op's inputs (the "slots" of
 /// `_compiled._Plan`, with positions relative to the check's own tensors, dims and floats).
@@ -30,8 +30,16 @@ enum Source {
     Float(usize),
     /// A constant of the traced call (a bool, a string, None).
     Constant(Py<PyAny>),
-    /// A tuple (or list) of the check's tensors: `count` from `first`.
-    Tensors(usize, usize, bool),
+    /// A tuple (or list) of tensors, item by item.
+    Tensors(Vec<Item>),
+}
+
+/// One tensor of a "tl" slot's list: one of the check's tensors, or an index the graph proved
+/// in range, given by its sizes (`count` dims from `first`) and dtype and read as zeros
+/// (`_placement._index_zeros`).
+enum Item {
+    Tensor(usize),
+    Zeros(usize, usize, DType),
 }
 
 struct Check {
@@ -122,16 +130,20 @@ impl Check {
                 }
                 Source::Float(k) => Arg::Object(floats.get_item(self.floats + k)?),
                 Source::Constant(v) => Arg::Object(v.bind(py).clone()),
-                Source::Tensors(first, count, tuple) => {
-                    let items = (*first..first + count)
-                        .map(tensor)
-                        .collect::<PyResult<Vec<_>>>()?;
-                    Arg::Object(if *tuple {
-                        PyTuple::new(py, items)?.into_any()
-                    } else {
-                        PyList::new(py, items)?.into_any()
-                    })
-                }
+                Source::Tensors(items) => Arg::Items(
+                    items
+                        .iter()
+                        .map(|item| match item {
+                            Item::Tensor(k) => Ok(Arg::Object(tensor(*k)?)),
+                            Item::Zeros(first, count, dtype) => Ok(Arg::Sizes(
+                                (*first..first + count)
+                                    .map(|k| dim(k)?.extract())
+                                    .collect::<PyResult<_>>()?,
+                                *dtype,
+                            )),
+                        })
+                        .collect::<PyResult<_>>()?,
+                ),
             });
         }
         match binding.arguments(&bound, binding.strided.bind(py))? {
@@ -139,6 +151,34 @@ impl Check {
             None => Ok(false),
         }
     }
+}
+
+/// A "tl" slot's items: `count` of the check's tensors from `first`, and where `zeros` (its
+/// fifth item) lists them, an index given by its sizes for each `[dtype, ndim]` in it; the
+/// sizes are the next dims. None where the list does not add up.
+fn items(
+    zeros: Option<&serde_json::Value>,
+    first: usize,
+    count: usize,
+    dims: &mut usize,
+) -> Option<Vec<Item>> {
+    let Some(listed) = zeros else {
+        return Some((first..first + count).map(Item::Tensor).collect());
+    };
+    let mut next = first;
+    let mut out = Vec::new();
+    for z in listed.as_array()? {
+        if z.is_null() {
+            out.push(Item::Tensor(next));
+            next += 1;
+        } else {
+            let dtype = DType::parse(z.get(0)?.as_str()?)?;
+            let ndim = z.get(1)?.as_u64()? as usize;
+            *dims += ndim;
+            out.push(Item::Zeros(*dims - ndim, ndim, dtype));
+        }
+    }
+    (next == first + count).then_some(out)
 }
 
 /// Each slot's parameter and source, as `_Plan.call` rebuilds the call and `valid_call` binds
@@ -204,13 +244,10 @@ fn sources(
                 Source::Ints(dims - count, count)
             }
             ("f", Some(k), _) => Source::Float(k),
-            ("tl", Some(first), Some(count)) => {
-                let tuple = slot
-                    .get(3)
-                    .and_then(serde_json::Value::as_bool)
-                    .unwrap_or(false);
-                Source::Tensors(first, count, tuple)
-            }
+            ("tl", Some(first), Some(count)) => Source::Tensors(
+                items(slot.get(4), first, count, &mut dims)
+                    .ok_or_else(|| unsupported("a list's items"))?,
+            ),
             ("c", _, _) => Source::Constant(match slot.get(1) {
                 Some(serde_json::Value::Bool(b)) => {
                     PyBool::new(py, *b).to_owned().into_any().unbind()
