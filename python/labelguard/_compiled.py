@@ -106,9 +106,12 @@ def _call_directly(overload: Any, kernel: Callable, torch: Any) -> None:
     the dispatcher's round trip (the arguments to IValues and back, the autograd fallback) cost
     a one-hot step about 30 µs per call, as much as the check itself; for such a call the
     dispatcher would reach this same kernel (CompositeExplicitAutograd, no autograd formula, no
-    kernel of a device's own). Any other call (fake or functional tensors while torch traces, a
-    dispatch or torch-function mode, a functorch transform, the profiler on, an input that
-    needs a gradient while grad mode is on) goes through the dispatcher as before.
+    kernel of a device's own). With the profiler on, the call runs the kernel inside a
+    `record_function` of the op's name, so a profile shows it (through the dispatcher,
+    `check_through`'s declared write of an inference tensor, outside inference mode, raised
+    "Inference tensors do not track version counter"). Any other call (fake or functional
+    tensors while torch traces, a dispatch or torch-function mode, a functorch transform, an
+    input that needs a gradient while grad mode is on) goes through the dispatcher as before.
     `OpOverload.__call__` calls the overload's `_op` (torch 2.0 to 2.15; torch 2.15 swaps it
     itself for its PyObject dispatch); where torch lacks a piece this needs, nothing changes."""
     C = torch._C
@@ -117,18 +120,22 @@ def _call_directly(overload: Any, kernel: Callable, torch: Any) -> None:
     function_modes = getattr(C, "_is_torch_function_mode_enabled", None)
     transforms = getattr(getattr(C, "_functorch", None), "peek_interpreter_stack", None)
     profiler = sys.modules.get("torch.autograd.profiler")
-    if None in (dispatch, modes, function_modes, transforms) or not hasattr(profiler, "_is_profiler_enabled"):
+    record = getattr(profiler, "record_function", None)
+    if None in (dispatch, modes, function_modes, transforms, record) or not hasattr(profiler, "_is_profiler_enabled"):
         return
-    grad_enabled, plain = C.is_grad_enabled, torch.Tensor
+    grad_enabled, plain, name = C.is_grad_enabled, torch.Tensor, overload.name()
 
     def call(*args: Any) -> Any:
-        if modes() or function_modes() or profiler._is_profiler_enabled or transforms() is not None:
+        if modes() or function_modes() or transforms() is not None:
             return dispatch(*args)
         grad = grad_enabled()
         for listed in args[:-3]:
             for t in listed:
                 if type(t) is not plain or (grad and t.requires_grad):
                     return dispatch(*args)
+        if profiler._is_profiler_enabled:
+            with record(name):
+                return kernel(*args)
         return kernel(*args)
 
     overload._op = call

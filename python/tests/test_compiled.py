@@ -18,6 +18,7 @@ import torch._dynamo as dynamo
 import torch.nn as nn
 import torch.nn.functional as F
 from torch._dynamo.utils import counters
+from torch.utils._python_dispatch import TorchDispatchMode
 
 import labelguard
 from labelguard import TargetError, TargetWarning
@@ -327,6 +328,18 @@ def test_the_op_is_kept_out_of_cuda_graphs():
         compiled(x, torch.tensor([0, 3, 1, 1]))
 
 
+class _Seen(TorchDispatchMode):
+    """Records the ops it sees, and runs them."""
+
+    def __init__(self):
+        super().__init__()
+        self.ops = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.ops.append(func)
+        return func(*args, **(kwargs or {}))
+
+
 def _through_spec(key, slots):
     import json
 
@@ -340,9 +353,9 @@ def test_the_op_skips_the_dispatcher_only_for_plain_tensors_outside_any_mode(mon
     the caller's own spec string, where the dispatcher would hand it a converted copy. Anything
     torch must see goes through the dispatcher: a dispatch mode, fake tensors, the profiler, an
     input that needs a gradient in grad mode, a functorch transform (vmap: torch's own refusal).
-    Both ways, a valid call leaves the tensor it holds as it was and a bad one is refused."""
+    With the profiler on, the kernel runs directly, inside an event of the op's name. Both
+    ways, a valid call leaves the tensor it holds as it was and a bad one is refused."""
     from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
-    from torch.utils._python_dispatch import TorchDispatchMode
 
     from labelguard import _compiled
 
@@ -364,16 +377,7 @@ def test_the_op_skips_the_dispatcher_only_for_plain_tensors_outside_any_mode(mon
         direct, out = directly(lambda: one([labels], [3, 3], [], spec))
         assert direct and out.dtype == torch.bool and out.shape == () and bool(out)
 
-        class Seen(TorchDispatchMode):
-            def __init__(self):
-                super().__init__()
-                self.ops = []
-
-            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-                self.ops.append(func)
-                return func(*args, **(kwargs or {}))
-
-        with Seen() as mode:
+        with _Seen() as mode:
             assert directly(lambda: op([labels], [], [3, 3], [], spec)) == (False, None)
         assert op in mode.ops and torch.equal(labels, torch.tensor([0, 2, 1]))
         with FakeTensorMode() as fake:
@@ -381,7 +385,11 @@ def test_the_op_skips_the_dispatcher_only_for_plain_tensors_outside_any_mode(mon
         assert isinstance(out, FakeTensor)
         with torch.autograd.profiler.profile() as prof:
             direct, _ = directly(lambda: op([labels], [], [3, 3], [], spec))
-        assert not direct and any("check_through" in e.name for e in prof.function_events)
+        assert direct and any(e.name == "labelguard::check_through" for e in prof.function_events)  # (its kernel, as its own event)
+        with torch.inference_mode():
+            made_in_inference = torch.tensor([0, 2, 1])
+        with torch.autograd.profiler.profile():
+            assert op([made_in_inference], [], [3, 3], [], spec) is None  # (through the dispatcher: "do not track version counter")
         nothing = _through_spec("(none)", [])
         spec = nothing
         weights = torch.ones(3, requires_grad=True)
@@ -391,7 +399,7 @@ def test_the_op_skips_the_dispatcher_only_for_plain_tensors_outside_any_mode(mon
         with pytest.raises(RuntimeError, match="Batching rule not implemented"):  # (the dispatcher's answer, as before)
             torch.func.vmap(lambda w: one([w], [3, 3], [], nothing))(torch.ones(2, 3))
         bad = _through_spec("torch.nn.functional.cross_entropy", [["s", "float32", 2], ["t", 0]])
-        for context in (torch.no_grad, Seen):
+        for context in (torch.no_grad, _Seen):
             with context(), pytest.raises(TargetError, match="LG101"):
                 op([torch.tensor([0, 3, 1])], [], [3, 3], [], bad)
             with context(), pytest.raises(TargetError, match="LG101"):
@@ -482,7 +490,7 @@ def test_check_through_never_writes_the_tensors_it_holds(layout):
             check = json.dumps({"key": "torch.nn.functional.cross_entropy", "slots": [["s", "float32", 1 + t.dim()], ["t", 0]], "names": [], "frames": []})
             spec = json.dumps({"checks": [[check, [0], 1 + t.dim(), 0]]})
             sizes = [*t.shape[:1], 3, *t.shape[1:]] if t.dim() else [3]
-            for context in (torch.no_grad, torch.autograd.profiler.profile):  # (directly; through the dispatcher)
+            for context in (torch.no_grad, _Seen):  # (directly; through the dispatcher)
                 with context():
                     if bad and t.numel():
                         with pytest.raises(TargetError, match="LG101"):
