@@ -91,10 +91,12 @@ def register() -> None:
         lib.impl(name, kernel, "CompositeExplicitAutograd")
         torch.library.register_fake(f"{_NAMESPACE}::{name}", fake, lib=lib)
     ops = getattr(torch.ops, _NAMESPACE)
-    # A `check_through` whose outputs nothing reads (checks that hold back no kernel) is kept:
-    # fx's dead-code elimination and inductor's scheduler keep a node whose target has a side
-    # effect (torch 2.15: fx/node.py `has_side_effect`, _library/utils.py `is_impure`).
+    # A check op whose output nothing reads is kept (`check_through` returns nothing; the
+    # multiplies of a `check_one` may be dead): fx's dead-code elimination and inductor's
+    # scheduler keep a node whose target has a side effect (torch 2.15: fx/node.py
+    # `has_side_effect`, _library/utils.py `is_impure`).
     torch.fx.node.has_side_effect(ops.check_through.default)
+    torch.fx.node.has_side_effect(ops.check_one.default)
     for overload, kernel in ((ops.check.default, _run), (ops.check_through.default, _run_through), (ops.check_one.default, _run_one)):
         _call_directly(overload, kernel, torch)
     _OP.extend((ops.check.default, lib, _outside_dynamo(torch)))

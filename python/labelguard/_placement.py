@@ -24,18 +24,16 @@ round differently (an LM loss under `dynamic=True`: 7.5e-9). So for inductor:
    and read the input itself, and each kernel is the one inductor generates without
    labelguard; a tensor the graph computes (only where the check reads no input), or an input
    on a GPU, reaches its later readers times the 0-d True that `labelguard::check_one` returns
-   (`_feed`). A check of
-   an op that raises for no values (BCE with logits' target) holds back no kernel: its op,
-   which fx and inductor keep for its side effect, runs after the graph's kernels. The tensors
-   the forward graph saves for the backward are left as they were.
+   (`_feed`). A check of an op that raises for no values (BCE with logits' target) holds back
+   no kernel: its op, which fx and inductor keep for its side effect, runs after the graph's
+   kernels. The tensors the forward graph saves for the backward are left as they were.
 
 A kept check that the forward graph proves passes (every tensor it reads by value built from
 constants within the values that never change its verdict: a one-hot BCE target, `_settled`)
-is decided once, here, and not placed.
-An index tensor that the forward graph proves within the dim it indexes (the `arange` of
-`target.index_put_((torch.arange(n), labels), 1)`) is read as zeros of its sizes instead
-(`_index_zeros`): the check still reads the labels, and inductor does not write the `arange`
-to memory for it.
+is decided once, here, and not placed. An index tensor that the forward graph proves within
+the dim it indexes (the `arange` of `target.index_put_((torch.arange(n), labels), 1)`) is read
+as zeros of its sizes instead (`_index_zeros`): the check still reads the labels, and inductor
+does not write the `arange` to memory for it.
 
 A kept check whose nodes the forward graph lacks is not dropped in silence: a `TargetWarning`
 names the call that runs unguarded. The inductor cache keys on the kept checks (`Place.uuid`),
