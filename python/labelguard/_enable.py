@@ -111,8 +111,9 @@ def _wrap(op: Op, original: Callable, native: Any, is_compiling: Callable[[], bo
         _compiled.AFTER_KERNELS.add(key)
     if op.within:
         _compiled.WITHIN[key] = op.within_by_slot()
-    if op.indexes_by_slot():
-        _compiled.INDEXES[key] = op.indexes_by_slot()
+    indexes = op.indexes_by_slot()
+    if indexes:
+        _compiled.INDEXES[key] = indexes
 
     @functools.wraps(original)
     def labelguard_checked(*args: Any, **kwargs: Any) -> Any:

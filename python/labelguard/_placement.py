@@ -212,13 +212,13 @@ def _place(graph: Any, pending: List[Dict[str, Any]], held_op: Any, one_op: Any)
     places: Dict[Any, List[tuple]] = {}
     for record in pending:
         tensors = [named.get(name) for name in record["tensors"]]
+        if all(t is not None for t in tensors):
+            record, tensors = _index_zeros(record, tensors)
         dims = [_symbol(d, nodes) for d in record["dims"]]
         floats = [_symbol(f, nodes) for f in record["floats"]]
         if any(t is None for t in tensors) or any(v is _MISSING for v in dims + floats):
             _unplaced(record)
             continue
-        record, tensors = _index_zeros(record, tensors)
-        dims = [_symbol(d, nodes) for d in record["dims"]]
         if _settled(record, tensors):
             continue
         read = tensors + [v[0] for v in dims + floats if isinstance(v, tuple)]

@@ -169,13 +169,12 @@ def _forward_call(code):
     return forward[forward.index("def call("):]
 
 
-def _codes(model_of, batch, after=None):
-    """Inductor's output code of one training step of `model_of()` on `batch`, without and with
-    labelguard (keys False, True); `after(compiled)` runs next, while labelguard is on."""
+def _without_and_with(model_of, step, **options):
+    """`step(model, compiled, enabled)` on a fresh `model_of()` compiled by inductor (caches off,
+    and these `torch._inductor.config` options), without and with labelguard (keys False, True)."""
     from torch._inductor import config
-    from torch._inductor.utils import run_and_get_code
 
-    code = {}
+    out = {}
     for enable in (False, True):
         torch.manual_seed(0)
         model = model_of()
@@ -183,14 +182,25 @@ def _codes(model_of, batch, after=None):
         if enable:
             labelguard.enable()
         try:
-            with config.patch(force_disable_caches=True):
-                compiled = torch.compile(model)
-                _, code[enable] = run_and_get_code(lambda: compiled(*batch).backward())
-                if enable and after is not None:
-                    after(compiled)
+            with config.patch(force_disable_caches=True, **options):
+                out[enable] = step(model, torch.compile(model), enable)
         finally:
             labelguard.disable()
-    return code
+    return out
+
+
+def _codes(model_of, batch, after=None):
+    """Inductor's output code of one training step of `model_of()` on `batch`, without and with
+    labelguard (keys False, True); `after(compiled)` runs next, while labelguard is on."""
+    from torch._inductor.utils import run_and_get_code
+
+    def step(model, compiled, enabled):
+        _, code = run_and_get_code(lambda: compiled(*batch).backward())
+        if enabled and after is not None:
+            after(compiled)
+        return code
+
+    return _without_and_with(model_of, step)
 
 
 def test_the_kernels_that_read_a_checked_graph_input_are_those_without_labelguard():
@@ -306,10 +316,10 @@ def _target_then_halved(logits, target):
     (_target_then_halved, torch.full((4, 3), 0.5), torch.full((4, 3), 2.0)),
 ])
 def test_an_input_the_step_mutates_keeps_its_mutation_and_is_checked_as_the_op_read_it(fn, valid, bad):
-    """Under inductor the kernels after a check read its copy of a step's input, but the node
-    that writes a mutated input back writes the caller's tensor (before, the mutation went to
-    the copy and was lost). A check that runs after the kernels runs before that write, so it
-    judges the values the op read: a target of 2.0 halved after the loss is still reported."""
+    """Under inductor the node that writes a mutated input back writes the caller's tensor (when
+    the check op returned a copy of the input, the mutation went to the copy and was lost). A
+    check that runs after the kernels runs before that write, so it judges the values the op
+    read: a target of 2.0 halved after the loss is still reported."""
     x = torch.randn(4, 3)
     seen = {}
     for enable in (False, True):
@@ -343,30 +353,20 @@ def test_under_the_cpp_wrapper_a_valid_step_is_identical_and_a_bad_one_refused()
     spec is written in characters such a literal keeps (`_compiled.wired`): its JSON's quotes
     made the step's compile fail. The refusal crosses C++ and arrives as a RuntimeError that
     carries labelguard's message."""
-    from torch._inductor import config
-
     g = torch.Generator().manual_seed(1)
     ids, labels = torch.randint(0, 500, (8, 5), generator=g), torch.randint(0, 10, (8,), generator=g)
-    out = {}
-    for enable in (False, True):
-        torch.manual_seed(0)
-        model = FunctionalEmbedding()
-        dynamo.reset()
-        if enable:
-            labelguard.enable()
-        try:
-            with config.patch(cpp_wrapper=True, force_disable_caches=True):
-                compiled = torch.compile(model)
-                loss = compiled(ids, labels)
-                loss.backward()
-                out[enable] = [loss.detach()] + [p.grad for p in model.parameters()]
-                if enable:
-                    bad = labels.clone()
-                    bad[3] = 10
-                    with pytest.raises(RuntimeError, match=r"(?s)\[LG101\].*in torch.compile'd code at"):
-                        compiled(ids, bad)
-        finally:
-            labelguard.disable()
+
+    def step(model, compiled, enabled):
+        loss = compiled(ids, labels)
+        loss.backward()
+        if enabled:
+            bad = labels.clone()
+            bad[3] = 10
+            with pytest.raises(RuntimeError, match=r"(?s)\[LG101\].*in torch.compile'd code at"):
+                compiled(ids, bad)
+        return [loss.detach()] + [p.grad for p in model.parameters()]
+
+    out = _without_and_with(FunctionalEmbedding, step, cpp_wrapper=True)
     assert all(torch.equal(a, b) for a, b in zip(out[False], out[True]))
 
 
